@@ -1,0 +1,178 @@
+//===- qjit/KernelSpec.h - What one kernel computes -------------*- C++ -*-===//
+//
+// A KernelSpec is the single plain value that says exactly what a kernel
+// computes: the frontend lowers a parsed, normalized type plus an op and
+// options into one; every backend (and the scalar reference) consumes it.
+// It is comparable, hashable, and has a canonical string used as the cache
+// key and printed by `qjit spec`. docs/semantics.md defines the arithmetic.
+//
+//===----------------------------------------------------------------------===//
+#ifndef QJIT_KERNELSPEC_H
+#define QJIT_KERNELSPEC_H
+
+#include "qjit/Error.h"
+#include "qjit/QuantType.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace qjit {
+
+enum class KernelOp : uint8_t {
+  QCast, ///< expressed → stored
+  DCast, ///< stored → expressed
+  SCast, ///< stored bits → stored bits (repacking only, no arithmetic)
+};
+
+/// The host formats of expressed values kernels read and write.
+enum class ValueType : uint8_t { F16, BF16, F32, F64 };
+
+enum class RoundingMode : uint8_t { NearestEven, NearestAway, TowardZero };
+enum class ScaleOp : uint8_t { Divide, Reciprocal };
+enum class ZeroPointOrder : uint8_t { BeforeRounding, AfterRounding };
+
+/// The qcast knobs of docs/semantics.md.
+struct QuantKnobs {
+  ScaleOp scaleOp = ScaleOp::Divide;
+  ZeroPointOrder zeroPoint = ZeroPointOrder::BeforeRounding;
+  RoundingMode rounding = RoundingMode::NearestEven;
+  friend bool operator==(const QuantKnobs &, const QuantKnobs &) = default;
+};
+
+/// Named knob sets compatible with other systems.
+enum class SemanticsPreset : uint8_t { Default, Mlir, Onnx, PyTorch, TfLite };
+QuantKnobs knobsForPreset(SemanticsPreset preset);
+
+/// How stored values are represented in host memory.
+struct StorageSpec {
+  StorageType::Kind kind = StorageType::Kind::Integer;
+  unsigned bits = 8;    ///< Stored value width (integer 1..32; fp8 8; fp4 4).
+  bool isSigned = true; ///< Integer signedness (sign-extended containers).
+  int64_t min = -128;   ///< Clamp bounds (inclusive).
+  int64_t max = 127;
+  /// Widths 1, 2, 4 only: several values per byte, first element in the
+  /// lowest bits. Otherwise one value per container of containerBytes().
+  bool packed = false;
+  FloatType floatFormat = FloatType::F8E4M3FN; ///< Kind::Float only.
+  std::vector<double> table; ///< Kind::Quantile only (see QuantType::table).
+
+  /// 1, 2 or 4: the smallest container holding `bits` (unpacked layout).
+  unsigned containerBytes() const;
+  friend bool operator==(const StorageSpec &, const StorageSpec &) = default;
+};
+
+/// How parameters map onto elements. The tensor is row-major; the layout
+/// is stored in collapsed form so equivalent shapes share one kernel.
+struct LayoutSpec {
+  enum class Kind : uint8_t {
+    PerTensor, ///< One scale and zero point.
+    PerAxis,   ///< Flat element i uses parameter (i / inner) % channels.
+    Blocked,   ///< See `dims`.
+  };
+  /// One collapsed dimension of a Blocked layout: `extent` elements split
+  /// into blocks of `block` elements (extent % block == 0). Element with
+  /// collapsed index (j0..jk) uses parameter number
+  /// row-major((j0 / b0, ..., jk / bk)) over the grid (extent / block).
+  /// dims[0]'s extent is implied by n; any other extent may be kDynamic,
+  /// in which case it is read from KernelParams::extents at call time, and
+  /// so is its block when `block == kDynamic` (a whole-extent block).
+  struct Dim {
+    int64_t extent = 1;
+    int64_t block = 1;
+    friend bool operator==(const Dim &, const Dim &) = default;
+  };
+  static constexpr int64_t kDynamic = -1;
+
+  Kind kind = Kind::PerTensor;
+  int64_t channels = 1; ///< PerAxis.
+  int64_t inner = 1;    ///< PerAxis; kDynamic → KernelParams::extents[0].
+  std::vector<Dim> dims; ///< Blocked, outermost first.
+
+  /// Number of (scale, zero point) pairs the layout consumes.
+  int64_t parameterCount() const;
+  friend bool operator==(const LayoutSpec &, const LayoutSpec &) = default;
+};
+
+/// Where scales and zero points come from.
+struct ParameterSpec {
+  /// false: baked from the type (scales/zeroPoints below).
+  /// true: the kernel is specialized on layout only and reads them from
+  /// KernelParams at call time.
+  bool runtime = false;
+  /// Baked scales, already rounded to the expressed type (held as double).
+  std::vector<double> scales;
+  std::vector<int64_t> zeroPoints;
+  friend bool operator==(const ParameterSpec &,
+                         const ParameterSpec &) = default;
+};
+
+struct KernelSpec {
+  KernelOp op = KernelOp::QCast;
+  StorageSpec storage;
+  ValueType expressed = ValueType::F32;
+  ValueType compute = ValueType::F32; ///< F32, or F64 for f64 expressed.
+  LayoutSpec layout;
+  ParameterSpec params;
+  QuantKnobs knobs; ///< Meaningful for QCast only (normalized otherwise).
+  /// The tensor shape the spec came from (kDynamic dims allowed; empty for
+  /// a bare type). Informational: the layout carries what kernels need.
+  std::vector<int64_t> shape;
+
+  /// True when the kernel takes KernelParams (runtime parameters or a
+  /// dynamic extent), i.e. its ABI is ParamKernelFn rather than KernelFn.
+  bool takesParams() const;
+
+  /// One line that determines the spec completely (the cache key).
+  std::string canonicalString() const;
+  /// A short C-identifier-safe name for logs, symbols and perf maps.
+  std::string kernelName() const;
+  size_t hash() const;
+
+  friend bool operator==(const KernelSpec &, const KernelSpec &) = default;
+};
+
+/// Call-time inputs of kernels whose spec takesParams().
+struct KernelParams {
+  /// PerAxis: {inner}. Blocked: extents of dims[1..] (dims[0] is implied).
+  /// Only read where the layout says kDynamic; may be null otherwise.
+  const int64_t *extents = nullptr;
+  /// One scale per parameter, in the *expressed* type's host format
+  /// (f16/bf16 as 16-bit patterns). Runtime parameters only.
+  const void *scales = nullptr;
+  /// One zero point per parameter; null means all zero.
+  const int64_t *zeroPoints = nullptr;
+};
+
+// The two kernel ABIs. `n` counts elements (not bytes). Packed storage is
+// addressed from the first byte; n need not be a multiple of the packing.
+using KernelFn = void (*)(const void *src, void *dst, size_t n);
+using ParamKernelFn = void (*)(const void *src, void *dst, size_t n,
+                               const KernelParams *params);
+
+/// Options that select among the computations a type allows.
+struct LoweringOptions {
+  QuantKnobs knobs;
+  bool unpacked = false;          ///< Keep sub-byte storage one per byte.
+  bool runtimeParameters = false; ///< Do not bake scales / zero points.
+  /// Fills dynamic dims, or shapes a bare type (empty: keep the type's).
+  std::vector<int64_t> shape;
+};
+
+/// Lowers a verified type to the spec of `op`. Normalizes first. Fails with
+/// ErrorCode::Unsupported for what no kernel computes (!quant.any,
+/// !quant.calibrated, expressed types other than f16/bf16/f32/f64, ...).
+Expected<KernelSpec> lowerToKernelSpec(const TypeDescriptor &type, KernelOp op,
+                                       const LoweringOptions &options = {});
+
+std::string_view kernelOpName(KernelOp op);
+std::string_view valueTypeName(ValueType type);
+unsigned valueTypeBytes(ValueType type);
+std::string_view roundingModeName(RoundingMode mode);
+std::string_view scaleOpName(ScaleOp op);
+std::string_view zeroPointOrderName(ZeroPointOrder order);
+
+} // namespace qjit
+
+#endif // QJIT_KERNELSPEC_H

@@ -1,0 +1,146 @@
+//===- qjit/QuantType.h - Parsed quant type descriptors ---------*- C++ -*-===//
+//
+// A plain-value model of MLIR's `quant` types as the frontend parses them:
+// `!quant.any`, `!quant.uniform` (per-tensor, per-axis, sub-channel),
+// `!quant.calibrated` and `!quant.quantile`, optionally inside a `tensor<>`.
+// Values are immutable once built by the parser; equality is exact
+// (floating-point fields compare bit for bit).
+//
+//===----------------------------------------------------------------------===//
+#ifndef QJIT_QUANTTYPE_H
+#define QJIT_QUANTTYPE_H
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace qjit {
+
+/// Every builtin float type MLIR 22 can spell.
+enum class FloatType : uint8_t {
+  F4E2M1FN,
+  F6E2M3FN,
+  F6E3M2FN,
+  F8E3M4,
+  F8E4M3,
+  F8E4M3FN,
+  F8E4M3FNUZ,
+  F8E4M3B11FNUZ,
+  F8E5M2,
+  F8E5M2FNUZ,
+  F8E8M0FNU,
+  BF16,
+  F16,
+  TF32,
+  F32,
+  F64,
+  F80,
+  F128,
+};
+
+/// MLIR's spelling ("f8E4M3FN", "bf16", ...).
+std::string_view floatTypeName(FloatType type);
+/// The inverse of floatTypeName; nullopt for anything else.
+std::optional<FloatType> floatTypeFromName(std::string_view name);
+/// Total bit width of the format (f80 → 80, tf32 → 19).
+unsigned floatTypeBits(FloatType type);
+
+struct QuantType;
+
+/// The stored side of a quantized type.
+struct StorageType {
+  enum class Kind : uint8_t {
+    Integer,  ///< iN / siN / uiN / uN, N = 1..32
+    Float,    ///< f8E4M3FN, f8E5M2, f4E2M1FN
+    Quantile, ///< a !quant.quantile type used as the storage of a uniform
+  };
+  Kind kind = Kind::Integer;
+  /// Integer: width and signedness as written (si8 and i8 are the same).
+  /// Float: the format's width; isSigned is true.
+  /// Quantile: the quantile type's integer storage.
+  unsigned width = 8;
+  bool isSigned = true;
+  FloatType floatType = FloatType::F8E4M3FN; ///< Kind::Float only.
+  /// Kind::Quantile only: the quantile type (family == Quantile).
+  std::shared_ptr<const QuantType> quantile;
+  /// Effective bounds: explicit `<min:max>` or the default range.
+  int64_t min = -128;
+  int64_t max = 127;
+
+  /// The range without explicit bounds: [-2^(w-1), 2^(w-1)-1] or [0, 2^w-1]
+  /// for integers, ±(largest finite, truncated) for float formats.
+  int64_t defaultMin() const;
+  int64_t defaultMax() const;
+  bool hasDefaultBounds() const {
+    return min == defaultMin() && max == defaultMax();
+  }
+
+  friend bool operator==(const StorageType &a, const StorageType &b);
+};
+
+/// One entry of a sub-channel block-size list: `axis:size`.
+struct BlockSize {
+  int32_t axis = 0;
+  int64_t size = 1;
+  friend bool operator==(const BlockSize &, const BlockSize &) = default;
+};
+
+/// One quant type (the element type, without any tensor around it).
+struct QuantType {
+  enum class Family : uint8_t { Any, Uniform, Calibrated, Quantile };
+  enum class Granularity : uint8_t { PerTensor, PerAxis, SubChannel };
+
+  Family family = Family::Uniform;
+  /// Any, Uniform, Quantile: the storage type.
+  StorageType storage;
+  /// Uniform, Calibrated: the expressed type. Any: optional.
+  /// Quantile: the type of the table entries.
+  std::optional<FloatType> expressed;
+
+  // --- Uniform -------------------------------------------------------------
+  Granularity granularity = Granularity::PerTensor;
+  /// Scales as parsed (IEEE double, as MLIR stores them). PerTensor: 1 entry;
+  /// PerAxis: one per channel; SubChannel: row-major over scaleShape.
+  std::vector<double> scales;
+  /// Zero points, parallel to scales (0 when omitted).
+  std::vector<int64_t> zeroPoints;
+  /// PerAxis: the quantized dimension.
+  int32_t axis = 0;
+  /// SubChannel: the block sizes in the order written.
+  std::vector<BlockSize> blockSizes;
+  /// SubChannel: shape of the nested scale list (its rank = tensor rank).
+  std::vector<int64_t> scaleShape;
+
+  // --- Calibrated ----------------------------------------------------------
+  double calibratedMin = 0.0;
+  double calibratedMax = 0.0;
+
+  // --- Quantile ------------------------------------------------------------
+  /// The lookup table, one entry per storage value from storage.min to
+  /// storage.max; entry k is the value of stored integer storage.min + k.
+  std::vector<double> table;
+
+  friend bool operator==(const QuantType &a, const QuantType &b);
+};
+
+/// A `tensor<...>` around a quant type. Dynamic dims are kDynamic.
+struct TensorShape {
+  static constexpr int64_t kDynamic = -1;
+  bool ranked = true;
+  std::vector<int64_t> dims;
+  friend bool operator==(const TensorShape &, const TensorShape &) = default;
+};
+
+/// What the frontend parses: a quant type, optionally inside a tensor.
+struct TypeDescriptor {
+  std::optional<TensorShape> tensor;
+  QuantType element;
+  friend bool operator==(const TypeDescriptor &a,
+                         const TypeDescriptor &b) = default;
+};
+
+} // namespace qjit
+
+#endif // QJIT_QUANTTYPE_H

@@ -1,0 +1,63 @@
+//===- qjit/TypeParser.h - Parse, verify, print, normalize ------*- C++ -*-===//
+//
+// The frontend's entry points. parseType accepts every quant type MLIR 22
+// accepts (plus float and quantile storage from upstream main), optionally
+// inside a `tensor<...>`, verifies it with MLIR's rules and qjit's stricter
+// ones, and reports the first problem as a located diagnostic.
+//
+//===----------------------------------------------------------------------===//
+#ifndef QJIT_TYPEPARSER_H
+#define QJIT_TYPEPARSER_H
+
+#include "qjit/Error.h"
+#include "qjit/QuantType.h"
+
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace qjit {
+
+/// A problem in the type text, located at a 1-based line and column.
+struct Diagnostic {
+  std::string inputName; ///< Shown before line:column ("<input>", a file).
+  unsigned line = 1;
+  unsigned column = 1;
+  std::string message;
+  std::string sourceLine; ///< The offending line, without its newline.
+
+  /// "error: NAME:LINE:COL: MESSAGE\nSOURCE LINE\n      ^"
+  std::string render() const;
+};
+
+struct ParseOptions {
+  std::string inputName = "<input>";
+};
+
+/// The outcome of parsing: a verified type, or the first diagnostic.
+struct ParseResult {
+  std::optional<TypeDescriptor> type;
+  std::optional<Diagnostic> diagnostic;
+  explicit operator bool() const { return type.has_value(); }
+};
+
+/// Parses and verifies one type.
+ParseResult parseType(std::string_view text, const ParseOptions &options = {});
+
+/// parseType as an Expected: the error is ErrorCode::InvalidType with the
+/// rendered diagnostic as its message.
+Expected<TypeDescriptor> parseTypeOrError(std::string_view text,
+                                          const ParseOptions &options = {});
+
+/// The canonical form, byte-identical to what mlir-opt 22 prints.
+std::string printType(const TypeDescriptor &type);
+std::string printQuantType(const QuantType &type);
+
+/// MLIR's normalize-quant-types: a sub-channel type with one scale becomes
+/// per-tensor; one whose scale tensor has a single non-1 dim becomes
+/// per-axis. Other types are returned unchanged.
+TypeDescriptor normalizeType(const TypeDescriptor &type);
+
+} // namespace qjit
+
+#endif // QJIT_TYPEPARSER_H

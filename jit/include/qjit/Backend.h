@@ -1,0 +1,59 @@
+//===- qjit/Backend.h - Code generators behind the runtime ------*- C++ -*-===//
+//
+// A Backend turns a KernelSpec into executable code for the host, and into
+// assembly text for any target it supports. Backends report failures as
+// values; the runtime picks one (or the scalar reference) per its options.
+//
+//===----------------------------------------------------------------------===//
+#ifndef QJIT_BACKEND_H
+#define QJIT_BACKEND_H
+
+#include "qjit/Error.h"
+#include "qjit/Isa.h"
+#include "qjit/KernelSpec.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace qjit {
+
+/// Executable code for one kernel. The code stays mapped while `owner` (or
+/// any copy of it) is alive; dropping the last copy frees it.
+struct CompiledCode {
+  const void *entry = nullptr; ///< KernelFn or ParamKernelFn per the spec.
+  std::shared_ptr<const void> owner;
+  size_t codeBytes = 0;
+  std::string backend; ///< "llvm", "asmjit", ...
+  IsaLevel isa = IsaLevel::Scalar;
+};
+
+/// What `qjit asm` asks for: a target other than the host, if any.
+struct AsmOptions {
+  std::string triple;         ///< Empty: the host.
+  std::string cpu;            ///< Empty: host CPU (or generic when cross).
+  std::string features;       ///< "+avx2,-avx512f" style, applied last.
+  bool intelSyntax = false;   ///< x86 only.
+};
+
+class Backend {
+public:
+  virtual ~Backend() = default;
+  virtual std::string_view name() const = 0;
+  /// Compiles `spec` for the host at this backend's ISA level.
+  virtual Expected<CompiledCode> compile(const KernelSpec &spec) = 0;
+  /// Assembly text for `spec` (with a header comment: spec, backend,
+  /// target, features).
+  virtual Expected<std::string> assembly(const KernelSpec &spec,
+                                         const AsmOptions &options) = 0;
+};
+
+/// The backends this build has, by name: "llvm", "asmjit".
+Expected<std::unique_ptr<Backend>> createBackend(std::string_view name,
+                                                 IsaLevel isa);
+Expected<std::unique_ptr<Backend>> createLlvmBackend(IsaLevel isa);
+Expected<std::unique_ptr<Backend>> createAsmjitBackend(IsaLevel isa);
+
+} // namespace qjit
+
+#endif // QJIT_BACKEND_H

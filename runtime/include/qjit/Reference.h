@@ -1,0 +1,30 @@
+//===- qjit/Reference.h - The scalar reference implementation ---*- C++ -*-===//
+//
+// The ground truth: a plain, readable, element-at-a-time implementation of
+// docs/semantics.md for any KernelSpec. Every JIT kernel must match it bit
+// for bit; the runtime falls back to it when no JIT is available.
+//
+//===----------------------------------------------------------------------===//
+#ifndef QJIT_REFERENCE_H
+#define QJIT_REFERENCE_H
+
+#include "qjit/Error.h"
+#include "qjit/KernelSpec.h"
+
+#include <cstddef>
+
+namespace qjit {
+
+/// Runs `spec` on n elements, like a kernel with the same spec would.
+/// `params` is required exactly when spec.takesParams(). Fails (without
+/// touching dst) when n does not fit the layout or params are missing.
+Status runReference(const KernelSpec &spec, const void *src, void *dst,
+                    size_t n, const KernelParams *params = nullptr);
+
+/// Bytes a buffer of n elements occupies on the given side of the spec.
+size_t storageBytes(const StorageSpec &storage, size_t n);
+size_t expressedBytes(ValueType type, size_t n);
+
+} // namespace qjit
+
+#endif // QJIT_REFERENCE_H

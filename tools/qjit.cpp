@@ -1,0 +1,49 @@
+//===- qjit.cpp - The qjit command-line tool ------------------------------===//
+#include "Commands.h"
+
+#include <cstdio>
+#include <cstring>
+
+namespace {
+
+struct Subcommand {
+  const char *name;
+  int (*run)(int, char **);
+  const char *summary;
+};
+
+constexpr Subcommand kSubcommands[] = {
+    {"parse", qjit::tool::parseCommand,
+     "parse, verify and print quant types in canonical form"},
+    {"spec", qjit::tool::specCommand, "print the KernelSpec of a type and op"},
+    {"run", qjit::tool::runCommand, "run a kernel on .npy or raw files"},
+    {"ir", qjit::tool::irCommand, "print the optimized LLVM IR of a kernel"},
+    {"asm", qjit::tool::asmCommand, "print the assembly of a kernel"},
+    {"bench", qjit::tool::benchCommand, "compare backends on one type"},
+};
+
+void printUsage(std::FILE *out) {
+  std::fprintf(out, "usage: qjit <command> [options]\n\ncommands:\n");
+  for (const Subcommand &c : kSubcommands)
+    std::fprintf(out, "  %-6s %s\n", c.name, c.summary);
+  std::fprintf(out, "\nRun 'qjit <command> --help' for a command's options.\n");
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    printUsage(stderr);
+    return 2;
+  }
+  if (!std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    printUsage(stdout);
+    return 0;
+  }
+  for (const Subcommand &c : kSubcommands)
+    if (!std::strcmp(argv[1], c.name))
+      return c.run(argc, argv);
+  std::fprintf(stderr, "qjit: unknown command '%s'\n", argv[1]);
+  printUsage(stderr);
+  return 2;
+}
