@@ -12,6 +12,8 @@ packages=(
   libspdlog-dev libfmt-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3 python3-numpy
+  # bench/report.py's plot
+  python3-matplotlib
   # oracles the tests compare against
   mlir-22-tools
   # benchmark peers

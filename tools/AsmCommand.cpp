@@ -1,12 +1,105 @@
+//===- AsmCommand.cpp - qjit asm: print a kernel's assembly ---------------===//
+//
+// Generic over backends (Backend::assembly): the listing starts with a
+// comment naming the spec, backend, target and features.
+//
+//===----------------------------------------------------------------------===//
 #include "Commands.h"
+#include "FileIO.h"
+#include "KernelOptions.h"
+#include "Report.h"
+
+#include "qjit/Backend.h"
+#include "qjit/Isa.h"
 
 #include <cstdio>
 
 namespace qjit::tool {
 
-int asmCommand(int, char **) {
-  std::fprintf(stderr, "qjit asm: not implemented yet\n");
-  return 2;
+namespace {
+
+constexpr std::string_view kCommand = "asm";
+
+void printUsage() {
+  std::printf(
+      "usage: qjit asm TYPE --op=qcast|dcast|scast [options]\n\n"
+      "Prints the assembly of a kernel, for this host or another target.\n\n"
+      "options:\n%s"
+      "  --backend=llvm|asmjit       code generator (default llvm)\n"
+      "  --isa=scalar|sse4|avx2|avx512\n"
+      "                              x86 ISA level (default: the host's, "
+      "capped by\n"
+      "                              QJIT_MAX_ISA; higher than the host is "
+      "fine here)\n"
+      "  -mtriple=TRIPLE             target, e.g. aarch64-linux-gnu\n"
+      "  -mcpu=CPU                   target CPU\n"
+      "  -mattr=+a,-b                target features, applied last\n"
+      "  --x86-asm-syntax=att|intel  x86 syntax (default att)\n"
+      "  -o FILE                     write to FILE ('-': stdout)\n",
+      kKernelFlagsHelp);
+}
+
+Expected<AsmOptions> readAsmOptions(const CommandLine &flags) {
+  AsmOptions options;
+  options.triple = flags.getOr("mtriple", "");
+  options.cpu = flags.getOr("mcpu", "");
+  options.features = flags.getOr("mattr", "");
+  std::string syntax = flags.getOr("x86-asm-syntax", "att");
+  if (syntax != "att" && syntax != "intel")
+    return Status::error(ErrorCode::InvalidArgument,
+                         "--x86-asm-syntax must be att or intel, not '" +
+                             syntax + "'");
+  options.intelSyntax = syntax == "intel";
+  return options;
+}
+
+} // namespace
+
+int asmCommand(int argc, char **argv) {
+  CommandLine flags;
+  addKernelFlags(flags);
+  flags.value("backend").value("isa").value("mtriple").value("mcpu");
+  flags.value("mattr").value("x86-asm-syntax").value("o").flag("help");
+  if (Status parsed = flags.parse(argc, argv, 2); !parsed)
+    return reportUsageError(kCommand, parsed);
+  if (flags.has("help")) {
+    printUsage();
+    return kExitSuccess;
+  }
+  Expected<IsaLevel> isa = effectiveIsaLevel();
+  if (std::optional<std::string> name = flags.get("isa"))
+    isa = parseIsaLevel(*name);
+  if (!isa)
+    return reportUsageError(kCommand, isa.status());
+  Expected<AsmOptions> options = readAsmOptions(flags);
+  if (!options)
+    return reportUsageError(kCommand, options.status());
+  Expected<KernelRequest> request = readKernelRequest(flags);
+  if (!request)
+    return reportUsageError(kCommand, request.status());
+  Expected<std::unique_ptr<Backend>> backend =
+      createBackend(flags.getOr("backend", "llvm"), *isa);
+  if (!backend)
+    return backend.status().code() == ErrorCode::InvalidArgument
+               ? reportUsageError(kCommand, backend.status())
+               : reportFailure(kCommand, backend.status());
+  Expected<KernelSpec> spec = lowerKernelRequest(*request);
+  if (!spec)
+    return reportFailure(kCommand, spec.status());
+  Expected<std::string> text = (*backend)->assembly(*spec, *options);
+  if (!text)
+    return reportFailure(kCommand, text.status());
+  std::string out = flags.getOr("o", "-");
+  if (out == "-") {
+    std::fwrite(text->data(), 1, text->size(), stdout);
+    return kExitSuccess;
+  }
+  std::span<const uint8_t> bytes(
+      reinterpret_cast<const uint8_t *>(text->data()), text->size());
+  std::span<const uint8_t> pieces[] = {bytes};
+  if (Status written = writeFileAtomically(out, pieces); !written)
+    return reportFailure(kCommand, written);
+  return kExitSuccess;
 }
 
 } // namespace qjit::tool

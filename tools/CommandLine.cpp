@@ -49,6 +49,12 @@ Status CommandLine::parse(int argc, char **argv, int first) {
                              "flag '" + arg + "' needs a value");
       value = argv[++i];
     }
+    // A repeated flag must agree with itself: which one wins is a guess.
+    auto previous = values_.find(name);
+    if (previous != values_.end() && previous->second != value)
+      return Status::error(ErrorCode::InvalidArgument,
+                           "conflicting values for --" + name + ": '" +
+                               previous->second + "' and '" + value + "'");
     values_[name] = value;
   }
   return Status::ok();

@@ -1,12 +1,63 @@
+//===- IrCommand.cpp - qjit ir: print a kernel's optimized LLVM IR --------===//
 #include "Commands.h"
+#include "KernelOptions.h"
+#include "Report.h"
+
+#include "qjit/Isa.h"
+#include "qjit/LlvmBackend.h"
 
 #include <cstdio>
 
 namespace qjit::tool {
 
-int irCommand(int, char **) {
-  std::fprintf(stderr, "qjit ir: not implemented yet\n");
-  return 2;
+namespace {
+
+constexpr std::string_view kCommand = "ir";
+
+void printUsage() {
+  std::printf("usage: qjit ir TYPE --op=qcast|dcast|scast [-O0|-O1|-O2|-O3] "
+              "[options]\n\n"
+              "Prints the LLVM IR of the kernel the llvm backend compiles for "
+              "this host,\nafter the optimization pipeline (default -O3, what "
+              "the JIT uses).\n\noptions:\n%s"
+              "  --isa=scalar|sse4|avx2|avx512\n"
+              "                              ISA level (default: the host's, "
+              "capped by QJIT_MAX_ISA)\n",
+              kKernelFlagsHelp);
+}
+
+} // namespace
+
+int irCommand(int argc, char **argv) {
+  CommandLine flags;
+  addKernelFlags(flags);
+  flags.value("isa").flag("O0").flag("O1").flag("O2").flag("O3").flag("help");
+  if (Status parsed = flags.parse(argc, argv, 2); !parsed)
+    return reportUsageError(kCommand, parsed);
+  if (flags.has("help")) {
+    printUsage();
+    return kExitSuccess;
+  }
+  int optLevel = 3;
+  for (int level = 0; level <= 3; ++level)
+    if (flags.has("O" + std::to_string(level)))
+      optLevel = level;
+  Expected<IsaLevel> isa = effectiveIsaLevel();
+  if (std::optional<std::string> name = flags.get("isa"))
+    isa = parseIsaLevel(*name);
+  if (!isa)
+    return reportUsageError(kCommand, isa.status());
+  Expected<KernelRequest> request = readKernelRequest(flags);
+  if (!request)
+    return reportUsageError(kCommand, request.status());
+  Expected<KernelSpec> spec = lowerKernelRequest(*request);
+  if (!spec)
+    return reportFailure(kCommand, spec.status());
+  Expected<std::string> ir = llvmIr(*spec, optLevel, *isa);
+  if (!ir)
+    return reportFailure(kCommand, ir.status());
+  std::fwrite(ir->data(), 1, ir->size(), stdout);
+  return kExitSuccess;
 }
 
 } // namespace qjit::tool

@@ -1,12 +1,331 @@
+//===- RunCommand.cpp - qjit run: one kernel on a file --------------------===//
+//
+// Reads the whole input, lowers the type (taking a missing shape from an
+// .npy input), checks the input against the kernel's input side, runs the
+// kernel into memory, and only then writes the output, atomically. So every
+// error happens before anything is written.
+//
+//===----------------------------------------------------------------------===//
 #include "Commands.h"
+#include "FileIO.h"
+#include "KernelOptions.h"
+#include "Npy.h"
+#include "Report.h"
 
+#include "qjit/KernelCall.h"
+#include "qjit/Runtime.h"
+#include "qjit/TypeParser.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
 #include <cstdio>
+#include <filesystem>
+#include <optional>
 
 namespace qjit::tool {
 
-int runCommand(int, char **) {
-  std::fprintf(stderr, "qjit run: not implemented yet\n");
-  return 2;
+namespace {
+
+constexpr std::string_view kCommand = "run";
+
+void printUsage() {
+  std::printf(
+      "usage: qjit run TYPE --op=qcast|dcast|scast --in=IN --out=OUT "
+      "[options]\n\n"
+      "Runs the kernel for TYPE (a quant type or a tensor of one) on IN and\n"
+      "writes OUT. Files ending in .npy are numpy arrays whose dtype must\n"
+      "match the side they hold: f32 '<f4', f16 '<f2', f64 '<f8', bf16 '<u2'\n"
+      "bits; integer storage in its container ('|i1' '|u1' '<i2' '<u2' '<i4'\n"
+      "'<u4'); packed 1/2/4-bit storage as 1-D '|u1' bytes. Other files are\n"
+      "raw little-endian data. Without --shape, an .npy input supplies the\n"
+      "shape of a bare type or a tensor type's dynamic dims. The output keeps\n"
+      "the input's shape (packed output: 1-D bytes) and appears only when\n"
+      "complete.\n\n"
+      "options:\n"
+      "  --in=FILE                   input (.npy or raw)\n"
+      "  --out=FILE                  output (.npy or raw)\n"
+      "%s%s",
+      kKernelFlagsHelp, kBackendFlagsHelp);
+}
+
+Status mismatch(std::string message) {
+  return Status::error(ErrorCode::InvalidArgument, std::move(message));
+}
+
+bool isNpyPath(const std::string &path) {
+  std::string extension = std::filesystem::path(path).extension().string();
+  std::transform(extension.begin(), extension.end(), extension.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  return extension == ".npy";
+}
+
+/// An input file's data, with dtype and shape when it is an .npy file.
+struct InputFile {
+  std::vector<uint8_t> data;
+  std::optional<NpyDtype> dtype;
+  std::optional<std::vector<int64_t>> shape;
+};
+
+Expected<InputFile> readInput(const std::string &path) {
+  InputFile input;
+  if (!isNpyPath(path)) {
+    Expected<std::vector<uint8_t>> data = readFile(path);
+    if (!data)
+      return data.status();
+    input.data = std::move(*data);
+    return input;
+  }
+  Expected<NpyArray> array = readNpy(path);
+  if (!array)
+    return array.status();
+  input.data = std::move(array->data);
+  input.dtype = array->dtype;
+  input.shape = std::move(array->shape);
+  return input;
+}
+
+bool isPacked(const KernelSpec &spec, BufferSide side) {
+  return side == BufferSide::Storage && spec.storage.packed;
+}
+
+/// The .npy dtype of one side of a kernel.
+NpyDtype sideDtype(const KernelSpec &spec, BufferSide side) {
+  if (side == BufferSide::Expressed) {
+    switch (spec.expressed) {
+    case ValueType::F16:
+      return NpyDtype::F2;
+    case ValueType::BF16:
+      return NpyDtype::U2; // The bit patterns.
+    case ValueType::F32:
+      return NpyDtype::F4;
+    case ValueType::F64:
+      return NpyDtype::F8;
+    }
+  }
+  if (spec.storage.packed || spec.storage.kind == StorageType::Kind::Float)
+    return NpyDtype::U1;
+  bool isSigned = spec.storage.isSigned;
+  switch (spec.storage.containerBytes()) {
+  case 1:
+    return isSigned ? NpyDtype::I1 : NpyDtype::U1;
+  case 2:
+    return isSigned ? NpyDtype::I2 : NpyDtype::U2;
+  default:
+    return isSigned ? NpyDtype::I4 : NpyDtype::U4;
+  }
+}
+
+/// "f32 values", "packed u4 storage", ... for messages.
+std::string sideLabel(const KernelSpec &spec, BufferSide side) {
+  if (side == BufferSide::Expressed)
+    return std::string(valueTypeName(spec.expressed)) + " values";
+  std::string storage =
+      spec.storage.kind == StorageType::Kind::Float
+          ? std::string(floatTypeName(spec.storage.floatFormat))
+          : (spec.storage.isSigned ? "i" : "u") +
+                std::to_string(spec.storage.bits);
+  return (spec.storage.packed ? "packed " : "") + storage + " storage";
+}
+
+std::string describeShape(std::span<const int64_t> shape) {
+  return shape.empty() ? "a 0-d array" : "shape " + formatShape(shape);
+}
+
+bool isStaticShape(std::span<const int64_t> shape) {
+  return !shape.empty() &&
+         std::none_of(shape.begin(), shape.end(),
+                      [](int64_t dim) { return dim == TensorShape::kDynamic; });
+}
+
+/// Whether the type has a shape with nothing left to fill.
+bool typeFixesShape(const TypeDescriptor &type) {
+  return type.tensor && type.tensor->ranked && isStaticShape(type.tensor->dims);
+}
+
+/// Lowers the request. Without --shape, an .npy input of element values
+/// shapes a bare type or fills a tensor type's dynamic dims. Packed bytes
+/// do not carry the element shape, and which side is packed is only known
+/// after lowering, so the input's shape is tried first and dropped when it
+/// turns out to be a byte count.
+Expected<KernelSpec> lowerForInput(const KernelRequest &request,
+                                   const TypeDescriptor &type,
+                                   const InputFile &input) {
+  if (!request.lowering.shape.empty() || !input.shape || input.shape->empty() ||
+      typeFixesShape(type))
+    return lowerKernelRequest(request, type);
+  KernelRequest shaped = request;
+  shaped.lowering.shape = *input.shape;
+  Expected<KernelSpec> shapedSpec = lowerKernelRequest(shaped, type);
+  bool inputIsBytes = false;
+  if (shapedSpec) {
+    inputIsBytes = isPacked(*shapedSpec, kernelInputSide(request.op));
+    if (!inputIsBytes)
+      return shapedSpec;
+  }
+  Expected<KernelSpec> spec = lowerKernelRequest(request, type);
+  // Without the input's shape: packed input, or a failure unrelated to the
+  // shape (an op no kernel computes), so the same with or without it.
+  if (inputIsBytes || (spec && isPacked(*spec, kernelInputSide(request.op))) ||
+      (!spec && spec.status().code() != ErrorCode::InvalidArgument))
+    return spec;
+  return Status::error(
+      shapedSpec.status().code(),
+      "the input's " + describeShape(*input.shape) +
+          " does not fit the type: " + shapedSpec.status().message());
+}
+
+/// What running the kernel on the input takes and gives.
+struct RunPlan {
+  size_t elements = 0;
+  NpyDtype outputDtype = NpyDtype::U1;
+  std::vector<int64_t> outputShape;
+  size_t outputBytes = 0;
+};
+
+/// The element count the input holds, checked against everything known
+/// about it: its dtype and shape (.npy) or size (raw), and the spec's
+/// static shape.
+Expected<size_t> countInputElements(const KernelSpec &spec,
+                                    const InputFile &input) {
+  BufferSide side = kernelInputSide(spec.op);
+  NpyDtype dtype = sideDtype(spec, side);
+  std::string reads = std::string(kernelOpName(spec.op)) + " reads " +
+                      sideLabel(spec, side) + " ('" +
+                      std::string(npyDescr(dtype)) + "')";
+  if (input.dtype && *input.dtype != dtype)
+    return mismatch("the input's dtype '" +
+                    std::string(npyDescr(*input.dtype)) +
+                    "' does not match: " + reads);
+  std::optional<uint64_t> specElements;
+  if (isStaticShape(spec.shape))
+    specElements = npyElementCount(spec.shape);
+
+  if (isPacked(spec, side)) {
+    if (input.shape && input.shape->size() != 1)
+      return mismatch("the input is " + describeShape(*input.shape) + ", but " +
+                      reads + " as a 1-D array of bytes");
+    // Without a shape, every value slot of every byte is an element.
+    return specElements ? *specElements
+                        : input.data.size() * (8 / spec.storage.bits);
+  }
+  if (input.shape) {
+    if (specElements && *input.shape != spec.shape)
+      return mismatch("the input's " + describeShape(*input.shape) +
+                      " does not match the type's shape " +
+                      formatShape(spec.shape));
+    return npyElementCount(*input.shape);
+  }
+  size_t itemBytes = npyItemBytes(dtype);
+  if (input.data.size() % itemBytes != 0)
+    return mismatch("the input has " + std::to_string(input.data.size()) +
+                    " bytes, not a whole number of " +
+                    std::to_string(itemBytes) + "-byte elements: " + reads);
+  return specElements ? *specElements : input.data.size() / itemBytes;
+}
+
+Expected<RunPlan> planRun(const KernelSpec &spec, const InputFile &input) {
+  if (spec.takesParams())
+    return mismatch("the kernel's layout depends on dims the type leaves "
+                    "dynamic; give --shape (or an .npy input)");
+  Expected<size_t> elements = countInputElements(spec, input);
+  if (!elements)
+    return elements.status();
+  Expected<size_t> inputBytes =
+      bufferBytes(spec, kernelInputSide(spec.op), *elements);
+  if (!inputBytes)
+    return inputBytes.status();
+  if (input.data.size() != *inputBytes)
+    return mismatch("the input has " + std::to_string(input.data.size()) +
+                    " bytes; " + std::to_string(*elements) + " elements take " +
+                    std::to_string(*inputBytes));
+  if (Status call = checkKernelCall(spec, *elements, nullptr); !call)
+    return call;
+
+  RunPlan plan;
+  plan.elements = *elements;
+  BufferSide side = kernelOutputSide(spec.op);
+  plan.outputDtype = sideDtype(spec, side);
+  Expected<size_t> outputBytes = bufferBytes(spec, side, *elements);
+  if (!outputBytes)
+    return outputBytes.status();
+  plan.outputBytes = *outputBytes;
+  if (isPacked(spec, side))
+    plan.outputShape = {static_cast<int64_t>(plan.outputBytes)};
+  else if (input.shape && !isPacked(spec, kernelInputSide(spec.op)))
+    plan.outputShape = *input.shape;
+  else if (isStaticShape(spec.shape))
+    plan.outputShape = spec.shape;
+  else
+    plan.outputShape = {static_cast<int64_t>(plan.elements)};
+  return plan;
+}
+
+Status writeOutput(const std::string &path, const RunPlan &plan,
+                   std::span<const uint8_t> data) {
+  if (isNpyPath(path))
+    return writeNpy(path, plan.outputDtype, plan.outputShape, data);
+  std::array<std::span<const uint8_t>, 1> pieces = {data};
+  return writeFileAtomically(path, pieces);
+}
+
+/// Everything after the command line was read; errors are failures.
+Status run(const KernelRequest &request, const RuntimeOptions &options,
+           const std::string &inPath, const std::string &outPath) {
+  Expected<TypeDescriptor> type = parseTypeOrError(request.typeText);
+  if (!type)
+    return type.status();
+  Expected<InputFile> input = readInput(inPath);
+  if (!input)
+    return input.status();
+  Expected<KernelSpec> spec = lowerForInput(request, *type, *input);
+  if (!spec)
+    return spec.status();
+  Expected<RunPlan> plan = planRun(*spec, *input);
+  if (!plan)
+    return plan.status();
+
+  Expected<std::unique_ptr<Runtime>> runtime = Runtime::create(options);
+  if (!runtime)
+    return runtime.status();
+  Expected<std::shared_ptr<const Kernel>> kernel = (*runtime)->compile(*spec);
+  if (!kernel)
+    return kernel.status();
+  std::vector<uint8_t> output(plan->outputBytes);
+  if (Status ran = (*kernel)->run(input->data.data(), input->data.size(),
+                                  output.data(), output.size(), plan->elements);
+      !ran)
+    return ran;
+  return writeOutput(outPath, *plan, output);
+}
+
+} // namespace
+
+int runCommand(int argc, char **argv) {
+  CommandLine flags;
+  addKernelFlags(flags);
+  addBackendFlags(flags);
+  flags.value("in").value("out").flag("help");
+  if (Status parsed = flags.parse(argc, argv, 2); !parsed)
+    return reportUsageError(kCommand, parsed);
+  if (flags.has("help")) {
+    printUsage();
+    return kExitSuccess;
+  }
+  Expected<KernelRequest> request = readKernelRequest(flags);
+  if (!request)
+    return reportUsageError(kCommand, request.status());
+  Expected<RuntimeOptions> options = readBackendFlags(flags);
+  if (!options)
+    return reportUsageError(kCommand, options.status());
+  std::optional<std::string> inPath = flags.get("in");
+  std::optional<std::string> outPath = flags.get("out");
+  if (!inPath || !outPath)
+    return reportUsageError(kCommand, mismatch(inPath ? "missing --out=FILE"
+                                                      : "missing --in=FILE"));
+  if (Status ran = run(*request, *options, *inPath, *outPath); !ran)
+    return reportFailure(kCommand, ran);
+  return kExitSuccess;
 }
 
 } // namespace qjit::tool

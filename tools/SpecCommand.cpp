@@ -1,12 +1,44 @@
+//===- SpecCommand.cpp - qjit spec: print a kernel's canonical spec -------===//
 #include "Commands.h"
+#include "KernelOptions.h"
+#include "Report.h"
 
 #include <cstdio>
 
 namespace qjit::tool {
 
-int specCommand(int, char **) {
-  std::fprintf(stderr, "qjit spec: not implemented yet\n");
-  return 2;
+namespace {
+
+constexpr std::string_view kCommand = "spec";
+
+void printUsage() {
+  std::printf("usage: qjit spec TYPE --op=qcast|dcast|scast [options]\n\n"
+              "Prints the canonical string of the KernelSpec that TYPE (a "
+              "quant type or a\ntensor of one) lowers to for the op.\n\n"
+              "options:\n%s",
+              kKernelFlagsHelp);
+}
+
+} // namespace
+
+int specCommand(int argc, char **argv) {
+  CommandLine flags;
+  addKernelFlags(flags);
+  flags.flag("help");
+  if (Status parsed = flags.parse(argc, argv, 2); !parsed)
+    return reportUsageError(kCommand, parsed);
+  if (flags.has("help")) {
+    printUsage();
+    return kExitSuccess;
+  }
+  Expected<KernelRequest> request = readKernelRequest(flags);
+  if (!request)
+    return reportUsageError(kCommand, request.status());
+  Expected<KernelSpec> spec = lowerKernelRequest(*request);
+  if (!spec)
+    return reportFailure(kCommand, spec.status());
+  std::printf("%s\n", spec->canonicalString().c_str());
+  return kExitSuccess;
 }
 
 } // namespace qjit::tool

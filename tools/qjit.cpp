@@ -1,6 +1,8 @@
 //===- qjit.cpp - The qjit command-line tool ------------------------------===//
 #include "Commands.h"
 
+#include <spdlog/cfg/env.h>
+
 #include <cstdio>
 #include <cstring>
 
@@ -32,6 +34,9 @@ void printUsage(std::FILE *out) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // SPDLOG_LEVEL=debug (or qjit=debug,...) shows what the library logs, such
+  // as which backend compiled each kernel.
+  spdlog::cfg::load_env_levels();
   if (argc < 2) {
     printUsage(stderr);
     return 2;

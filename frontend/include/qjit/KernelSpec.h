@@ -75,9 +75,11 @@ struct LayoutSpec {
   /// into blocks of `block` elements (extent % block == 0). Element with
   /// collapsed index (j0..jk) uses parameter number
   /// row-major((j0 / b0, ..., jk / bk)) over the grid (extent / block).
-  /// dims[0]'s extent is implied by n; any other extent may be kDynamic,
-  /// in which case it is read from KernelParams::extents at call time, and
-  /// so is its block when `block == kDynamic` (a whole-extent block).
+  /// Like PerAxis, the layout repeats: n is a multiple of the period
+  /// (the product of the extents) and flat element i has the index of
+  /// i % period. dims[0]'s extent is static; any other extent may be
+  /// kDynamic, in which case it is read from KernelParams::extents at call
+  /// time, and then `block == kDynamic` too (a whole-extent block).
   struct Dim {
     int64_t extent = 1;
     int64_t block = 1;
@@ -86,8 +88,8 @@ struct LayoutSpec {
   static constexpr int64_t kDynamic = -1;
 
   Kind kind = Kind::PerTensor;
-  int64_t channels = 1; ///< PerAxis.
-  int64_t inner = 1;    ///< PerAxis; kDynamic → KernelParams::extents[0].
+  int64_t channels = 1;  ///< PerAxis.
+  int64_t inner = 1;     ///< PerAxis; kDynamic → KernelParams::extents[0].
   std::vector<Dim> dims; ///< Blocked, outermost first.
 
   /// Number of (scale, zero point) pairs the layout consumes.
@@ -165,6 +167,21 @@ struct LoweringOptions {
 /// !quant.calibrated, expressed types other than f16/bf16/f32/f64, ...).
 Expected<KernelSpec> lowerToKernelSpec(const TypeDescriptor &type, KernelOp op,
                                        const LoweringOptions &options = {});
+
+/// KernelParams::extents for running the spec lowered from `type` and
+/// `options` on a tensor of the fully known `callShape`: PerAxis with a
+/// dynamic inner extent → {inner}; Blocked → the extents of dims[1..]
+/// (static ones included); otherwise empty. Dynamic dims of the collapsed
+/// layout are products of source dims, which this computes.
+Expected<std::vector<int64_t>>
+lowerCallExtents(const TypeDescriptor &type, const LoweringOptions &options,
+                 const std::vector<int64_t> &callShape);
+
+/// Checks the invariants kernels rely on: storage width, bounds and
+/// packing; compute type; layout arithmetic (blocks divide extents, only
+/// whole-extent blocks are dynamic); baked parameter counts. Fails with
+/// ErrorCode::InvalidArgument naming the first violation.
+Status verifyKernelSpec(const KernelSpec &spec);
 
 std::string_view kernelOpName(KernelOp op);
 std::string_view valueTypeName(ValueType type);

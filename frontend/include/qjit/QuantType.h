@@ -101,8 +101,10 @@ struct QuantType {
 
   // --- Uniform -------------------------------------------------------------
   Granularity granularity = Granularity::PerTensor;
-  /// Scales as parsed (IEEE double, as MLIR stores them). PerTensor: 1 entry;
-  /// PerAxis: one per channel; SubChannel: row-major over scaleShape.
+  /// Scales as IEEE doubles, as MLIR stores them. PerTensor: 1 entry;
+  /// PerAxis: one per channel; SubChannel: row-major over scaleShape, each
+  /// rounded to the expressed type (MLIR holds them in a dense attribute of
+  /// that type).
   std::vector<double> scales;
   /// Zero points, parallel to scales (0 when omitted).
   std::vector<int64_t> zeroPoints;
@@ -120,6 +122,7 @@ struct QuantType {
   // --- Quantile ------------------------------------------------------------
   /// The lookup table, one entry per storage value from storage.min to
   /// storage.max; entry k is the value of stored integer storage.min + k.
+  /// Entries are rounded to `expressed` (the table's float type).
   std::vector<double> table;
 
   friend bool operator==(const QuantType &a, const QuantType &b);

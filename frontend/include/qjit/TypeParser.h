@@ -49,6 +49,13 @@ ParseResult parseType(std::string_view text, const ParseOptions &options = {});
 Expected<TypeDescriptor> parseTypeOrError(std::string_view text,
                                           const ParseOptions &options = {});
 
+/// The op-level rules for `element` inside a tensor of `shape` (per-axis
+/// axis < rank and scale count = dim size; sub-channel: ranked, no zero
+/// dims, blocks divide dims, scale shape = shape / blocks). parseType applies
+/// them to tensor types already; use this for a shape supplied separately.
+Status verifyElementOfTensor(const QuantType &element,
+                             const TensorShape &shape);
+
 /// The canonical form, byte-identical to what mlir-opt 22 prints.
 std::string printType(const TypeDescriptor &type);
 std::string printQuantType(const QuantType &type);

@@ -1,11 +1,158 @@
-//===- LlvmBackend.cpp - placeholder until the backend lands -------------===//
+//===- LlvmBackend.cpp - The LLVM ORC backend -----------------------------===//
+//
+// compile(): KernelSpec → IR (KernelIr) → O3 for the host TargetMachine →
+// the backend's JitSession → finishKernel. assembly() and llvmIr() build
+// the same module with the same TargetMachine configuration (LlvmTarget).
+//
+//===----------------------------------------------------------------------===//
+#include "qjit/LlvmBackend.h"
+
+#include "FinishedKernel.h"
+#include "JitSession.h"
+#include "KernelIr.h"
+#include "Optimizer.h"
+
 #include "qjit/Backend.h"
+
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <atomic>
+#include <chrono>
 
 namespace qjit {
 
-Expected<std::unique_ptr<Backend>> createLlvmBackend(IsaLevel) {
-  return Status::error(ErrorCode::Unsupported,
-                       "the llvm backend is not built yet");
+namespace {
+
+using namespace llvmjit;
+
+/// A fresh context and an optimized kernel module for `config`.
+struct OptimizedModule {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+  std::unique_ptr<llvm::TargetMachine> machine;
+};
+
+Expected<OptimizedModule> buildOptimized(const KernelSpec &spec,
+                                         const TargetConfig &config,
+                                         const std::string &name,
+                                         int optLevel) {
+  OptimizedModule result;
+  Expected<std::unique_ptr<llvm::TargetMachine>> machine =
+      createTargetMachine(config);
+  if (!machine)
+    return machine.status();
+  result.machine = std::move(*machine);
+  result.context = std::make_unique<llvm::LLVMContext>();
+  Expected<std::unique_ptr<llvm::Module>> module =
+      buildKernelModule(*result.context, spec, config.vector, name);
+  if (!module)
+    return module.status();
+  result.module = std::move(*module);
+  optimizeModule(*result.module, *result.machine, optLevel);
+  return result;
+}
+
+class LlvmBackend final : public Backend {
+public:
+  LlvmBackend(IsaLevel isa, TargetConfig host,
+              std::shared_ptr<JitSession> session)
+      : isa_(isa), host_(std::move(host)), session_(std::move(session)) {}
+
+  std::string_view name() const override { return "llvm"; }
+
+  Expected<CompiledCode> compile(const KernelSpec &spec) override {
+    auto start = std::chrono::steady_clock::now();
+    if (!session_)
+      return Status::error(ErrorCode::BackendFailure,
+                           "llvm: this host cannot run " +
+                               std::string(isaLevelName(isa_)) +
+                               " code (assembly only)");
+    std::string symbol =
+        "qjit_" + spec.kernelName() + "_" + std::to_string(counter_++);
+    Expected<OptimizedModule> built =
+        buildOptimized(spec, host_, symbol, kJitOptLevel);
+    if (!built)
+      return built.status();
+    Expected<JitKernel> kernel =
+        session_->add(llvm::orc::ThreadSafeModule(std::move(built->module),
+                                                  std::move(built->context)),
+                      symbol);
+    if (!kernel)
+      return kernel.status();
+    CompiledCode code;
+    code.entry = kernel->entry;
+    code.owner = std::move(kernel->owner);
+    code.codeBytes = kernel->codeBytes;
+    code.backend = "llvm";
+    code.isa = isa_;
+    auto elapsed = std::chrono::steady_clock::now() - start;
+    detail::finishKernel(
+        spec, code,
+        std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count());
+    return code;
+  }
+
+  Expected<std::string> assembly(const KernelSpec &spec,
+                                 const AsmOptions &options) override {
+    Expected<TargetConfig> config = asmTargetConfig(isa_, options);
+    if (!config)
+      return config.status();
+    Expected<OptimizedModule> built = buildOptimized(
+        spec, *config, "qjit_" + spec.kernelName(), kJitOptLevel);
+    if (!built)
+      return built.status();
+    if (options.intelSyntax && built->machine->getTargetTriple().isX86())
+      built->machine->Options.MCOptions.OutputAsmVariant = 1;
+    llvm::SmallString<4096> text;
+    llvm::raw_svector_ostream os(text);
+    os << "# spec: " << spec.canonicalString() << "\n"
+       << "# backend: llvm (isa cap " << isaLevelName(isa_) << ")\n"
+       << "# target: " << config->triple << " cpu=" << config->cpu << "\n"
+       << "# features: " << config->features << "\n";
+    llvm::legacy::PassManager passes;
+    if (built->machine->addPassesToEmitFile(
+            passes, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+      return Status::error(ErrorCode::Unsupported,
+                           "llvm: the target cannot emit assembly");
+    passes.run(*built->module);
+    return std::string(text.str());
+  }
+
+private:
+  IsaLevel isa_;
+  TargetConfig host_;
+  std::shared_ptr<JitSession> session_; ///< Null above the host's level.
+  std::atomic<uint64_t> counter_{0};
+};
+
+} // namespace
+
+Expected<std::unique_ptr<Backend>> createLlvmBackend(IsaLevel isa) {
+  initializeLlvmTargets();
+  TargetConfig host = hostTargetConfig(isa);
+  std::shared_ptr<JitSession> session;
+  if (isa <= hostIsaLevel()) {
+    Expected<std::shared_ptr<JitSession>> created = JitSession::create(host);
+    if (!created)
+      return created.status();
+    session = std::move(*created);
+  }
+  return std::unique_ptr<Backend>(
+      new LlvmBackend(isa, std::move(host), std::move(session)));
+}
+
+Expected<std::string> llvmIr(const KernelSpec &spec, int optLevel,
+                             IsaLevel isa) {
+  initializeLlvmTargets();
+  Expected<OptimizedModule> built = buildOptimized(
+      spec, hostTargetConfig(isa), "qjit_" + spec.kernelName(), optLevel);
+  if (!built)
+    return built.status();
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  built->module->print(os, nullptr);
+  return text;
 }
 
 } // namespace qjit

@@ -1,0 +1,106 @@
+//===- BenchCases.cpp - The one list of benchmark cases -------------------===//
+#include "BenchCases.h"
+
+#include <cstdio>
+#include <vector>
+
+namespace qjit::bench {
+
+namespace {
+
+constexpr BenchCase kCases[] = {
+    {"i8_per_tensor", "i8", CaseLayout::PerTensor, true, false},
+    {"u8_per_tensor", "u8", CaseLayout::PerTensor, true, false},
+    {"i8_per_axis_last", "i8", CaseLayout::PerAxisLast, false, false},
+    {"i8_per_axis_first", "i8", CaseLayout::PerAxisFirst, false, false},
+    {"i8_block32", "i8", CaseLayout::Block32, false, true},
+    {"i4_per_tensor", "i4", CaseLayout::PerTensor, true, false},
+};
+
+/// A scale with all 24 significand bits in play (so neither division nor
+/// its reciprocal is exact), varying with the parameter index.
+std::string scaleText(int64_t index) {
+  float scale =
+      0.0137f * (1.0f + 0.37f * static_cast<float>(index % 17) / 17.0f);
+  char text[32];
+  std::snprintf(text, sizeof text, "%.9g", static_cast<double>(scale));
+  return text;
+}
+
+/// Zero points inside the storage range, odd so that adding them before
+/// or after rounding gives different results at ties.
+int64_t zeroPoint(std::string_view storage, int64_t index) {
+  int64_t spread = index % 5;
+  if (storage == "u8")
+    return 125 + 2 * spread;
+  if (storage == "i4")
+    return 1;
+  return 3 - 2 * spread;
+}
+
+std::string parameterText(const BenchCase &benchCase, int64_t index) {
+  return scaleText(index) + ":" +
+         std::to_string(
+             benchCase.asymmetric ? zeroPoint(benchCase.storage, index) : 0);
+}
+
+std::string parameterList(const BenchCase &benchCase, int64_t first,
+                          int64_t count) {
+  std::string list = "{";
+  for (int64_t i = 0; i < count; ++i) {
+    if (i)
+      list += ",";
+    list += parameterText(benchCase, first + i);
+  }
+  return list + "}";
+}
+
+} // namespace
+
+std::span<const BenchCase> benchCases() { return kCases; }
+
+const BenchCase *findBenchCase(std::string_view name) {
+  for (const BenchCase &c : kCases)
+    if (c.name == name)
+      return &c;
+  return nullptr;
+}
+
+Expected<std::string> caseTypeText(const BenchCase &benchCase, int64_t n) {
+  if (n <= 0 || n % kBlockRow || n % kChannels)
+    return Status::error(ErrorCode::InvalidArgument,
+                         "case " + std::string(benchCase.name) +
+                             " needs n to be a positive multiple of " +
+                             std::to_string(kBlockRow));
+  std::string storage(benchCase.storage);
+  switch (benchCase.layout) {
+  case CaseLayout::PerTensor:
+    return "!quant.uniform<" + storage + ":f32, " +
+           parameterText(benchCase, 0) + ">";
+  case CaseLayout::PerAxisLast:
+    return "tensor<" + std::to_string(n / kChannels) + "x" +
+           std::to_string(kChannels) + "x!quant.uniform<" + storage +
+           ":f32:1, " + parameterList(benchCase, 0, kChannels) + ">>";
+  case CaseLayout::PerAxisFirst:
+    return "tensor<" + std::to_string(kChannels) + "x" +
+           std::to_string(n / kChannels) + "x!quant.uniform<" + storage +
+           ":f32:0, " + parameterList(benchCase, 0, kChannels) + ">>";
+  case CaseLayout::Block32: {
+    int64_t rowCount = n / kBlockRow, blocksPerRow = kBlockRow / kBlock;
+    std::string text = "tensor<" + std::to_string(rowCount) + "x" +
+                       std::to_string(kBlockRow) + "x!quant.uniform<" +
+                       storage + ":f32:{0:1, 1:" + std::to_string(kBlock) +
+                       "}, {";
+    text.reserve(text.size() + static_cast<size_t>(n / kBlock) * 16);
+    for (int64_t r = 0; r < rowCount; ++r) {
+      if (r)
+        text += ",";
+      text += parameterList(benchCase, r * blocksPerRow, blocksPerRow);
+    }
+    return text + "}>>";
+  }
+  }
+  return Status::error(ErrorCode::InvalidArgument, "unknown case layout");
+}
+
+} // namespace qjit::bench

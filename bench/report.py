@@ -1,0 +1,356 @@
+#!/usr/bin/python3
+"""Runs qjit_bench and writes docs/performance.md and docs/performance.png.
+
+    bench/report.py [--bench build/bench/qjit_bench] [--min-time 0.5]
+                    [--filter REGEX] [--json results.json]
+
+Uses Debian's /usr/bin/python3 (python3-matplotlib draws the plot; another
+python3 on PATH may lack it). With --json FILE the harness is not run; FILE (Google Benchmark JSON from an
+earlier run) is read instead. Throughput benchmarks are named
+OP/CASE/ROW/N (bench/BenchMain.cpp), latency ones compile/OP/CASE/BACKEND
+and cache_hit/OP/CASE/spec|text (bench/CompileBenchmarks.cpp).
+"""
+
+import argparse
+import collections
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OPS = ("qcast", "dcast")
+# Rows that only move bytes: shown, but never "the best" conversion.
+MEMORY_ROWS = ("memory", "memory_nt")
+QJIT_ROWS = ("llvm", "asmjit")
+# Debian packages whose versions the report names.
+PACKAGES = ("g++", "llvm-22-dev", "libasmjit-dev", "libdnnl-dev",
+            "libxnnpack-dev", "libbenchmark-dev")
+
+
+def run_harness(bench, min_time, bench_filter):
+    """Runs the harness; returns (parsed JSON, its stderr log lines)."""
+    with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as out:
+        path = out.name
+    command = [bench, "--benchmark_out=" + path,
+               "--benchmark_out_format=json",
+               "--benchmark_min_time=%g" % min_time]
+    if bench_filter:
+        command.append("--benchmark_filter=" + bench_filter)
+    print("report: running " + " ".join(command), file=sys.stderr)
+    proc = subprocess.run(command, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, check=False)
+    if proc.returncode != 0:
+        sys.exit("report: qjit_bench failed:\n" + proc.stderr)
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    os.unlink(path)
+    return data, proc.stderr.splitlines()
+
+
+def command_output(command):
+    try:
+        return subprocess.run(command, capture_output=True, text=True,
+                              check=False).stdout.strip()
+    except OSError:
+        return ""
+
+
+def machine_lines(context):
+    cpu = ""
+    for line in command_output(["lscpu"]).splitlines():
+        if line.startswith("Model name:"):
+            cpu = line.split(":", 1)[1].strip()
+    flags = command_output(["grep", "-m1", "-o", r"avx512[a-z]*\|avx2",
+                            "/proc/cpuinfo"])
+    caches = ", ".join(
+        "L%d %s %d KiB" % (c["level"], c["type"].lower(), c["size"] // 1024)
+        for c in context.get("caches", []))
+    lines = [
+        "- CPU: %s, %s CPUs at %s MHz; widest vector ISA: %s" % (
+            cpu or "?", context.get("num_cpus", "?"),
+            context.get("mhz_per_cpu", "?"), flags.splitlines()[0]
+            if flags else "?"),
+        "- Caches: " + (caches or "?"),
+        "- OS: %s %s" % (platform.system(), platform.release()),
+        "- Run: %s, single thread (XNNPACK without a threadpool, oneDNN with "
+        "OpenMP pinned to 1 thread); rates from CPU time; qjit_bench "
+        "built %s" % (context.get("date", "?"),
+                      context.get("qjit_build_type", "?")),
+        "- qjit commit: %s" % (command_output(
+            ["git", "-C", ROOT, "rev-parse", "--short", "HEAD"]) or "?"),
+    ]
+    versions = command_output(
+        ["dpkg-query", "-W", "-f=${Package} ${Version}\\n"] + list(PACKAGES))
+    if versions:
+        lines.append("- Versions: " + "; ".join(versions.splitlines()))
+    missing = context.get("qjit_missing_peers", "none")
+    if missing != "none":
+        lines.append("- Peers missing from this build: " + missing)
+    return lines
+
+
+class Results:
+    """The harness's benchmarks, sorted into tables."""
+
+    def __init__(self, data, log):
+        # (op, case) -> row -> n -> record
+        self.throughput = collections.OrderedDict()
+        self.skipped = collections.OrderedDict()  # (op, case, row) -> msg
+        self.compile = collections.OrderedDict()  # (op, case) -> name -> us
+        self.cache_hit = collections.OrderedDict()  # (op, case) -> kind -> ns
+        self.notes = {}  # "op/case/n/row" -> check line
+        for line in log:
+            match = re.match(r"(\S+): check: (.*)$", line)
+            if match:
+                self.notes[match.group(1)] = match.group(2)
+        for bench in data.get("benchmarks", []):
+            if bench.get("run_type") == "aggregate":
+                continue
+            self._add(bench)
+
+    def _add(self, bench):
+        parts = bench["name"].split("/")
+        if bench.get("error_occurred"):
+            if len(parts) == 4 and parts[0] in OPS:
+                self.skipped.setdefault(tuple(parts[:3]),
+                                        bench.get("error_message", ""))
+            return
+        if parts[0] in OPS and len(parts) == 4:
+            op, case, row, n = parts
+            self.throughput.setdefault((op, case), collections.OrderedDict()) \
+                .setdefault(row, {})[int(n)] = {
+                    "el_ns": bench["items_per_second"] / 1e9,
+                    "gb_s": bench["bytes_per_second"] / 1e9,
+                    "mismatch": bench.get("mismatch"),
+                    "label": bench.get("label", ""),
+                }
+        elif parts[0] == "compile" and len(parts) == 4:
+            self.compile.setdefault(tuple(parts[1:3]), {})[parts[3]] = \
+                to_unit(bench, "us")
+        elif parts[0] == "cache_hit" and len(parts) == 4:
+            self.cache_hit.setdefault(tuple(parts[1:3]), {})[parts[3]] = \
+                to_unit(bench, "ns")
+
+
+def to_unit(bench, unit):
+    """CPU time per iteration, like the harness's rates."""
+    scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    return bench["cpu_time"] * scale[bench["time_unit"]] / scale[unit]
+
+
+def size_name(n):
+    for shift, suffix in ((20, "M"), (10, "K")):
+        if n >= 1 << shift and n % (1 << shift) == 0:
+            return "%d%s" % (n >> shift, suffix)
+    return str(n)
+
+
+def best_at(rows, n):
+    values = [r[n]["el_ns"] for name, r in rows.items()
+              if name not in MEMORY_ROWS and n in r]
+    return max(values) if values else 0
+
+
+def throughput_table(op, case, rows, results):
+    sizes = sorted({n for r in rows.values() for n in r})
+    lines = ["### %s %s" % (op, case), "",
+             "el/ns (ratio to the best conversion at that size); "
+             "GB/s counts input plus output bytes.", "",
+             "| row | " + " | ".join(size_name(n) for n in sizes) + " |",
+             "|---|" + "---:|" * len(sizes)]
+    for name, by_n in rows.items():
+        cells = []
+        for n in sizes:
+            if n not in by_n:
+                cells.append("-")
+                continue
+            r = by_n[n]
+            best = best_at(rows, n)
+            mark = " †" if r["mismatch"] else ""
+            cells.append("%.2f (%.2f×)%s" % (
+                r["el_ns"], r["el_ns"] / best if best else 0, mark))
+        labels = [by_n[n]["label"] for n in sizes if n in by_n]
+        detail = " ".join(word for word in (labels[-1] if labels else "")
+                          .split() if word != "MISMATCH")
+        title = name + (" (%s)" % detail if detail else "")
+        lines.append("| %s | %s |" % (title, " | ".join(cells)))
+    for (s_op, s_case, row), message in results.skipped.items():
+        if (s_op, s_case) == (op, case) and row not in rows:
+            lines.append("| %s | %s |" % (row, " | ".join(
+                ["skipped"] * len(sizes))))
+    mismatches = []
+    for name, by_n in rows.items():
+        for n, r in by_n.items():
+            if r["mismatch"]:
+                note = results.notes.get("%s/%s/%d/%s" % (op, case, n, name),
+                                         "%.3g%% differ" % (100 * r["mismatch"]))
+                mismatches.append("- † %s at %s: %s" % (name, size_name(n),
+                                                        note))
+    if mismatches:
+        lines += ["", "Outputs that differ from the qjit reference under the "
+                  "row's own semantics knobs:"] + sorted(set(mismatches))
+    return lines
+
+
+def skipped_lines(results):
+    seen = collections.OrderedDict()
+    for (op, case, row), message in results.skipped.items():
+        seen.setdefault((row, message), []).append("%s %s" % (op, case))
+    if not seen:
+        return []
+    lines = ["## Skipped rows", ""]
+    for (row, message), where in seen.items():
+        lines.append("- %s: %s (%s)" % (row, message, ", ".join(where)))
+    return lines + [""]
+
+
+def latency_lines(results):
+    if not results.compile and not results.cache_hit:
+        return []
+    lines = ["## Compile and cache-hit latency", "",
+             "CPU time of a cold compile by a backend (a distinct spec every "
+             "iteration), and of Runtime::compile of a cached spec or type "
+             "text.", "",
+             "| op | case | " + " | ".join(
+                 "compile %s (µs)" % b for b in QJIT_ROWS) +
+             " | cache hit spec (ns) | cache hit text (ns) |",
+             "|---|---|" + "---:|" * (len(QJIT_ROWS) + 2)]
+    keys = list(results.compile) + [k for k in results.cache_hit
+                                    if k not in results.compile]
+    for key in keys:
+        compile_us = results.compile.get(key, {})
+        hit = results.cache_hit.get(key, {})
+        cells = ["%.1f" % compile_us[b] if b in compile_us else "-"
+                 for b in QJIT_ROWS]
+        cells += ["%.0f" % hit[k] if k in hit else "-"
+                  for k in ("spec", "text")]
+        lines.append("| %s | %s | %s |" % (key[0], key[1], " | ".join(cells)))
+    return lines + [""]
+
+
+def target_lines(results):
+    """The issue's targets, checked against the numbers (qjit's best row)."""
+    lines = []
+    for (op, case), rows in results.throughput.items():
+        peer = "xnnpack" if "per_tensor" in case else "onednn"
+        goal = 1.0 if peer == "xnnpack" else 2.5
+        qjit = {n: max((rows[b][n]["el_ns"] for b in QJIT_ROWS
+                        if b in rows and n in rows[b]), default=None)
+                for n in sorted({n for r in rows.values() for n in r})}
+        if peer not in rows:
+            continue
+        for n, value in qjit.items():
+            if value is None or n not in rows[peer]:
+                continue
+            need = 1.3 if (peer == "xnnpack" and n >= 1 << 24) else goal
+            ratio = value / rows[peer][n]["el_ns"]
+            lines.append("| %s %s | %s | %.2f× %s | ≥ %.1f× | %s |" % (
+                op, case, size_name(n), ratio, peer, need,
+                "met" if ratio >= need else "**not met**"))
+    if not lines:
+        return []
+    return ["## Targets", "",
+            "qjit's faster backend against the peer the issues name.", "",
+            "| case | N | qjit | target | |", "|---|---|---:|---:|---|"] + \
+        lines + [""]
+
+
+def write_plot(results, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        print("report: matplotlib missing (python3-matplotlib); no plot",
+              file=sys.stderr)
+        return False
+    cases = list(collections.OrderedDict.fromkeys(
+        case for _, case in results.throughput))
+    if not cases:
+        return False
+    fig, axes = plt.subplots(len(OPS), len(cases), squeeze=False,
+                             figsize=(3.2 * len(cases), 6.4), sharex=True)
+    names = sorted({row for rows in results.throughput.values()
+                    for row in rows})
+    colors = {name: "C%d" % i for i, name in enumerate(names)}
+    for i, op in enumerate(OPS):
+        for j, case in enumerate(cases):
+            ax = axes[i][j]
+            for name, by_n in results.throughput.get((op, case), {}).items():
+                sizes = sorted(by_n)
+                ax.plot(sizes, [by_n[n]["el_ns"] for n in sizes], marker="o",
+                        label=name, color=colors[name],
+                        linestyle=":" if name in MEMORY_ROWS else "-")
+            ax.set_xscale("log", base=2)
+            ax.set_yscale("log")
+            ax.set_title("%s %s" % (op, case), fontsize=9)
+            ax.grid(True, alpha=0.3)
+            if j == 0:
+                ax.set_ylabel("elements / ns")
+            if i == len(OPS) - 1:
+                ax.set_xlabel("N (elements)")
+    handles = [plt.Line2D([], [], color=colors[n], marker="o",
+                          linestyle=":" if n in MEMORY_ROWS else "-")
+               for n in names]
+    fig.legend(handles, names, loc="lower center", ncol=len(names))
+    fig.tight_layout(rect=(0, 0.06, 1, 1))
+    fig.savefig(path, dpi=110)
+    return True
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--bench", default=os.path.join(
+        ROOT, "build", "bench", "qjit_bench"))
+    parser.add_argument("--json", help="read these results instead of "
+                        "running the harness")
+    parser.add_argument("--min-time", type=float, default=0.5)
+    parser.add_argument("--filter", default="")
+    parser.add_argument("--out-md", default=os.path.join(
+        ROOT, "docs", "performance.md"))
+    parser.add_argument("--out-png", default=os.path.join(
+        ROOT, "docs", "performance.png"))
+    args = parser.parse_args()
+
+    if args.json:
+        with open(args.json, encoding="utf-8") as f:
+            data, log = json.load(f), []
+    else:
+        data, log = run_harness(args.bench, args.min_time, args.filter)
+    results = Results(data, log)
+
+    plotted = write_plot(results, args.out_png)
+    lines = ["# qjit performance", "",
+             "Written by `bench/report.py` from a `qjit_bench` run; do not "
+             "edit by hand.", "", "## Machine", ""]
+    lines += machine_lines(data.get("context", {})) + [""]
+    if plotted:
+        lines += ["![throughput vs N](%s)" % os.path.relpath(
+            args.out_png, os.path.dirname(args.out_md)), ""]
+    lines += target_lines(results)
+    lines += ["## Throughput", "",
+              "Rows: `llvm`, `asmjit` (qjit, best ISA of the host), "
+              "`reference` (qjit's scalar reference, up to 1M elements), "
+              "`plain_loop` (`clamp(nearbyint(x / s) + z)` by g++ -O3 "
+              "-march=native), `xnnpack` (convert operators, per-tensor), "
+              "`onednn` (reorder with scales; blockwise as per-row scales), "
+              "`memory` / `memory_nt` (read the input and write the output, "
+              "with ordinary or non-temporal stores: the memory-bound "
+              "limit).", ""]
+    for (op, case), rows in results.throughput.items():
+        lines += throughput_table(op, case, rows, results) + [""]
+    lines += latency_lines(results)
+    lines += skipped_lines(results)
+    os.makedirs(os.path.dirname(args.out_md), exist_ok=True)
+    with open(args.out_md, "w", encoding="utf-8") as f:
+        f.write("\n".join(lines).rstrip() + "\n")
+    print("report: wrote %s%s" % (args.out_md, " and " + args.out_png
+                                  if plotted else ""), file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

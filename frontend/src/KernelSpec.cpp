@@ -1,0 +1,408 @@
+//===- KernelSpec.cpp - Names, canonical form and checks of KernelSpec ----===//
+#include "qjit/KernelSpec.h"
+
+#include "ShortestDecimal.h"
+
+#include <charconv>
+#include <string>
+
+namespace qjit {
+
+QuantKnobs knobsForPreset(SemanticsPreset preset) {
+  switch (preset) {
+  case SemanticsPreset::Default:
+    return {};
+  case SemanticsPreset::Mlir:
+    return {ScaleOp::Divide, ZeroPointOrder::BeforeRounding,
+            RoundingMode::TowardZero};
+  case SemanticsPreset::Onnx:
+    return {ScaleOp::Divide, ZeroPointOrder::AfterRounding,
+            RoundingMode::NearestEven};
+  case SemanticsPreset::PyTorch:
+    return {ScaleOp::Reciprocal, ZeroPointOrder::AfterRounding,
+            RoundingMode::NearestEven};
+  case SemanticsPreset::TfLite:
+    return {ScaleOp::Divide, ZeroPointOrder::AfterRounding,
+            RoundingMode::NearestAway};
+  }
+  return {};
+}
+
+std::string_view kernelOpName(KernelOp op) {
+  switch (op) {
+  case KernelOp::QCast:
+    return "qcast";
+  case KernelOp::DCast:
+    return "dcast";
+  case KernelOp::SCast:
+    return "scast";
+  }
+  return "?";
+}
+
+std::string_view valueTypeName(ValueType type) {
+  switch (type) {
+  case ValueType::F16:
+    return "f16";
+  case ValueType::BF16:
+    return "bf16";
+  case ValueType::F32:
+    return "f32";
+  case ValueType::F64:
+    return "f64";
+  }
+  return "?";
+}
+
+unsigned valueTypeBytes(ValueType type) {
+  switch (type) {
+  case ValueType::F16:
+  case ValueType::BF16:
+    return 2;
+  case ValueType::F32:
+    return 4;
+  case ValueType::F64:
+    return 8;
+  }
+  return 0;
+}
+
+std::string_view roundingModeName(RoundingMode mode) {
+  switch (mode) {
+  case RoundingMode::NearestEven:
+    return "nearest-even";
+  case RoundingMode::NearestAway:
+    return "nearest-away";
+  case RoundingMode::TowardZero:
+    return "toward-zero";
+  }
+  return "?";
+}
+
+std::string_view scaleOpName(ScaleOp op) {
+  switch (op) {
+  case ScaleOp::Divide:
+    return "divide";
+  case ScaleOp::Reciprocal:
+    return "reciprocal";
+  }
+  return "?";
+}
+
+std::string_view zeroPointOrderName(ZeroPointOrder order) {
+  switch (order) {
+  case ZeroPointOrder::BeforeRounding:
+    return "before-rounding";
+  case ZeroPointOrder::AfterRounding:
+    return "after-rounding";
+  }
+  return "?";
+}
+
+unsigned StorageSpec::containerBytes() const {
+  if (bits <= 8)
+    return 1;
+  if (bits <= 16)
+    return 2;
+  return 4;
+}
+
+int64_t LayoutSpec::parameterCount() const {
+  switch (kind) {
+  case Kind::PerTensor:
+    return 1;
+  case Kind::PerAxis:
+    return channels;
+  case Kind::Blocked: {
+    // Dynamic extents always come with whole-extent blocks (grid 1), so
+    // the count never depends on call-time extents.
+    int64_t count = 1;
+    for (const Dim &dim : dims)
+      if (dim.block != kDynamic && dim.block > 0)
+        count *= dim.extent / dim.block;
+    return count;
+  }
+  }
+  return 1;
+}
+
+bool KernelSpec::takesParams() const {
+  if (params.runtime)
+    return true;
+  if (layout.kind == LayoutSpec::Kind::PerAxis)
+    return layout.inner == LayoutSpec::kDynamic;
+  if (layout.kind == LayoutSpec::Kind::Blocked)
+    for (const LayoutSpec::Dim &dim : layout.dims)
+      if (dim.extent == LayoutSpec::kDynamic)
+        return true;
+  return false;
+}
+
+namespace {
+
+void appendNumber(std::string &out, double value) {
+  out += shortestDecimal(value);
+}
+
+void appendNumber(std::string &out, int64_t value) {
+  out += std::to_string(value);
+}
+
+void appendExtent(std::string &out, int64_t extent) {
+  if (extent == LayoutSpec::kDynamic)
+    out += '?';
+  else
+    appendNumber(out, extent);
+}
+
+template <typename T>
+void appendList(std::string &out, const std::vector<T> &values) {
+  out += '[';
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i != 0)
+      out += ',';
+    appendNumber(out, values[i]);
+  }
+  out += ']';
+}
+
+/// "i8", "u4", "f8E4M3FN", "quantile(u4)".
+std::string storageName(const StorageSpec &storage) {
+  std::string integer =
+      (storage.isSigned ? "i" : "u") + std::to_string(storage.bits);
+  switch (storage.kind) {
+  case StorageType::Kind::Integer:
+    return integer;
+  case StorageType::Kind::Float:
+    return std::string(floatTypeName(storage.floatFormat));
+  case StorageType::Kind::Quantile:
+    return "quantile-" + integer;
+  }
+  return integer;
+}
+
+std::string_view layoutKindName(LayoutSpec::Kind kind) {
+  switch (kind) {
+  case LayoutSpec::Kind::PerTensor:
+    return "per-tensor";
+  case LayoutSpec::Kind::PerAxis:
+    return "per-axis";
+  case LayoutSpec::Kind::Blocked:
+    return "blocked";
+  }
+  return "?";
+}
+
+void appendLayout(std::string &out, const LayoutSpec &layout) {
+  out += layoutKindName(layout.kind);
+  switch (layout.kind) {
+  case LayoutSpec::Kind::PerTensor:
+    return;
+  case LayoutSpec::Kind::PerAxis:
+    out += "(channels=";
+    appendNumber(out, layout.channels);
+    out += ",inner=";
+    appendExtent(out, layout.inner);
+    out += ')';
+    return;
+  case LayoutSpec::Kind::Blocked:
+    out += '(';
+    for (size_t i = 0; i < layout.dims.size(); ++i) {
+      if (i != 0)
+        out += ',';
+      appendExtent(out, layout.dims[i].extent);
+      out += '/';
+      appendExtent(out, layout.dims[i].block);
+    }
+    out += ')';
+    return;
+  }
+}
+
+/// FNV-1a, 64 bit: stable across runs and platforms, unlike std::hash.
+uint64_t fnv1a(std::string_view text) {
+  uint64_t hash = 0xcbf29ce484222325ULL;
+  for (unsigned char c : text) {
+    hash ^= c;
+    hash *= 0x100000001b3ULL;
+  }
+  return hash;
+}
+
+Status invalid(std::string message) {
+  return Status::error(ErrorCode::InvalidArgument,
+                       "invalid KernelSpec: " + std::move(message));
+}
+
+Status verifyStorage(const StorageSpec &storage) {
+  if (storage.min > storage.max)
+    return invalid("storage min > max");
+  switch (storage.kind) {
+  case StorageType::Kind::Integer:
+  case StorageType::Kind::Quantile: {
+    if (storage.bits < 1 || storage.bits > 32)
+      return invalid("integer storage width must be 1..32");
+    int64_t lowest = storage.isSigned ? -(int64_t(1) << (storage.bits - 1)) : 0;
+    int64_t highest = storage.isSigned ? (int64_t(1) << (storage.bits - 1)) - 1
+                                       : (int64_t(1) << storage.bits) - 1;
+    if (storage.min < lowest || storage.max > highest)
+      return invalid("storage bounds outside the range of " +
+                     storageName(storage));
+    if (storage.kind == StorageType::Kind::Quantile &&
+        static_cast<int64_t>(storage.table.size()) !=
+            storage.max - storage.min + 1)
+      return invalid("quantile table needs one entry per storage value");
+    break;
+  }
+  case StorageType::Kind::Float:
+    if (storage.bits != floatTypeBits(storage.floatFormat))
+      return invalid("float storage width does not match its format");
+    break;
+  }
+  if (storage.packed && storage.bits != 1 && storage.bits != 2 &&
+      storage.bits != 4)
+    return invalid("only 1-, 2- and 4-bit storage can be packed");
+  return Status::ok();
+}
+
+Status verifyLayout(const LayoutSpec &layout) {
+  switch (layout.kind) {
+  case LayoutSpec::Kind::PerTensor:
+    return Status::ok();
+  case LayoutSpec::Kind::PerAxis:
+    if (layout.channels < 1)
+      return invalid("per-axis layout needs at least one channel");
+    if (layout.inner < 1 && layout.inner != LayoutSpec::kDynamic)
+      return invalid("per-axis inner extent must be positive or dynamic");
+    return Status::ok();
+  case LayoutSpec::Kind::Blocked:
+    if (layout.dims.empty())
+      return invalid("blocked layout without dims");
+    for (size_t i = 0; i < layout.dims.size(); ++i) {
+      const LayoutSpec::Dim &dim = layout.dims[i];
+      if (dim.extent == LayoutSpec::kDynamic) {
+        if (i == 0)
+          return invalid("the outermost blocked dim must be static");
+        if (dim.block != LayoutSpec::kDynamic)
+          return invalid("a dynamic blocked dim needs a whole-extent block");
+        continue;
+      }
+      if (dim.extent < 1 || dim.block < 1 || dim.extent % dim.block != 0)
+        return invalid("blocked dim " + std::to_string(i) +
+                       ": block must be positive and divide the extent");
+    }
+    return Status::ok();
+  }
+  return invalid("unknown layout kind");
+}
+
+} // namespace
+
+Status verifyKernelSpec(const KernelSpec &spec) {
+  if (Status status = verifyStorage(spec.storage); !status)
+    return status;
+  ValueType wantCompute =
+      spec.expressed == ValueType::F64 ? ValueType::F64 : ValueType::F32;
+  if (spec.compute != wantCompute)
+    return invalid("compute type must be " +
+                   std::string(valueTypeName(wantCompute)) + " for " +
+                   std::string(valueTypeName(spec.expressed)) +
+                   " expressed values");
+  if (Status status = verifyLayout(spec.layout); !status)
+    return status;
+  if (!spec.params.runtime) {
+    size_t count = static_cast<size_t>(spec.layout.parameterCount());
+    if (spec.params.scales.size() != count ||
+        spec.params.zeroPoints.size() != count)
+      return invalid("the layout takes " + std::to_string(count) +
+                     " baked scales and zero points, the spec has " +
+                     std::to_string(spec.params.scales.size()) + " and " +
+                     std::to_string(spec.params.zeroPoints.size()));
+  } else if (!spec.params.scales.empty() || !spec.params.zeroPoints.empty()) {
+    return invalid("runtime parameters with baked values");
+  }
+  return Status::ok();
+}
+
+std::string KernelSpec::canonicalString() const {
+  std::string out;
+  out += kernelOpName(op);
+  out += " storage=";
+  out += storageName(storage);
+  out += '<';
+  appendNumber(out, storage.min);
+  out += ':';
+  appendNumber(out, storage.max);
+  out += '>';
+  out += storage.packed ? " packed" : " unpacked";
+  if (storage.kind == StorageType::Kind::Quantile) {
+    out += " table=";
+    appendList(out, storage.table);
+  }
+  out += " expressed=";
+  out += valueTypeName(expressed);
+  out += " compute=";
+  out += valueTypeName(compute);
+  out += " layout=";
+  appendLayout(out, layout);
+  if (params.runtime) {
+    out += " params=runtime";
+  } else {
+    out += " scales=";
+    appendList(out, params.scales);
+    out += " zero-points=";
+    appendList(out, params.zeroPoints);
+  }
+  out += " knobs=";
+  out += scaleOpName(knobs.scaleOp);
+  out += ',';
+  out += zeroPointOrderName(knobs.zeroPoint);
+  out += ',';
+  out += roundingModeName(knobs.rounding);
+  out += " shape=";
+  if (shape.empty())
+    out += "none";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i != 0)
+      out += 'x';
+    appendExtent(out, shape[i]);
+  }
+  return out;
+}
+
+std::string KernelSpec::kernelName() const {
+  std::string name = "qjit_";
+  name += kernelOpName(op);
+  name += '_';
+  std::string storagePart = storageName(storage);
+  for (char &c : storagePart)
+    if (c == '-')
+      c = '_';
+  name += storagePart;
+  name += '_';
+  name += valueTypeName(expressed);
+  switch (layout.kind) {
+  case LayoutSpec::Kind::PerTensor:
+    name += "_pt";
+    break;
+  case LayoutSpec::Kind::PerAxis:
+    name += "_pa";
+    break;
+  case LayoutSpec::Kind::Blocked:
+    name += "_blk";
+    break;
+  }
+  char digits[17];
+  auto [end, error] =
+      std::to_chars(digits, digits + 16, fnv1a(canonicalString()), 16);
+  (void)error; // 16 hex digits always fit.
+  name += '_';
+  name.append(digits, end);
+  return name;
+}
+
+size_t KernelSpec::hash() const {
+  return static_cast<size_t>(fnv1a(canonicalString()));
+}
+
+} // namespace qjit

@@ -1,0 +1,47 @@
+//===- FinishedKernel.cpp - Logging, counters and dumps for JIT'd code ----===//
+#include "FinishedKernel.h"
+
+#include "JitLogger.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+namespace qjit::detail {
+
+namespace {
+std::atomic<uint64_t> totalKernels{0}, totalCodeBytes{0}, totalCompileNs{0};
+
+void dumpCode(const char *dir, const KernelSpec &spec,
+              const CompiledCode &code) {
+  std::filesystem::path path = std::filesystem::path(dir) /
+                               (spec.kernelName() + "." + code.backend + ".bin");
+  std::ofstream out(path, std::ios::binary);
+  out.write(static_cast<const char *>(code.entry),
+            static_cast<std::streamsize>(code.codeBytes));
+  if (!out)
+    jitLogger().warn("QJIT_DUMP_DIR: could not write {}", path.string());
+}
+} // namespace
+
+void finishKernel(const KernelSpec &spec, const CompiledCode &code,
+                  uint64_t compileNanoseconds) {
+  totalKernels.fetch_add(1, std::memory_order_relaxed);
+  totalCodeBytes.fetch_add(code.codeBytes, std::memory_order_relaxed);
+  totalCompileNs.fetch_add(compileNanoseconds, std::memory_order_relaxed);
+  jitLogger().debug("compiled {} backend={} isa={} bytes={} {:.1f}us",
+                    spec.kernelName(), code.backend, isaLevelName(code.isa),
+                    code.codeBytes, compileNanoseconds / 1000.0);
+  if (const char *dir = std::getenv("QJIT_DUMP_DIR"); dir && *dir &&
+                                                       code.codeBytes > 0)
+    dumpCode(dir, spec, code);
+}
+
+JitTotals jitTotals() {
+  return {totalKernels.load(std::memory_order_relaxed),
+          totalCodeBytes.load(std::memory_order_relaxed),
+          totalCompileNs.load(std::memory_order_relaxed)};
+}
+
+} // namespace qjit::detail

@@ -1,0 +1,80 @@
+//===- AsmjitAssembly.cpp - Listings and assembler errors -----------------===//
+#include "AsmjitAssembly.h"
+
+#include "X86Generators.h"
+
+namespace qjit::asmjit_backend {
+
+Status AssemblyErrors::status(const KernelSpec &spec) const {
+  return Status::error(ErrorCode::BackendFailure,
+                       "asmjit backend: assembling " + spec.kernelName() +
+                           " failed: " + message_ + " (" +
+                           asmjit::DebugUtils::errorAsString(error_) + ")");
+}
+
+bool isAArch64Triple(std::string_view triple) {
+  return triple.starts_with("aarch64") || triple.starts_with("arm64");
+}
+
+Expected<IsaLevel> listingIsaLevel(IsaLevel backendIsa,
+                                   const AsmOptions &options) {
+  if (!options.triple.empty() && !options.triple.starts_with("x86_64"))
+    return Status::error(ErrorCode::Unsupported,
+                         "asmjit backend: no generator for target '" +
+                             options.triple +
+                             "' (x86_64 and aarch64 only)");
+  IsaLevel level = backendIsa;
+  std::string_view features = options.features;
+  if (features.find("+avx512f") != std::string_view::npos)
+    level = IsaLevel::Avx512;
+  if (features.find("-avx512f") != std::string_view::npos)
+    level = std::min(level, IsaLevel::Avx2);
+  if (features.find("-avx2") != std::string_view::npos)
+    level = std::min(level, IsaLevel::Sse4);
+  return level;
+}
+
+std::string listingHeader(const KernelSpec &spec, std::string_view target,
+                          std::string_view features) {
+  std::string header;
+  header += "; spec: " + spec.canonicalString() + "\n";
+  header += "; kernel: " + spec.kernelName() + "\n";
+  header += "; backend: asmjit\n";
+  header += "; target: " + std::string(target) + "\n";
+  header += "; features: " + std::string(features) + "\n";
+  return header;
+}
+
+void configureListingLogger(asmjit::StringLogger &logger) {
+  logger.setFlags(asmjit::FormatFlags::kHexImms |
+                  asmjit::FormatFlags::kHexOffsets);
+  logger.setIndentation(asmjit::FormatIndentationGroup::kCode, 2);
+}
+
+Expected<std::string> x86Assembly(const KernelSpec &spec, IsaLevel level,
+                                  const AsmOptions &) {
+  X86Isa isa(level);
+  if (Status status = checkX86Support(spec, isa); !status)
+    return status;
+  asmjit::CodeHolder code;
+  code.init(asmjit::Environment(asmjit::Arch::kX64));
+  asmjit::StringLogger logger;
+  configureListingLogger(logger);
+  code.setLogger(&logger);
+  AssemblyErrors errors;
+  code.setErrorHandler(&errors);
+  x86::Assembler assembler(&code);
+  generateX86Kernel(assembler, isa, spec);
+  if (!errors.ok())
+    return errors.status(spec);
+  std::string features = isa.avx512()
+                             ? "+avx2,+fma,+f16c,+bmi2,+avx512f,+avx512bw,"
+                               "+avx512vl,+avx512dq"
+                             : "+avx2,+fma,+f16c,-avx512f";
+  return listingHeader(spec, "x86_64 (" + std::string(isaLevelName(level)) +
+                                 ", Intel syntax)",
+                       features) +
+         logger.data();
+}
+
+} // namespace qjit::asmjit_backend

@@ -1,0 +1,50 @@
+//===- X86Generators.cpp - What the x86 generators cover ------------------===//
+#include "X86Generators.h"
+
+#include "X86Conversions.h"
+
+#include <string>
+
+namespace qjit::asmjit_backend {
+
+namespace {
+Status unsupported(std::string what) {
+  return Status::error(ErrorCode::Unsupported,
+                       "asmjit backend: " + std::move(what) +
+                           " is not generated yet; use the llvm backend or "
+                           "the reference");
+}
+} // namespace
+
+Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
+  if (isa.level() < IsaLevel::Avx2)
+    return Status::error(
+        ErrorCode::Unsupported,
+        "asmjit backend: needs AVX2 (ISA level is " +
+            std::string(isaLevelName(isa.level())) +
+            "); the runtime should fall back to the llvm backend or the "
+            "reference");
+  if (!x86SupportsStorage(spec.storage))
+    return unsupported("storage other than unpacked integers of 1..24 bits");
+  if (spec.op != KernelOp::SCast && !x86SupportsExpressed(spec.expressed))
+    return unsupported(std::string(valueTypeName(spec.expressed)) +
+                       " expressed values");
+  return Status::ok();
+}
+
+void generateX86Kernel(x86::Assembler &a, const X86Isa &isa,
+                       const KernelSpec &spec) {
+  switch (spec.op) {
+  case KernelOp::QCast:
+    generateX86Quantize(a, isa, spec);
+    return;
+  case KernelOp::DCast:
+    generateX86Dequantize(a, isa, spec);
+    return;
+  case KernelOp::SCast:
+    generateX86StorageCast(a, isa, spec);
+    return;
+  }
+}
+
+} // namespace qjit::asmjit_backend

@@ -1,0 +1,305 @@
+//===- X86KernelFrame.cpp - Prologue, parameter loops and tails -----------===//
+#include "X86KernelFrame.h"
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace qjit::asmjit_backend {
+
+namespace {
+
+using asmjit::AlignMode;
+using asmjit::Label;
+
+/// One dimension of a period, as the reference resolves it: `grid` blocks
+/// of `block` elements (innermost) or rows (outer dims). Grids and strides
+/// are static (a dynamic extent always has a whole-extent block); a block
+/// may be read from KernelParams::extents[extentIndex] at call time.
+struct NestLevel {
+  int64_t grid = 1;
+  int64_t block = 1;
+  int extentIndex = -1; ///< >= 0: block is extents[extentIndex].
+  int64_t paramStride = 1;
+};
+
+std::vector<NestLevel> nestLevels(const LayoutSpec &layout) {
+  std::vector<NestLevel> levels;
+  if (layout.kind == LayoutSpec::Kind::PerAxis) {
+    levels.push_back({layout.channels, 1, -1, 1});
+    bool dynamic = layout.inner == LayoutSpec::kDynamic;
+    levels.push_back({1, dynamic ? 0 : layout.inner, dynamic ? 0 : -1, 1});
+  } else if (layout.kind == LayoutSpec::Kind::Blocked) {
+    for (size_t d = 0; d < layout.dims.size(); ++d) {
+      const LayoutSpec::Dim &dim = layout.dims[d];
+      bool dynamic = dim.extent == LayoutSpec::kDynamic ||
+                     dim.block == LayoutSpec::kDynamic;
+      NestLevel level;
+      level.grid = dynamic ? 1 : dim.extent / dim.block;
+      level.block = dynamic ? 0 : dim.block;
+      level.extentIndex = dynamic ? static_cast<int>(d) - 1 : -1;
+      levels.push_back(level);
+    }
+  }
+  int64_t stride = 1;
+  for (size_t d = levels.size(); d-- > 0;) {
+    levels[d].paramStride = stride;
+    stride *= levels[d].grid;
+  }
+  return levels;
+}
+
+/// Stack slots of one nest level (rsp-relative, 8 bytes each).
+struct LevelSlots {
+  x86::Mem block, blockIndex, row, base;
+};
+
+class FrameEmitter {
+public:
+  FrameEmitter(x86::Assembler &a, const X86Isa &isa, const LayoutSpec &layout,
+               X86VectorBody &body)
+      : a_(a), isa_(isa), body_(body), levels_(nestLevels(layout)) {}
+
+  void emit() {
+    exit_ = a_.newLabel();
+    int32_t frameBytes = static_cast<int32_t>(levels_.size() * 32);
+    if (frameBytes)
+      a_.sub(x86::rsp, frameBytes);
+    body_.emitConstants(a_);
+    if (levels_.empty()) {
+      a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
+      body_.emitParameters(a_);
+      a_.mov(reg::runCount, reg::remaining);
+      emitRun(true);
+    } else if (body_.parameterBytes() != 0) {
+      emitPeriods();
+    } else {
+      emitNest();
+    }
+    a_.bind(exit_);
+    if (frameBytes)
+      a_.add(x86::rsp, frameBytes);
+    a_.vzeroupper();
+    a_.ret();
+    body_.emitData(a_);
+  }
+
+private:
+  LevelSlots slots(size_t level) const {
+    int32_t at = static_cast<int32_t>(level * 32);
+    return {x86::qword_ptr(x86::rsp, at), x86::qword_ptr(x86::rsp, at + 8),
+            x86::qword_ptr(x86::rsp, at + 16),
+            x86::qword_ptr(x86::rsp, at + 24)};
+  }
+
+  /// Stores each level's block length; a dynamic one comes from
+  /// KernelParams::extents and must be positive.
+  void emitBlockLengths() {
+    for (size_t d = 0; d < levels_.size(); ++d) {
+      const NestLevel &level = levels_[d];
+      if (level.extentIndex < 0) {
+        a_.mov(reg::scratch, level.block);
+      } else {
+        a_.mov(reg::scratch,
+               x86::qword_ptr(reg::params, offsetof(KernelParams, extents)));
+        a_.mov(reg::scratch,
+               x86::qword_ptr(reg::scratch, level.extentIndex * 8));
+        a_.test(reg::scratch, reg::scratch);
+        a_.jle(exit_);
+      }
+      a_.mov(slots(d).block, reg::scratch);
+    }
+  }
+
+  /// One run per period, parameters from per-element tables.
+  void emitPeriods() {
+    int64_t period = 1;
+    for (const NestLevel &level : levels_)
+      period *= level.grid * level.block;
+    Label top = a_.newLabel();
+    a_.bind(top);
+    a_.test(reg::remaining, reg::remaining);
+    a_.jz(exit_);
+    body_.emitParameters(a_);
+    a_.mov(reg::runCount, period);
+    a_.cmp(reg::runCount, reg::remaining);
+    a_.cmova(reg::runCount, reg::remaining);
+    a_.sub(reg::remaining, reg::runCount);
+    emitRun(true);
+    a_.jmp(top);
+  }
+
+  /// Periods repeat until the elements run out; the innermost level leaves
+  /// through exit_ when `remaining` reaches zero.
+  void emitNest() {
+    emitBlockLengths();
+    Label period = a_.newLabel();
+    a_.bind(period);
+    a_.mov(slots(0).base, 0);
+    emitLevel(0);
+    a_.jmp(period);
+  }
+
+  void emitLevel(size_t d) {
+    const NestLevel &level = levels_[d];
+    LevelSlots s = slots(d);
+    Label blockTop = a_.newLabel(), done = a_.newLabel();
+    a_.mov(s.blockIndex, 0);
+    a_.bind(blockTop);
+    a_.mov(reg::scratch, s.blockIndex);
+    a_.cmp(reg::scratch, level.grid);
+    a_.jae(done);
+    if (d + 1 == levels_.size()) {
+      emitInnermostBlock(s);
+    } else {
+      Label rowTop = a_.newLabel(), nextBlock = a_.newLabel();
+      a_.mov(s.row, 0);
+      a_.bind(rowTop);
+      a_.mov(reg::scratch, s.row);
+      a_.cmp(reg::scratch, s.block);
+      a_.jae(nextBlock);
+      a_.mov(reg::scratch, s.blockIndex);
+      a_.imul(reg::scratch, reg::scratch, level.paramStride);
+      a_.add(reg::scratch, s.base);
+      a_.mov(slots(d + 1).base, reg::scratch);
+      emitLevel(d + 1);
+      a_.inc(s.row);
+      a_.jmp(rowTop);
+      a_.bind(nextBlock);
+    }
+    a_.inc(s.blockIndex);
+    a_.jmp(blockTop);
+    a_.bind(done);
+  }
+
+  /// One run: `block` elements (or what is left) with one parameter.
+  void emitInnermostBlock(const LevelSlots &s) {
+    a_.test(reg::remaining, reg::remaining);
+    a_.jz(exit_);
+    a_.mov(reg::paramIndex, s.base);
+    a_.add(reg::paramIndex, reg::scratch);
+    body_.emitParameters(a_);
+    a_.mov(reg::runCount, s.block);
+    a_.cmp(reg::runCount, reg::remaining);
+    a_.cmova(reg::runCount, reg::remaining);
+    a_.sub(reg::remaining, reg::runCount);
+    emitRun(false);
+  }
+
+  /// Advances the cursors by `elements` elements.
+  void advanceCursors(int32_t elements) {
+    a_.add(reg::src, elements * int32_t(body_.srcBytes()));
+    a_.add(reg::dst, elements * int32_t(body_.dstBytes()));
+    if (body_.parameterBytes())
+      a_.add(reg::paramIndex, elements * int32_t(body_.parameterBytes()));
+  }
+  void advanceCursors(const x86::Gp &elements) {
+    a_.lea(reg::src,
+           x86::ptr(reg::src, elements, std::countr_zero(body_.srcBytes())));
+    a_.lea(reg::dst,
+           x86::ptr(reg::dst, elements, std::countr_zero(body_.dstBytes())));
+    if (body_.parameterBytes())
+      a_.lea(reg::paramIndex,
+             x86::ptr(reg::paramIndex, elements,
+                      std::countr_zero(body_.parameterBytes())));
+  }
+
+  /// The vector loops over reg::runCount elements, advancing the cursors.
+  /// `align`: the run is entered rarely, so padding its loop head is free.
+  void emitRun(bool align) {
+    const unsigned lanes = body_.lanes();
+    const int32_t srcStep = static_cast<int32_t>(lanes * body_.srcBytes());
+    const int32_t dstStep = static_cast<int32_t>(lanes * body_.dstBytes());
+    const int32_t unrolled = static_cast<int32_t>(lanes * reg::kUnroll);
+    Label unrolledLoop = a_.newLabel(), single = a_.newLabel(),
+          singleLoop = a_.newLabel(), tail = a_.newLabel(),
+          end = a_.newLabel();
+
+    a_.cmp(reg::runCount, unrolled);
+    a_.jb(single);
+    if (align)
+      a_.align(AlignMode::kCode, 32);
+    a_.bind(unrolledLoop);
+    for (unsigned j = 0; j < reg::kUnroll; ++j)
+      body_.emitVector(a_, j, x86::ptr(reg::src, srcStep * int32_t(j)),
+                       x86::ptr(reg::dst, dstStep * int32_t(j)), false);
+    advanceCursors(unrolled);
+    a_.sub(reg::runCount, unrolled);
+    a_.cmp(reg::runCount, unrolled);
+    a_.jae(unrolledLoop);
+
+    a_.bind(single);
+    a_.cmp(reg::runCount, int32_t(lanes));
+    a_.jb(tail);
+    a_.bind(singleLoop);
+    body_.emitVector(a_, 0, x86::ptr(reg::src), x86::ptr(reg::dst), false);
+    advanceCursors(int32_t(lanes));
+    a_.sub(reg::runCount, int32_t(lanes));
+    a_.cmp(reg::runCount, int32_t(lanes));
+    a_.jae(singleLoop);
+
+    a_.bind(tail);
+    a_.test(reg::runCount, reg::runCount);
+    a_.jz(end);
+    if (isa_.avx512())
+      emitMaskedTail();
+    else
+      emitBufferedTail();
+    advanceCursors(reg::runCount);
+    a_.bind(end);
+  }
+
+  /// 0 < runCount < lanes: k1 holds the low runCount lanes; masked loads
+  /// and stores never touch the lanes beyond.
+  void emitMaskedTail() {
+    a_.mov(reg::scratch.r32(), -1);
+    a_.bzhi(reg::scratch.r32(), reg::scratch.r32(), reg::runCount.r32());
+    a_.kmovw(reg::tailMask, reg::scratch.r32());
+    body_.emitVector(a_, 0, x86::ptr(reg::src), x86::ptr(reg::dst), true);
+  }
+
+  /// 0 < runCount < lanes without masks: copy the tail into the red zone
+  /// (the kernel is a leaf), convert one whole vector there, copy back
+  /// only the runCount results.
+  void emitBufferedTail() {
+    const x86::Mem srcBuffer = x86::ptr(x86::rsp, -128);
+    const x86::Mem dstBuffer = x86::ptr(x86::rsp, -64);
+    emitByteCopy(reg::src, x86::rsp, -128, body_.srcBytes());
+    body_.emitVector(a_, 0, srcBuffer, dstBuffer, false);
+    emitByteCopy(x86::rsp, reg::dst, -64, body_.dstBytes(), true);
+  }
+
+  /// Copies runCount * elementBytes bytes between a cursor and the red
+  /// zone buffer at rsp + offset (`toCursor`: from the buffer).
+  void emitByteCopy(const x86::Gp &from, const x86::Gp &to, int32_t offset,
+                    unsigned elementBytes, bool toCursor = false) {
+    Label loop = a_.newLabel();
+    a_.mov(reg::scratch2, reg::runCount);
+    a_.shl(reg::scratch2, std::countr_zero(elementBytes));
+    a_.xor_(reg::scratch.r32(), reg::scratch.r32());
+    a_.bind(loop);
+    a_.movzx(reg::scratch3.r32(),
+             x86::byte_ptr(from, reg::scratch, 0, toCursor ? offset : 0));
+    a_.mov(x86::byte_ptr(to, reg::scratch, 0, toCursor ? 0 : offset),
+           reg::scratch3.r8());
+    a_.inc(reg::scratch);
+    a_.cmp(reg::scratch, reg::scratch2);
+    a_.jb(loop);
+  }
+
+  x86::Assembler &a_;
+  const X86Isa &isa_;
+  X86VectorBody &body_;
+  std::vector<NestLevel> levels_;
+  Label exit_;
+};
+
+} // namespace
+
+void emitX86Kernel(x86::Assembler &a, const X86Isa &isa,
+                   const KernelSpec &spec, X86VectorBody &body) {
+  FrameEmitter(a, isa, spec.layout, body).emit();
+}
+
+} // namespace qjit::asmjit_backend

@@ -1,0 +1,54 @@
+//===- X86KernelFrame.h - Prologue, parameter loops and tails ---*- C++ -*-===//
+//
+// Every x86 kernel has the same skeleton: a prologue, loops that walk the
+// layout's parameter runs (one per-tensor run, or nested loops over the
+// blocks of a period, never a division per element), an unrolled vector
+// loop inside each run, an exact tail (k-masked on AVX-512, through a stack
+// buffer on AVX2 so nothing past either buffer is touched) and an epilogue.
+// A kernel family plugs its per-vector work in as an X86VectorBody.
+//
+//===----------------------------------------------------------------------===//
+#ifndef QJIT_JIT_ASMJIT_X86KERNELFRAME_H
+#define QJIT_JIT_ASMJIT_X86KERNELFRAME_H
+
+#include "X86Isa.h"
+
+#include "qjit/KernelSpec.h"
+
+namespace qjit::asmjit_backend {
+
+/// One kernel family's work on one vector of elements.
+class X86VectorBody {
+public:
+  virtual ~X86VectorBody() = default;
+  /// Elements per vector (the compute type's lanes).
+  virtual unsigned lanes() const = 0;
+  /// Bytes one element occupies in the source and destination buffers.
+  virtual unsigned srcBytes() const = 0;
+  virtual unsigned dstBytes() const = 0;
+  /// Kernel-wide constants, emitted once after the prologue.
+  virtual void emitConstants(x86::Assembler &a) = 0;
+  /// The parameters of parameter number reg::paramIndex, at each run start;
+  /// with per-element tables, points reg::paramIndex at them instead, once
+  /// per period.
+  virtual void emitParameters(x86::Assembler &a) = 0;
+  /// Non-zero: parameters are per-element tables covering one layout
+  /// period, read through reg::paramIndex as a cursor that advances this
+  /// many bytes per element (short runs would otherwise dominate).
+  virtual unsigned parameterBytes() const { return 0; }
+  /// Converts lanes() elements at src into dst using register slot `slot`
+  /// (< reg::kUnroll). `masked`: only the lanes in reg::tailMask exist.
+  virtual void emitVector(x86::Assembler &a, unsigned slot,
+                          const x86::Mem &src, const x86::Mem &dst,
+                          bool masked) = 0;
+  /// Data (tables) placed after the code; labels bound here.
+  virtual void emitData(x86::Assembler &) {}
+};
+
+/// Emits the whole kernel for `spec` around `body`.
+void emitX86Kernel(x86::Assembler &a, const X86Isa &isa,
+                   const KernelSpec &spec, X86VectorBody &body);
+
+} // namespace qjit::asmjit_backend
+
+#endif // QJIT_JIT_ASMJIT_X86KERNELFRAME_H

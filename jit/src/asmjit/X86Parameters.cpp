@@ -1,0 +1,191 @@
+//===- X86Parameters.cpp - Scales and zero points into registers ----------===//
+#include "X86Parameters.h"
+
+#include "X86Conversions.h"
+
+#include "qjit/HostFloat.h"
+
+#include <bit>
+#include <cstddef>
+#include <utility>
+
+namespace qjit::asmjit_backend {
+
+uint32_t floatBits(float value) { return std::bit_cast<uint32_t>(value); }
+
+X86Parameters::X86Parameters(const KernelSpec &spec, const X86Isa &isa,
+                             bool reciprocal)
+    : isa_(isa), expressed_(spec.expressed), reciprocal_(reciprocal),
+      runtime_(spec.params.runtime),
+      perTensor_(spec.layout.kind == LayoutSpec::Kind::PerTensor) {
+  if (runtime_) {
+    zeroPointsAreZero_ = false;
+    return;
+  }
+  for (size_t k = 0; k < spec.params.scales.size(); ++k) {
+    // As the reference gathers them: the scale rounded to the expressed
+    // type, then to C = f32 (exact); the zero point rounded to f32.
+    float scale = static_cast<float>(
+        roundToValueType(spec.params.scales[k], spec.expressed));
+    scales_.push_back(reciprocal ? 1.0f / scale : scale);
+    zeroPoints_.push_back(static_cast<float>(spec.params.zeroPoints[k]));
+    zeroPointsAreZero_ &= spec.params.zeroPoints[k] == 0;
+  }
+  expandPerElement(spec);
+}
+
+namespace {
+
+/// Every dim of one period as (extent, block), or empty when an extent is
+/// dynamic.
+std::vector<std::pair<int64_t, int64_t>> staticDims(const LayoutSpec &layout) {
+  std::vector<std::pair<int64_t, int64_t>> dims;
+  if (layout.kind == LayoutSpec::Kind::PerAxis) {
+    if (layout.inner == LayoutSpec::kDynamic)
+      return {};
+    dims = {{layout.channels, 1}, {layout.inner, layout.inner}};
+  } else if (layout.kind == LayoutSpec::Kind::Blocked) {
+    for (const LayoutSpec::Dim &dim : layout.dims) {
+      if (dim.extent == LayoutSpec::kDynamic ||
+          dim.block == LayoutSpec::kDynamic)
+        return {};
+      dims.push_back({dim.extent, dim.block});
+    }
+  }
+  return dims;
+}
+
+constexpr int64_t kMaxTablePeriod = 16384;
+
+} // namespace
+
+void X86Parameters::expandPerElement(const KernelSpec &spec) {
+  std::vector<std::pair<int64_t, int64_t>> dims = staticDims(spec.layout);
+  if (dims.empty())
+    return;
+  int64_t period = 1;
+  for (auto [extent, block] : dims)
+    period *= extent;
+  // Runs of at least a vector amortize their parameter broadcasts.
+  int64_t lanes = isa_.vectorBytes() / 4;
+  if (dims.back().second >= lanes || period > kMaxTablePeriod)
+    return;
+  perElement_ = true;
+  // Padded by a vector so a tail's full-width table read stays inside.
+  size_t padded = static_cast<size_t>(period + lanes);
+  perElementTables_.assign(2 * padded, 0.0f);
+  for (int64_t i = 0; i < period; ++i) {
+    // The reference's parameter index of element i, computed once here.
+    int64_t rest = i, index = 0, stride = 1;
+    for (size_t d = dims.size(); d-- > 0;) {
+      auto [extent, block] = dims[d];
+      index += (rest % extent / block) * stride;
+      rest /= extent;
+      stride *= extent / block;
+    }
+    perElementTables_[i] = scales_[index];
+    perElementTables_[padded + i] = zeroPoints_[index];
+  }
+  zeroPointTableOffset_ = static_cast<int32_t>(padded * sizeof(float));
+}
+
+asmjit::Operand X86Parameters::scale(unsigned slot) const {
+  if (perElement_)
+    return x86::ptr(reg::paramIndex,
+                    static_cast<int32_t>(slot * isa_.vectorBytes()));
+  return isa_.vec(reg::kScale);
+}
+
+asmjit::Operand X86Parameters::zeroPoint(unsigned slot) const {
+  if (perElement_)
+    return x86::ptr(reg::paramIndex,
+                    zeroPointTableOffset_ +
+                        static_cast<int32_t>(slot * isa_.vectorBytes()));
+  return isa_.vec(reg::kZeroPoint);
+}
+
+void X86Parameters::emitLoad(x86::Assembler &a) {
+  x86::Vec scale = isa_.vec(reg::kScale), zero = isa_.vec(reg::kZeroPoint);
+  if (runtime_) {
+    emitRuntimeLoad(a);
+    return;
+  }
+  if (perElement_) {
+    if (!perElementTable_.isValid())
+      perElementTable_ = a.newLabel();
+    a.lea(reg::paramIndex, x86::ptr(perElementTable_));
+    return;
+  }
+  if (perTensor_) {
+    emitBroadcastImmediate(a, isa_, scale, floatBits(scales_[0]));
+    if (!zeroPointsAreZero_)
+      emitBroadcastImmediate(a, isa_, zero, floatBits(zeroPoints_[0]));
+    return;
+  }
+  if (!scaleTable_.isValid()) {
+    scaleTable_ = a.newLabel();
+    zeroPointTable_ = a.newLabel();
+  }
+  a.lea(reg::scratch, x86::ptr(scaleTable_));
+  a.vbroadcastss(scale, x86::dword_ptr(reg::scratch, reg::paramIndex, 2));
+  if (!zeroPointsAreZero_) {
+    a.lea(reg::scratch, x86::ptr(zeroPointTable_));
+    a.vbroadcastss(zero, x86::dword_ptr(reg::scratch, reg::paramIndex, 2));
+  }
+}
+
+void X86Parameters::emitRuntimeLoad(x86::Assembler &a) {
+  x86::Xmm s = x86::xmm(reg::kScalar), t = x86::xmm(reg::kScalar2);
+  x86::Gp p = reg::scratch;
+  a.mov(p, x86::qword_ptr(reg::params, offsetof(KernelParams, scales)));
+  switch (expressed_) {
+  case ValueType::F32:
+    a.vmovss(s, x86::dword_ptr(p, reg::paramIndex, 2));
+    break;
+  case ValueType::F16:
+    a.movzx(p.r32(), x86::word_ptr(p, reg::paramIndex, 1));
+    a.vmovd(s, p.r32());
+    a.vcvtph2ps(s, s);
+    break;
+  case ValueType::BF16:
+    a.movzx(p.r32(), x86::word_ptr(p, reg::paramIndex, 1));
+    a.shl(p.r32(), 16);
+    a.vmovd(s, p.r32());
+    break;
+  case ValueType::F64:
+    break;
+  }
+  if (reciprocal_) {
+    a.mov(p.r32(), floatBits(1.0f));
+    a.vmovd(t, p.r32());
+    a.vdivss(s, t, s);
+  }
+  a.vbroadcastss(isa_.vec(reg::kScale), s);
+
+  asmjit::Label noZeroPoints = a.newLabel();
+  a.vxorps(s, s, s);
+  a.mov(p, x86::qword_ptr(reg::params, offsetof(KernelParams, zeroPoints)));
+  a.test(p, p);
+  a.jz(noZeroPoints);
+  a.vcvtsi2ss(s, s, x86::qword_ptr(p, reg::paramIndex, 3));
+  a.bind(noZeroPoints);
+  a.vbroadcastss(isa_.vec(reg::kZeroPoint), s);
+}
+
+void X86Parameters::emitData(x86::Assembler &a) {
+  if (perElementTable_.isValid()) {
+    a.align(asmjit::AlignMode::kData, 64);
+    a.bind(perElementTable_);
+    a.embed(perElementTables_.data(),
+            perElementTables_.size() * sizeof(float));
+  }
+  if (!scaleTable_.isValid())
+    return;
+  a.align(asmjit::AlignMode::kData, 64);
+  a.bind(scaleTable_);
+  a.embed(scales_.data(), scales_.size() * sizeof(float));
+  a.bind(zeroPointTable_);
+  a.embed(zeroPoints_.data(), zeroPoints_.size() * sizeof(float));
+}
+
+} // namespace qjit::asmjit_backend

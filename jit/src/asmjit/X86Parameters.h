@@ -1,0 +1,68 @@
+//===- X86Parameters.h - Scales and zero points into registers --*- C++ -*-===//
+//
+// Loads the parameters of one run into vec(reg::kScale) and
+// vec(reg::kZeroPoint), in f32: baked per-tensor values as immediates,
+// baked per-axis / blockwise values from tables placed after the code,
+// runtime values from KernelParams (converted exactly as the reference
+// gathers them: scale widened from the expressed format, zero point
+// rounded to f32, the reciprocal computed once per run).
+//
+//===----------------------------------------------------------------------===//
+#ifndef QJIT_JIT_ASMJIT_X86PARAMETERS_H
+#define QJIT_JIT_ASMJIT_X86PARAMETERS_H
+
+#include "X86Isa.h"
+
+#include "qjit/KernelSpec.h"
+
+#include <cstdint>
+#include <vector>
+
+namespace qjit::asmjit_backend {
+
+class X86Parameters {
+public:
+  /// `reciprocal`: load fl(1/s) instead of s (the `reciprocal` scale op).
+  X86Parameters(const KernelSpec &spec, const X86Isa &isa, bool reciprocal);
+
+  /// Baked parameters whose zero points are all 0: no add/sub needed.
+  bool zeroPointsAreZero() const { return zeroPointsAreZero_; }
+  /// Baked scales only (runtime scales are unknown, so false).
+  bool baked() const { return !runtime_; }
+  /// Per-element tables over one period (see X86VectorBody::
+  /// parameterBytes): 4 bytes per element, or 0 for broadcast registers.
+  unsigned parameterBytes() const { return perElement_ ? 4 : 0; }
+
+  /// The scale and zero point operands of a vector in register slot
+  /// `slot`: broadcast registers, or the slot's entries of the tables.
+  asmjit::Operand scale(unsigned slot) const;
+  asmjit::Operand zeroPoint(unsigned slot) const;
+
+  void emitLoad(x86::Assembler &a);
+  void emitData(x86::Assembler &a);
+
+private:
+  void emitRuntimeLoad(x86::Assembler &a);
+  void expandPerElement(const KernelSpec &spec);
+
+  X86Isa isa_;
+  ValueType expressed_;
+  bool reciprocal_;
+  bool runtime_;
+  bool perTensor_;
+  bool zeroPointsAreZero_ = true;
+  bool perElement_ = false;
+  int32_t zeroPointTableOffset_ = 0; ///< Per-element: bytes after scales.
+  asmjit::Label perElementTable_;
+  std::vector<float> scales_;     ///< Baked: s or fl(1/s), in f32.
+  std::vector<float> zeroPoints_; ///< Baked: f32(z).
+  std::vector<float> perElementTables_; ///< Scales, then zero points.
+  asmjit::Label scaleTable_, zeroPointTable_;
+};
+
+/// The bit pattern of a float (for immediates).
+uint32_t floatBits(float value);
+
+} // namespace qjit::asmjit_backend
+
+#endif // QJIT_JIT_ASMJIT_X86PARAMETERS_H

@@ -1,0 +1,210 @@
+//===- ElementIo.cpp - Loading and storing kernel elements ----------------===//
+#include "ElementIo.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+#include <cassert>
+
+namespace qjit::llvmjit {
+
+unsigned valuesPerByte(const StorageSpec &storage) {
+  return storage.packed ? 8 / storage.bits : 1;
+}
+
+llvm::Type *expressedMemoryType(IrContext &ir) {
+  switch (ir.spec.expressed) {
+  case ValueType::F16:
+    return llvm::Type::getHalfTy(ir.context);
+  case ValueType::BF16:
+    return ir.i16; // Widened by hand: exact, and no libcalls.
+  case ValueType::F32:
+    return llvm::Type::getFloatTy(ir.context);
+  case ValueType::F64:
+    return llvm::Type::getDoubleTy(ir.context);
+  }
+  return nullptr;
+}
+
+llvm::Value *widenExpressed(IrContext &ir, llvm::Value *raw, unsigned lanes) {
+  llvm::IRBuilder<> &b = ir.builder;
+  if (ir.spec.expressed == ValueType::BF16) {
+    llvm::Value *wide = b.CreateZExt(raw, ir.vectorOf(ir.i32, lanes));
+    wide = b.CreateShl(wide, ir.intConstant(ir.i32, 16, lanes));
+    return b.CreateBitCast(wide, ir.vectorOf(ir.compute, lanes));
+  }
+  if (raw->getType() == ir.vectorOf(ir.compute, lanes))
+    return raw;
+  return b.CreateFPExt(raw, ir.vectorOf(ir.compute, lanes));
+}
+
+llvm::Value *loadExpressed(IrContext &ir, llvm::Value *base, llvm::Value *index,
+                           Lanes lanes) {
+  llvm::IRBuilder<> &b = ir.builder;
+  unsigned bytes = valueTypeBytes(ir.spec.expressed);
+  llvm::Value *address =
+      ir.byteAddress(base, b.CreateMul(index, b.getInt64(bytes)));
+  return widenExpressed(ir, ir.load(expressedMemoryType(ir), address, lanes),
+                        lanes.count);
+}
+
+namespace {
+
+/// f32 lanes rounded to bf16 bits, nearest-even. dcast never produces NaN
+/// (finite operands, finite scale), so no quieting is needed; overflow
+/// rounds to infinity as it must.
+llvm::Value *roundToBfloat16(IrContext &ir, llvm::Value *values,
+                             unsigned lanes) {
+  llvm::IRBuilder<> &b = ir.builder;
+  llvm::Value *bits = b.CreateBitCast(values, ir.vectorOf(ir.i32, lanes));
+  llvm::Value *lsb =
+      b.CreateAnd(b.CreateLShr(bits, ir.intConstant(ir.i32, 16, lanes)),
+                  ir.intConstant(ir.i32, 1, lanes));
+  llvm::Value *rounded = b.CreateAdd(
+      bits, b.CreateAdd(lsb, ir.intConstant(ir.i32, 0x7FFF, lanes)));
+  return b.CreateTrunc(b.CreateLShr(rounded, ir.intConstant(ir.i32, 16, lanes)),
+                       ir.vectorOf(ir.i16, lanes));
+}
+
+} // namespace
+
+void storeExpressed(IrContext &ir, llvm::Value *base, llvm::Value *index,
+                    llvm::Value *values, Lanes lanes) {
+  llvm::IRBuilder<> &b = ir.builder;
+  unsigned bytes = valueTypeBytes(ir.spec.expressed);
+  llvm::Value *address =
+      ir.byteAddress(base, b.CreateMul(index, b.getInt64(bytes)));
+  llvm::Value *narrow = values;
+  if (ir.spec.expressed == ValueType::BF16)
+    narrow = roundToBfloat16(ir, values, lanes.count);
+  else if (ir.spec.expressed == ValueType::F16)
+    narrow = b.CreateFPTrunc(values,
+                             ir.vectorOf(expressedMemoryType(ir), lanes.count));
+  ir.store(narrow, address, lanes);
+}
+
+namespace {
+
+llvm::IntegerType *containerType(IrContext &ir) {
+  switch (ir.spec.storage.containerBytes()) {
+  case 1:
+    return ir.i8;
+  case 2:
+    return ir.i16;
+  default:
+    return ir.i32;
+  }
+}
+
+/// i32 lanes holding `bits`-bit fields at bit `shift`... (per lane) moved
+/// to the top and extended back: the value of the field.
+llvm::Value *extractField(IrContext &ir, llvm::Value *wide,
+                          llvm::Value *topShift, unsigned lanes) {
+  llvm::IRBuilder<> &b = ir.builder;
+  const StorageSpec &storage = ir.spec.storage;
+  llvm::Value *top = topShift ? b.CreateShl(wide, topShift) : wide;
+  llvm::Value *down = ir.intConstant(ir.i32, 32 - storage.bits, lanes);
+  return storage.isSigned ? b.CreateAShr(top, down) : b.CreateLShr(top, down);
+}
+
+unsigned log2(unsigned value) {
+  unsigned result = 0;
+  while ((1u << result) < value)
+    ++result;
+  return result;
+}
+
+} // namespace
+
+llvm::Value *loadStored(IrContext &ir, llvm::Value *base, llvm::Value *index,
+                        Lanes lanes) {
+  llvm::IRBuilder<> &b = ir.builder;
+  const StorageSpec &storage = ir.spec.storage;
+  unsigned n = lanes.count;
+  if (!storage.packed) {
+    llvm::IntegerType *container = containerType(ir);
+    llvm::Value *address = ir.byteAddress(
+        base, b.CreateMul(index, b.getInt64(storage.containerBytes())));
+    llvm::Value *raw = ir.load(container, address, lanes);
+    llvm::Value *wide = b.CreateZExt(raw, ir.vectorOf(ir.i32, n));
+    if (storage.bits == 32)
+      return wide;
+    // Only the low `bits` bits of a container carry the value.
+    return extractField(ir, wide, ir.intConstant(ir.i32, 32 - storage.bits, n),
+                        n);
+  }
+  unsigned perByte = valuesPerByte(storage);
+  llvm::Value *byteIndex = b.CreateLShr(index, log2(perByte));
+  llvm::Value *address = ir.byteAddress(base, byteIndex);
+  if (n == 1) {
+    llvm::Value *wide = b.CreateZExt(b.CreateLoad(ir.i8, address), ir.i32);
+    llvm::Value *slot =
+        b.CreateTrunc(b.CreateAnd(index, b.getInt64(perByte - 1)), ir.i32);
+    llvm::Value *shift = b.CreateMul(slot, b.getInt32(storage.bits));
+    llvm::Value *top = b.CreateSub(b.getInt32(32 - storage.bits), shift);
+    return extractField(ir, wide, top, 1);
+  }
+  assert(n % perByte == 0 && !lanes.mask && "packed vectors cover bytes");
+  llvm::Value *bytes = ir.load(ir.i8, address, Lanes{n / perByte});
+  llvm::SmallVector<int, 64> replicate;
+  llvm::SmallVector<llvm::Constant *, 64> tops;
+  for (unsigned lane = 0; lane < n; ++lane) {
+    replicate.push_back(static_cast<int>(lane / perByte));
+    tops.push_back(
+        b.getInt32(32 - storage.bits - (lane % perByte) * storage.bits));
+  }
+  llvm::Value *spread = b.CreateShuffleVector(bytes, replicate);
+  llvm::Value *wide = b.CreateZExt(spread, ir.vectorOf(ir.i32, n));
+  return extractField(ir, wide, llvm::ConstantVector::get(tops), n);
+}
+
+void storeStored(IrContext &ir, llvm::Value *base, llvm::Value *index,
+                 llvm::Value *values, Lanes lanes) {
+  llvm::IRBuilder<> &b = ir.builder;
+  const StorageSpec &storage = ir.spec.storage;
+  unsigned n = lanes.count;
+  if (!storage.packed) {
+    // Values are within the storage range, so truncation keeps their
+    // sign- or zero-extended container form.
+    llvm::Value *address = ir.byteAddress(
+        base, b.CreateMul(index, b.getInt64(storage.containerBytes())));
+    ir.store(b.CreateTrunc(values, ir.vectorOf(containerType(ir), n)), address,
+             lanes);
+    return;
+  }
+  unsigned perByte = valuesPerByte(storage);
+  uint8_t fieldMask = static_cast<uint8_t>((1u << storage.bits) - 1);
+  llvm::Value *byteIndex = b.CreateLShr(index, log2(perByte));
+  llvm::Value *address = ir.byteAddress(base, byteIndex);
+  llvm::Value *fields =
+      b.CreateAnd(b.CreateTrunc(values, ir.vectorOf(ir.i8, n)),
+                  ir.intConstant(ir.i8, fieldMask, n));
+  if (n == 1) {
+    llvm::Value *slot =
+        b.CreateTrunc(b.CreateAnd(index, b.getInt64(perByte - 1)), ir.i8);
+    llvm::Value *shifted =
+        b.CreateShl(fields, b.CreateMul(slot, b.getInt8(storage.bits)));
+    // The first element of a byte defines it (zero padding); later ones
+    // merge into it.
+    llvm::Value *old = b.CreateLoad(ir.i8, address);
+    llvm::Value *kept =
+        b.CreateSelect(b.CreateICmpEQ(slot, b.getInt8(0)), b.getInt8(0), old);
+    b.CreateStore(b.CreateOr(kept, shifted), address);
+    return;
+  }
+  assert(n % perByte == 0 && !lanes.mask && "packed vectors cover bytes");
+  unsigned bytes = n / perByte;
+  llvm::Value *packed = nullptr;
+  for (unsigned slot = 0; slot < perByte; ++slot) {
+    llvm::SmallVector<int, 64> pick;
+    for (unsigned byte = 0; byte < bytes; ++byte)
+      pick.push_back(static_cast<int>(byte * perByte + slot));
+    llvm::Value *part = b.CreateShuffleVector(fields, pick);
+    if (slot > 0)
+      part =
+          b.CreateShl(part, ir.intConstant(ir.i8, slot * storage.bits, bytes));
+    packed = packed ? b.CreateOr(packed, part) : part;
+  }
+  ir.store(packed, address, Lanes{bytes});
+}
+
+} // namespace qjit::llvmjit

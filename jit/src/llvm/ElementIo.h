@@ -1,0 +1,41 @@
+//===- ElementIo.h - Loading and storing kernel elements -------*- C++ -*-===//
+//
+// Reads and writes `lanes` consecutive elements of a host buffer in the
+// formats of docs/semantics.md: expressed values (f16, bf16, f32, f64)
+// widened to the compute type, and stored integers as i32 lanes (sign- or
+// zero-extended from their low `bits` bits), unpacked or packed several to
+// a byte. Packed vectors must start at a byte boundary and cover whole
+// bytes; one packed lane may start anywhere (read-modify-write of its byte,
+// except that the first element of a byte overwrites the whole byte, so
+// padding bits come out zero without a prior memset).
+//
+//===----------------------------------------------------------------------===//
+#ifndef QJIT_JIT_LLVM_ELEMENTIO_H
+#define QJIT_JIT_LLVM_ELEMENTIO_H
+
+#include "IrContext.h"
+
+namespace qjit::llvmjit {
+
+/// Elements per byte of packed storage; 1 when unpacked.
+unsigned valuesPerByte(const StorageSpec &storage);
+
+llvm::Value *loadExpressed(IrContext &ir, llvm::Value *base, llvm::Value *index,
+                           Lanes lanes);
+void storeExpressed(IrContext &ir, llvm::Value *base, llvm::Value *index,
+                    llvm::Value *values, Lanes lanes);
+
+llvm::Value *loadStored(IrContext &ir, llvm::Value *base, llvm::Value *index,
+                        Lanes lanes);
+void storeStored(IrContext &ir, llvm::Value *base, llvm::Value *index,
+                 llvm::Value *values, Lanes lanes);
+
+/// f16 / bf16 / f32 / f64 lanes (any element type of that format) widened
+/// exactly to the compute type; used for runtime scales too.
+llvm::Value *widenExpressed(IrContext &ir, llvm::Value *raw, unsigned lanes);
+/// The in-memory element type of an expressed format.
+llvm::Type *expressedMemoryType(IrContext &ir);
+
+} // namespace qjit::llvmjit
+
+#endif

@@ -1,0 +1,19 @@
+//===- Optimizer.h - The new-pass-manager pipeline for kernels --*- C++ -*-===//
+#ifndef QJIT_JIT_LLVM_OPTIMIZER_H
+#define QJIT_JIT_LLVM_OPTIMIZER_H
+
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+namespace qjit::llvmjit {
+
+/// Runs the standard per-module pipeline of `optLevel` (0..3) for `machine`.
+void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
+                    int optLevel);
+
+/// The optimization level every JIT'd kernel is compiled with.
+constexpr int kJitOptLevel = 3;
+
+} // namespace qjit::llvmjit
+
+#endif

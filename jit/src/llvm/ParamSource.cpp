@@ -1,0 +1,181 @@
+//===- ParamSource.cpp - Where a kernel's scales and zero points come from ===//
+#include "ParamSource.h"
+
+#include "ElementIo.h"
+
+#include "qjit/HostFloat.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace qjit::llvmjit {
+
+namespace {
+
+/// Offsets of KernelParams' fields (three pointers).
+constexpr uint64_t kScalesOffset = 8, kZeroPointsOffset = 16;
+/// Enough zeros for the widest contiguous read of a null zero-point array.
+constexpr unsigned kZeroRun = 64;
+
+double toCompute(const KernelSpec &spec, double value) {
+  return spec.compute == ValueType::F64
+             ? value
+             : static_cast<double>(static_cast<float>(value));
+}
+
+} // namespace
+
+ParamSource::ParamSource(IrContext &ir, const QuantPlan &plan,
+                         llvm::Value *kernelParams)
+    : ir_(ir), plan_(plan) {
+  scale_.element = reciprocal_.element = limit_.element = zeroCompute_.element =
+      ir.compute;
+  zeroSum_.element = plan.wideSum ? ir.i64 : ir.i32;
+  zeroNaN_.element = ir.i32;
+  if (!ir.spec.params.runtime) {
+    bake();
+    return;
+  }
+  llvm::IRBuilder<> &b = ir.builder;
+  scales_ = b.CreateLoad(
+      ir.ptr, ir.byteAddress(kernelParams, b.getInt64(kScalesOffset)));
+  llvm::Value *zeroPoints = b.CreateLoad(
+      ir.ptr, ir.byteAddress(kernelParams, b.getInt64(kZeroPointsOffset)));
+  auto *zerosType = llvm::ArrayType::get(ir.i64, kZeroRun);
+  auto *zeros = new llvm::GlobalVariable(
+      ir.module, zerosType, true, llvm::GlobalValue::PrivateLinkage,
+      llvm::Constant::getNullValue(zerosType), "qjit.zero_points");
+  llvm::Value *isNull = b.CreateIsNull(zeroPoints);
+  zeroPoints_ = b.CreateSelect(isNull, zeros, zeroPoints);
+  zeroStride_ = b.CreateSelect(isNull, b.getInt64(0), b.getInt64(1));
+}
+
+void ParamSource::bake() {
+  const KernelSpec &spec = ir_.spec;
+  count_ = spec.params.scales.size();
+  bool f64 = spec.compute == ValueType::F64;
+  for (size_t k = 0; k < count_; ++k) {
+    double scale = toCompute(
+        spec, roundToValueType(spec.params.scales[k], spec.expressed));
+    int64_t zero = spec.params.zeroPoints[k];
+    scale_.reals.push_back(scale);
+    reciprocal_.reals.push_back(
+        f64 ? 1.0 / scale
+            : static_cast<double>(1.0f / static_cast<float>(scale)));
+    limit_.reals.push_back(std::ldexp(std::fabs(scale), 40));
+    zeroCompute_.reals.push_back(
+        f64 ? static_cast<double>(zero)
+            : static_cast<double>(static_cast<float>(zero)));
+    zeroSum_.integers.push_back(
+        plan_.wideSum ? zero
+                      : std::clamp(zero, -kNarrowZeroLimit, kNarrowZeroLimit));
+    zeroNaN_.integers.push_back(
+        std::clamp(zero, spec.storage.min, spec.storage.max));
+  }
+  if (count_ == 1)
+    return; // Immediates.
+  for (Table *table :
+       {&scale_, &reciprocal_, &limit_, &zeroCompute_, &zeroSum_, &zeroNaN_}) {
+    llvm::SmallVector<llvm::Constant *, 64> entries;
+    for (size_t k = 0; k < count_; ++k)
+      entries.push_back(
+          table->element->isFloatingPointTy()
+              ? llvm::ConstantFP::get(table->element, table->reals[k])
+              : static_cast<llvm::Constant *>(llvm::ConstantInt::getSigned(
+                    llvm::cast<llvm::IntegerType>(table->element),
+                    table->integers[k])));
+    auto *type = llvm::ArrayType::get(table->element, count_);
+    table->global = new llvm::GlobalVariable(
+        ir_.module, type, true, llvm::GlobalValue::PrivateLinkage,
+        llvm::ConstantArray::get(type, entries), "qjit.params");
+    table->global->setAlignment(llvm::Align(64));
+  }
+}
+
+llvm::Value *ParamSource::tableRead(Table &table, llvm::Value *index,
+                                    Lanes lanes) {
+  if (!table.global) {
+    llvm::Value *value = table.element->isFloatingPointTy()
+                             ? static_cast<llvm::Value *>(llvm::ConstantFP::get(
+                                   table.element, table.reals[0]))
+                             : llvm::ConstantInt::getSigned(
+                                   llvm::cast<llvm::IntegerType>(table.element),
+                                   table.integers[0]);
+    return ir_.splat(value, lanes.count);
+  }
+  llvm::IRBuilder<> &b = ir_.builder;
+  llvm::Value *address =
+      b.CreateInBoundsGEP(table.element, table.global, index);
+  return ir_.load(table.element, address, lanes);
+}
+
+ParamValues ParamSource::runtimeRead(llvm::Value *index, Lanes lanes) {
+  IrContext &ir = ir_;
+  llvm::IRBuilder<> &b = ir.builder;
+  const KernelSpec &spec = ir.spec;
+  unsigned n = lanes.count;
+  ParamValues values;
+  llvm::Value *scaleAddress = ir.byteAddress(
+      scales_, b.CreateMul(index, b.getInt64(valueTypeBytes(spec.expressed))));
+  llvm::Value *scale = widenExpressed(
+      ir, ir.load(expressedMemoryType(ir), scaleAddress, lanes), n);
+  llvm::Value *zeroAddress =
+      b.CreateInBoundsGEP(ir.i64, zeroPoints_, b.CreateMul(index, zeroStride_));
+  llvm::Value *zero = ir.load(ir.i64, zeroAddress, lanes);
+  if (plan_.needScale)
+    values.scale = scale;
+  if (plan_.needReciprocal)
+    values.reciprocal = b.CreateFDiv(ir.computeConstant(1.0, n), scale);
+  if (plan_.needZeroCompute)
+    values.zeroCompute = b.CreateSIToFP(zero, ir.vectorOf(ir.compute, n));
+  auto clamp = [&](int64_t low, int64_t high) {
+    llvm::Value *v = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, zero,
+                                             ir.intConstant(ir.i64, low, n));
+    return b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, v,
+                                   ir.intConstant(ir.i64, high, n));
+  };
+  if (plan_.needZeroSum)
+    values.zeroSum =
+        plan_.wideSum
+            ? zero
+            : b.CreateTrunc(clamp(-kNarrowZeroLimit, kNarrowZeroLimit),
+                            ir.vectorOf(ir.i32, n));
+  if (plan_.needZeroNaN)
+    values.zeroNaN = b.CreateTrunc(clamp(spec.storage.min, spec.storage.max),
+                                   ir.vectorOf(ir.i32, n));
+  return values;
+}
+
+ParamValues ParamSource::contiguous(llvm::Value *index, Lanes lanes) {
+  if (ir_.spec.params.runtime)
+    return runtimeRead(index, lanes);
+  ParamValues values;
+  if (plan_.needScale)
+    values.scale = tableRead(scale_, index, lanes);
+  if (plan_.needReciprocal)
+    values.reciprocal = tableRead(reciprocal_, index, lanes);
+  if (plan_.needLimit)
+    values.limit = tableRead(limit_, index, lanes);
+  if (plan_.needZeroCompute)
+    values.zeroCompute = tableRead(zeroCompute_, index, lanes);
+  if (plan_.needZeroSum)
+    values.zeroSum = tableRead(zeroSum_, index, lanes);
+  if (plan_.needZeroNaN)
+    values.zeroNaN = tableRead(zeroNaN_, index, lanes);
+  return values;
+}
+
+ParamValues ParamSource::scalar(llvm::Value *index) {
+  return contiguous(index, Lanes{1});
+}
+
+ParamValues ParamSource::splat(const ParamValues &scalars, unsigned lanes) {
+  auto widen = [&](llvm::Value *value) {
+    return value ? ir_.splat(value, lanes) : nullptr;
+  };
+  return {widen(scalars.scale),   widen(scalars.reciprocal),
+          widen(scalars.limit),   widen(scalars.zeroCompute),
+          widen(scalars.zeroSum), widen(scalars.zeroNaN)};
+}
+
+} // namespace qjit::llvmjit

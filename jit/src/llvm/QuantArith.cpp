@@ -1,0 +1,228 @@
+//===- QuantArith.cpp - qcast and dcast arithmetic on lanes ---------------===//
+//
+// Exact division without a divider (Scaling::Markstein), f32 only, for
+// baked scales with 2^-60 <= |s| <= 2^60. With y = RN(1/s) and
+// H = |s|·2^40 (exact), each lane computes
+//     x' = clamp(x, -H, H)             (NaN stays NaN)
+//     q0 = RN(x'·y)
+//     e0 = RN(x' - s·q0)  (fma)        q1 = RN(q0 + e0·y)  (fma)
+//     e1 = RN(x' - s·q1)  (fma)        u  = RN(q1 + e1·y)  (fma)
+// and u = RN(x/s) whenever that can change the stored result:
+//  * |x| > H: x/s and x'/s = ±2^40 both saturate (|z| < 2^33, bounds
+//    within ±2^32); ±inf is such an x.
+//  * |x'/s| < 2^-30 (including x' = 0): every step stays below 2^-25 in
+//    magnitude (absolute errors are at most a few 2^-149), and any such u
+//    gives the same result as the exact quotient: u + z rounds to z when
+//    z != 0, and round(u) is 0 in every mode when z = 0.
+//  * Otherwise 2^-30 <= |x/s| <= 2^40 and |x'| >= 2^-90: no step
+//    overflows or underflows. q0 = Q(1+t) with |t| <= 2u+u^2 (u = 2^-24),
+//    so q0 + e0·y = Q(1 - t(d+e+de)) for the rounding errors |d|,|e| <= u
+//    of e0 and y: within 2^-45·|Q| of Q, far inside half an ulp, hence q1
+//    is a faithful rounding of Q. Markstein's theorem (Muller et al.,
+//    Handbook of Floating-Point Arithmetic, "Markstein's theorem": y within
+//    half an ulp of 1/s, q1 within one ulp of x/s, no underflow) then gives
+//    e1 = x' - s·q1 exactly and u = RN(x'/s). e1 is a multiple of
+//    2^(exp(s)+exp(q1)-46) >= 2^-149, so it is representable.
+// tests/jit/DivisionTest.cpp checks the identity on values next to every
+// rounding boundary over many scales.
+//
+//===----------------------------------------------------------------------===//
+#include "QuantArith.h"
+
+#include "qjit/HostFloat.h"
+
+#include <llvm/IR/Intrinsics.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+
+namespace qjit::llvmjit {
+
+namespace {
+
+/// The scale of parameter k as the compute type sees it.
+double computeScale(const KernelSpec &spec, size_t k) {
+  double scale = roundToValueType(spec.params.scales[k], spec.expressed);
+  return spec.compute == ValueType::F64
+             ? scale
+             : static_cast<double>(static_cast<float>(scale));
+}
+
+bool allScales(const KernelSpec &spec, bool (*predicate)(double)) {
+  if (spec.params.runtime)
+    return false;
+  for (size_t k = 0; k < spec.params.scales.size(); ++k)
+    if (!predicate(computeScale(spec, k)))
+      return false;
+  return true;
+}
+
+/// The compute value nearest `bound` on the side of `inside` (+1: not
+/// above it, -1: not below it), and whether it equals `bound`.
+std::pair<double, bool> boundInCompute(int64_t bound, bool f64, int direction) {
+  double exact = static_cast<double>(bound); // |bound| <= 2^32: exact.
+  if (f64)
+    return {exact, true};
+  float nearest = static_cast<float>(exact);
+  if (direction > 0 && static_cast<double>(nearest) > exact)
+    nearest = std::nextafter(nearest, -std::numeric_limits<float>::infinity());
+  if (direction < 0 && static_cast<double>(nearest) < exact)
+    nearest = std::nextafter(nearest, std::numeric_limits<float>::infinity());
+  return {static_cast<double>(nearest), static_cast<double>(nearest) == exact};
+}
+
+} // namespace
+
+QuantPlan planQuantization(const KernelSpec &spec) {
+  QuantPlan plan;
+  if (spec.op == KernelOp::DCast) {
+    plan.needScale = plan.needZeroCompute = true;
+    return plan;
+  }
+  if (spec.op != KernelOp::QCast)
+    return plan;
+  bool f64 = spec.compute == ValueType::F64;
+  if (spec.knobs.scaleOp == ScaleOp::Reciprocal) {
+    plan.scaling = Scaling::Multiply;
+  } else if (allScales(spec, [](double s) {
+               int exponent;
+               double mantissa = std::frexp(std::fabs(s), &exponent);
+               return mantissa == 0.5 && exponent >= -120 && exponent <= 120;
+             })) {
+    plan.scaling = Scaling::Multiply; // x / 2^k == x · 2^-k, one rounding.
+  } else if (!f64 && allScales(spec, [](double s) {
+               return std::fabs(s) >= 0x1p-60 && std::fabs(s) <= 0x1p60;
+             })) {
+    plan.scaling = Scaling::Markstein;
+  }
+  plan.needScale = plan.scaling != Scaling::Multiply;
+  plan.needReciprocal = plan.scaling != Scaling::Divide;
+  plan.needLimit = plan.scaling == Scaling::Markstein;
+  plan.needZeroNaN = true;
+  if (spec.knobs.zeroPoint == ZeroPointOrder::BeforeRounding) {
+    plan.needZeroCompute = true;
+    std::tie(plan.lowBound, plan.lowExact) =
+        boundInCompute(spec.storage.min, f64, -1);
+    std::tie(plan.highBound, plan.highExact) =
+        boundInCompute(spec.storage.max, f64, +1);
+    plan.unsignedConvert = spec.storage.max > INT32_MAX;
+  } else {
+    plan.needZeroSum = true;
+    plan.wideSum = spec.storage.bits > 16;
+  }
+  return plan;
+}
+
+namespace {
+
+/// v limited to [low, high]; NaN lanes stay NaN (masked later).
+llvm::Value *clampKeepingNaN(IrContext &ir, llvm::Value *v, llvm::Value *low,
+                             llvm::Value *high) {
+  llvm::IRBuilder<> &b = ir.builder;
+  v = b.CreateSelect(b.CreateFCmpOGT(v, high), high, v);
+  return b.CreateSelect(b.CreateFCmpOLT(v, low), low, v);
+}
+
+llvm::Value *fma(IrContext &ir, llvm::Value *a, llvm::Value *b,
+                 llvm::Value *c) {
+  return ir.builder.CreateIntrinsic(llvm::Intrinsic::fma, {a->getType()},
+                                    {a, b, c});
+}
+
+llvm::Value *scaleInput(IrContext &ir, const QuantPlan &plan, llvm::Value *x,
+                        const ParamValues &params) {
+  llvm::IRBuilder<> &b = ir.builder;
+  switch (plan.scaling) {
+  case Scaling::Divide:
+    return b.CreateFDiv(x, params.scale);
+  case Scaling::Multiply:
+    return b.CreateFMul(x, params.reciprocal);
+  case Scaling::Markstein: {
+    llvm::Value *limited =
+        clampKeepingNaN(ir, x, b.CreateFNeg(params.limit), params.limit);
+    llvm::Value *negScale = b.CreateFNeg(params.scale);
+    llvm::Value *q0 = b.CreateFMul(limited, params.reciprocal);
+    llvm::Value *e0 = fma(ir, negScale, q0, limited);
+    llvm::Value *q1 = fma(ir, e0, params.reciprocal, q0);
+    llvm::Value *e1 = fma(ir, negScale, q1, limited);
+    return fma(ir, e1, params.reciprocal, q1);
+  }
+  }
+  return nullptr;
+}
+
+/// Rounds to an integral value by the spec's mode. Toward zero needs no
+/// instruction: the float-to-int conversion truncates, and truncation
+/// commutes with clamping to integral bounds.
+llvm::Value *roundIntegral(IrContext &ir, llvm::Value *v) {
+  switch (ir.spec.knobs.rounding) {
+  case RoundingMode::NearestEven:
+    return ir.unary(llvm::Intrinsic::roundeven, v);
+  case RoundingMode::NearestAway:
+    return ir.unary(llvm::Intrinsic::round, v);
+  case RoundingMode::TowardZero:
+    return v;
+  }
+  return v;
+}
+
+} // namespace
+
+llvm::Value *emitQuantize(IrContext &ir, const QuantPlan &plan, llvm::Value *x,
+                          const ParamValues &params, unsigned lanes) {
+  llvm::IRBuilder<> &b = ir.builder;
+  const StorageSpec &storage = ir.spec.storage;
+  llvm::Type *i32Lanes = ir.vectorOf(ir.i32, lanes);
+  llvm::Value *u = scaleInput(ir, plan, x, params);
+  llvm::Value *isNaN = b.CreateFCmpUNO(u, u);
+  llvm::Value *q;
+  if (ir.spec.knobs.zeroPoint == ZeroPointOrder::BeforeRounding) {
+    llvm::Value *r = roundIntegral(ir, b.CreateFAdd(u, params.zeroCompute));
+    llvm::Value *low = ir.computeConstant(plan.lowBound, lanes);
+    llvm::Value *high = ir.computeConstant(plan.highBound, lanes);
+    llvm::Value *clamped = clampKeepingNaN(ir, r, low, high);
+    q = plan.unsignedConvert ? b.CreateFPToUI(clamped, i32Lanes)
+                             : b.CreateFPToSI(clamped, i32Lanes);
+    // A bound the compute type cannot hold: beyond its nearest inside
+    // value there is no other integral value before the bound itself.
+    if (!plan.highExact)
+      q = b.CreateSelect(b.CreateFCmpOGT(r, high),
+                         ir.intConstant(ir.i32, storage.max, lanes), q);
+    if (!plan.lowExact)
+      q = b.CreateSelect(b.CreateFCmpOLT(r, low),
+                         ir.intConstant(ir.i32, storage.min, lanes), q);
+  } else {
+    // round(u) + z exactly: round(u) is first limited to a range wide
+    // enough that the limit never changes which side saturates.
+    llvm::Value *r = roundIntegral(ir, u);
+    llvm::IntegerType *sumType = plan.wideSum ? ir.i64 : ir.i32;
+    double limit = plan.wideSum ? 0x1p62 : 0x1p24;
+    llvm::Value *limited =
+        clampKeepingNaN(ir, r, ir.computeConstant(-limit, lanes),
+                        ir.computeConstant(limit, lanes));
+    llvm::Value *rounded = b.CreateFPToSI(limited, ir.vectorOf(sumType, lanes));
+    llvm::Value *sum = plan.wideSum
+                           ? b.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_sat,
+                                                     rounded, params.zeroSum)
+                           : b.CreateAdd(rounded, params.zeroSum);
+    sum = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, sum,
+                                  ir.intConstant(sumType, storage.min, lanes));
+    sum = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, sum,
+                                  ir.intConstant(sumType, storage.max, lanes));
+    q = b.CreateTrunc(sum, i32Lanes);
+  }
+  return b.CreateSelect(isNaN, params.zeroNaN, q);
+}
+
+llvm::Value *emitDequantize(IrContext &ir, llvm::Value *q,
+                            const ParamValues &params, unsigned lanes) {
+  llvm::IRBuilder<> &b = ir.builder;
+  llvm::Type *computeLanes = ir.vectorOf(ir.compute, lanes);
+  bool unsignedValues = !ir.spec.storage.isSigned && ir.spec.storage.bits == 32;
+  llvm::Value *value = unsignedValues ? b.CreateUIToFP(q, computeLanes)
+                                      : b.CreateSIToFP(q, computeLanes);
+  return b.CreateFMul(b.CreateFSub(value, params.zeroCompute), params.scale);
+}
+
+} // namespace qjit::llvmjit

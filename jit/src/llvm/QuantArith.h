@@ -1,0 +1,65 @@
+//===- QuantArith.h - qcast and dcast arithmetic on lanes -------*- C++ -*-===//
+//
+// The arithmetic of docs/semantics.md on `lanes` values at once, bit-exact
+// to the scalar reference. planQuantization() makes every decision that
+// depends only on the spec (how to divide, which bounds are representable,
+// how wide the zero-point sum must be); the emit functions then only
+// follow the plan.
+//
+//===----------------------------------------------------------------------===//
+#ifndef QJIT_JIT_LLVM_QUANTARITH_H
+#define QJIT_JIT_LLVM_QUANTARITH_H
+
+#include "IrContext.h"
+
+namespace qjit::llvmjit {
+
+/// How u = x / s (or x · fl(1/s)) is computed.
+enum class Scaling {
+  Divide,    ///< IEEE division.
+  Multiply,  ///< x · reciprocal: the `reciprocal` knob, or exact 1/s.
+  Markstein, ///< Division by reciprocal and two exact FMA corrections.
+};
+
+struct QuantPlan {
+  Scaling scaling = Scaling::Divide;
+  bool needScale = false, needReciprocal = false, needLimit = false;
+  bool needZeroCompute = false, needZeroSum = false, needZeroNaN = false;
+  /// After-rounding: round(u) + z summed in i64 (storage wider than 16
+  /// bits) rather than i32.
+  bool wideSum = false;
+  /// Before-rounding: the bounds as compute values (the nearest inside the
+  /// bounds) and whether they are exact; storage above INT32_MAX converts
+  /// unsigned.
+  double lowBound = 0, highBound = 0;
+  bool lowExact = true, highExact = true;
+  bool unsignedConvert = false;
+};
+
+QuantPlan planQuantization(const KernelSpec &spec);
+
+/// The parameters of each lane (scalars when broadcast to one lane count
+/// is not needed). Unneeded ones are null.
+struct ParamValues {
+  llvm::Value *scale = nullptr;       ///< s, compute type.
+  llvm::Value *reciprocal = nullptr;  ///< fl(1/s), compute type.
+  llvm::Value *limit = nullptr;       ///< Markstein input bound |s|·2^40.
+  llvm::Value *zeroCompute = nullptr; ///< C(z).
+  llvm::Value *zeroSum = nullptr;     ///< z as i32 (limited) or i64.
+  llvm::Value *zeroNaN = nullptr;     ///< clamp(z, min, max) as i32.
+};
+
+/// Stored values (i32 lanes, in [min, max]) of expressed values x (compute
+/// type lanes).
+llvm::Value *emitQuantize(IrContext &ir, const QuantPlan &plan, llvm::Value *x,
+                          const ParamValues &params, unsigned lanes);
+/// Expressed values (compute type lanes) of stored values q (i32 lanes).
+llvm::Value *emitDequantize(IrContext &ir, llvm::Value *q,
+                            const ParamValues &params, unsigned lanes);
+
+/// The bound the zero point is limited to in the i32 after-rounding sum.
+constexpr int64_t kNarrowZeroLimit = int64_t(1) << 20;
+
+} // namespace qjit::llvmjit
+
+#endif

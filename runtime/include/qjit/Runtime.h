@@ -1,0 +1,172 @@
+//===- qjit/Runtime.h - The public runtime API ------------------*- C++ -*-===//
+//
+// Compile a quant type (or a KernelSpec) for an op and get back a Kernel:
+//
+//   auto runtime = qjit::Runtime::create({});
+//   if (!runtime) return runtime.status();
+//   auto kernel = (*runtime)->compile("!quant.uniform<i8:f32, 2.0:10>",
+//                                     qjit::KernelOp::QCast);
+//   if (!kernel) return kernel.status();
+//   Status s = (*kernel)->run(src, srcBytes, dst, dstBytes, n);
+//
+// Nothing here throws; every failure is a Status. Runtime and Kernel are
+// safe to use from several threads at once.
+//
+// Logging goes to the spdlog logger named "qjit" (created on first use with
+// a stderr sink and the registry's level unless the application registered
+// its own "qjit" logger first). The library never touches the default
+// logger. Each compile is logged at debug level with the kernel's name,
+// backend and compile time.
+//
+//===----------------------------------------------------------------------===//
+#ifndef QJIT_RUNTIME_H
+#define QJIT_RUNTIME_H
+
+#include "qjit/Backend.h"
+#include "qjit/Error.h"
+#include "qjit/Isa.h"
+#include "qjit/KernelSpec.h"
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace qjit {
+
+/// Who makes kernels. `Auto` picks, per kernel, the first that can:
+/// asmjit, then llvm (each only if this build has it and it supports the
+/// effective ISA level), then the scalar reference. An explicitly requested
+/// backend is the only one used: if it cannot compile a spec, that is the
+/// error.
+enum class BackendKind : uint8_t { Auto, Llvm, Asmjit, Reference };
+
+std::string_view backendKindName(BackendKind kind); ///< "auto", "llvm", ...
+Expected<BackendKind> parseBackendKind(std::string_view name);
+
+struct RuntimeOptions {
+  BackendKind backend = BackendKind::Auto;
+  /// The highest ISA level kernels may use. The effective level is also
+  /// capped by the host and by the QJIT_MAX_ISA environment variable (see
+  /// effectiveIsaLevel); unset means no cap beyond those.
+  std::optional<IsaLevel> maxIsa;
+  /// The knobs compile(typeText, op) uses, e.g. knobsForPreset(Onnx).
+  QuantKnobs knobs;
+};
+
+/// A compiled kernel. It owns its code: the code stays valid as long as
+/// any shared_ptr to the Kernel is alive, whatever happens to the Runtime.
+/// Immutable, so any number of threads may run it at once.
+class Kernel {
+public:
+  virtual ~Kernel();
+  Kernel(const Kernel &) = delete;
+  Kernel &operator=(const Kernel &) = delete;
+
+  const KernelSpec &spec() const { return spec_; }
+  /// spec().kernelName(): a short identifier for logs and symbols.
+  const std::string &name() const { return name_; }
+  /// The backend that made the code: Llvm, Asmjit or Reference (never Auto).
+  BackendKind backend() const { return backend_; }
+  /// The ISA level the code was generated for (Scalar for the reference).
+  IsaLevel isa() const { return isa_; }
+
+  /// The plain C-callable code, for specs where !spec().takesParams():
+  ///
+  ///   void kernel(const void *src, void *dst, size_t n);
+  ///
+  /// reads n elements from src and writes n to dst (formats per
+  /// kernelInputSide / kernelOutputSide of KernelCall.h, sizes per
+  /// bufferBytes; packed storage starts at the first byte, see
+  /// docs/semantics.md). src and dst must not overlap. Nothing is checked: n
+  /// must satisfy checkKernelCall, buffers must be large enough. The function
+  /// is reentrant.
+  ///
+  /// nullptr when the spec takes params (see paramFunction) or when the
+  /// kernel runs on the scalar reference: the reference is C++ code driven
+  /// by the spec, and a plain function pointer cannot carry that context
+  /// (no per-kernel trampoline exists without generating code, which is
+  /// exactly what the reference fallback must not need). Use run() there.
+  KernelFn function() const;
+
+  /// As function(), for specs where spec().takesParams():
+  ///
+  ///   void kernel(const void *src, void *dst, size_t n,
+  ///               const KernelParams *params);
+  ///
+  /// `params` is never null; see KernelParams for what it must hold.
+  /// nullptr when the spec takes no params or for reference kernels.
+  ParamKernelFn paramFunction() const;
+
+  /// Runs the kernel on n elements after checking everything the raw
+  /// function cannot: non-null buffers (unless zero bytes are needed),
+  /// srcBytes and dstBytes at least bufferBytes() of each side, n fits the
+  /// layout and `params` is given when spec().takesParams() (ignored
+  /// otherwise). On error dst is untouched.
+  Status run(const void *src, size_t srcBytes, void *dst, size_t dstBytes,
+             size_t n, const KernelParams *params = nullptr) const;
+
+  /// Assembly text of this kernel (or of the same spec for another target
+  /// per `options`), produced on demand by the backend. An Unsupported
+  /// error for reference kernels, which have no machine code.
+  virtual Expected<std::string>
+  assembly(const AsmOptions &options = {}) const = 0;
+
+protected:
+  /// `entry` is the native code (KernelFn or ParamKernelFn per the spec), or
+  /// null for kernels that only run through invoke().
+  Kernel(KernelSpec spec, BackendKind backend, IsaLevel isa, const void *entry);
+
+private:
+  /// Runs the already checked call.
+  virtual Status invoke(const void *src, void *dst, size_t n,
+                        const KernelParams *params) const = 0;
+
+  KernelSpec spec_;
+  std::string name_;
+  BackendKind backend_;
+  IsaLevel isa_;
+  const void *entry_;
+};
+
+/// Compiles kernels and caches them by spec, backend and ISA level.
+class Runtime {
+public:
+  /// Fails when the options cannot be honoured: an invalid QJIT_MAX_ISA, or
+  /// an explicitly requested backend this build or CPU does not provide.
+  static Expected<std::unique_ptr<Runtime>>
+  create(const RuntimeOptions &options = {});
+  ~Runtime();
+  Runtime(const Runtime &) = delete;
+  Runtime &operator=(const Runtime &) = delete;
+
+  /// Parses `typeText` (a quant type or a tensor of one) and compiles `op`
+  /// with defaultLowering(). A bad type is an InvalidType error whose
+  /// message is the rendered diagnostic (with a caret under the problem).
+  Expected<std::shared_ptr<const Kernel>> compile(std::string_view typeText,
+                                                  KernelOp op);
+  /// As above with explicit lowering options (knobs included: start from
+  /// defaultLowering() to keep the runtime's knobs).
+  Expected<std::shared_ptr<const Kernel>>
+  compile(std::string_view typeText, KernelOp op,
+          const LoweringOptions &lowering);
+  /// Compiles a spec as is (normally one lowerToKernelSpec made).
+  Expected<std::shared_ptr<const Kernel>> compile(const KernelSpec &spec);
+
+  /// LoweringOptions carrying the runtime's knobs.
+  LoweringOptions defaultLowering() const;
+  const RuntimeOptions &options() const;
+  /// The ISA level kernels are generated for (effectiveIsaLevel of the
+  /// options' cap, fixed at create()).
+  IsaLevel isa() const;
+
+private:
+  class Impl;
+  explicit Runtime(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace qjit
+
+#endif // QJIT_RUNTIME_H

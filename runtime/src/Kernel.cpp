@@ -1,0 +1,74 @@
+//===- Kernel.cpp - The checked kernel handle -----------------------------===//
+#include "qjit/KernelCall.h"
+#include "qjit/Runtime.h"
+
+#include <cstdint>
+#include <string>
+
+namespace qjit {
+
+namespace {
+
+Status checkBuffer(const void *buffer, size_t bytes, size_t needed,
+                   const char *role, size_t n) {
+  if (bytes < needed)
+    return Status::error(ErrorCode::InvalidArgument,
+                         std::string(role) + " buffer holds " +
+                             std::to_string(bytes) + " bytes; " +
+                             std::to_string(n) + " elements need " +
+                             std::to_string(needed));
+  if (needed != 0 && !buffer)
+    return Status::error(ErrorCode::InvalidArgument,
+                         std::string(role) + " buffer is null");
+  return Status::ok();
+}
+
+bool overlaps(const void *a, size_t aBytes, const void *b, size_t bBytes) {
+  auto aBegin = reinterpret_cast<uintptr_t>(a);
+  auto bBegin = reinterpret_cast<uintptr_t>(b);
+  return aBytes != 0 && bBytes != 0 && aBegin < bBegin + bBytes &&
+         bBegin < aBegin + aBytes;
+}
+
+} // namespace
+
+Kernel::Kernel(KernelSpec spec, BackendKind backend, IsaLevel isa,
+               const void *entry)
+    : spec_(std::move(spec)), name_(spec_.kernelName()), backend_(backend),
+      isa_(isa), entry_(entry) {}
+
+Kernel::~Kernel() = default;
+
+KernelFn Kernel::function() const {
+  if (spec_.takesParams())
+    return nullptr;
+  return reinterpret_cast<KernelFn>(const_cast<void *>(entry_));
+}
+
+ParamKernelFn Kernel::paramFunction() const {
+  if (!spec_.takesParams())
+    return nullptr;
+  return reinterpret_cast<ParamKernelFn>(const_cast<void *>(entry_));
+}
+
+Status Kernel::run(const void *src, size_t srcBytes, void *dst, size_t dstBytes,
+                   size_t n, const KernelParams *params) const {
+  if (Status s = checkKernelCall(spec_, n, params); !s)
+    return s;
+  Expected<size_t> inBytes = bufferBytes(spec_, kernelInputSide(spec_.op), n);
+  if (!inBytes)
+    return inBytes.status();
+  Expected<size_t> outBytes = bufferBytes(spec_, kernelOutputSide(spec_.op), n);
+  if (!outBytes)
+    return outBytes.status();
+  if (Status s = checkBuffer(src, srcBytes, *inBytes, "source", n); !s)
+    return s;
+  if (Status s = checkBuffer(dst, dstBytes, *outBytes, "destination", n); !s)
+    return s;
+  if (overlaps(src, *inBytes, dst, *outBytes))
+    return Status::error(ErrorCode::InvalidArgument,
+                         "source and destination buffers overlap");
+  return invoke(src, dst, n, spec_.takesParams() ? params : nullptr);
+}
+
+} // namespace qjit

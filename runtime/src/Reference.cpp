@@ -1,0 +1,165 @@
+//===- Reference.cpp - The scalar reference implementation ----------------===//
+//
+// runReference checks the call, gathers each parameter into the compute
+// type once, then converts one element at a time: load, compute, store.
+//
+//===----------------------------------------------------------------------===//
+#include "qjit/Reference.h"
+
+#include "ElementAccess.h"
+#include "ParameterLayout.h"
+#include "ScalarArithmetic.h"
+
+#include "qjit/HostFloat.h"
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace qjit {
+
+namespace {
+
+using reference::ParameterLayout;
+
+Status badCall(std::string message) {
+  return Status::error(ErrorCode::InvalidArgument,
+                       "reference: " + std::move(message));
+}
+
+/// Scales (rounded to the expressed type, widened to C) and zero points.
+template <typename C> struct Parameters {
+  std::vector<C> scales;
+  std::vector<int64_t> zeroPoints;
+};
+
+template <typename C>
+Expected<Parameters<C>> gatherParameters(const KernelSpec &spec,
+                                         const KernelParams *params) {
+  size_t count = static_cast<size_t>(spec.layout.parameterCount());
+  Parameters<C> gathered;
+  gathered.scales.resize(count);
+  gathered.zeroPoints.assign(count, 0);
+  if (!spec.params.runtime) {
+    for (size_t k = 0; k < count; ++k) {
+      gathered.scales[k] = static_cast<C>(
+          roundToValueType(spec.params.scales[k], spec.expressed));
+      gathered.zeroPoints[k] = spec.params.zeroPoints[k];
+    }
+    return gathered;
+  }
+  if (!params->scales)
+    return badCall("the kernel takes runtime parameters but "
+                   "KernelParams::scales is null");
+  for (size_t k = 0; k < count; ++k) {
+    gathered.scales[k] = static_cast<C>(
+        reference::loadExpressed(spec.expressed, params->scales, k));
+    if (params->zeroPoints)
+      gathered.zeroPoints[k] = params->zeroPoints[k];
+  }
+  return gathered;
+}
+
+template <typename C>
+void quantizeAll(const KernelSpec &spec, const ParameterLayout &layout,
+                 const Parameters<C> &parameters, const void *src, void *dst,
+                 size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t k = reference::parameterIndex(layout, i);
+    C x = static_cast<C>(reference::loadExpressed(spec.expressed, src, i));
+    int64_t q = reference::quantizeValue(x, parameters.scales[k],
+                                         parameters.zeroPoints[k], spec.knobs,
+                                         spec.storage.min, spec.storage.max);
+    reference::storeStored(spec.storage, dst, i, q);
+  }
+}
+
+template <typename C>
+void dequantizeAll(const KernelSpec &spec, const ParameterLayout &layout,
+                   const Parameters<C> &parameters, const void *src, void *dst,
+                   size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    uint64_t k = reference::parameterIndex(layout, i);
+    int64_t q = reference::loadStored(spec.storage, src, i);
+    C y = reference::dequantizeValue(q, parameters.scales[k],
+                                     parameters.zeroPoints[k]);
+    reference::storeExpressed(spec.expressed, dst, i, y);
+  }
+}
+
+void copyStoredValues(const StorageSpec &storage, const void *src, void *dst,
+                      size_t n) {
+  for (size_t i = 0; i < n; ++i)
+    reference::storeStored(storage, dst, i,
+                           reference::loadStored(storage, src, i));
+}
+
+template <typename C>
+Status convert(const KernelSpec &spec, const ParameterLayout &layout,
+               const void *src, void *dst, size_t n,
+               const KernelParams *params) {
+  Expected<Parameters<C>> parameters = gatherParameters<C>(spec, params);
+  if (!parameters)
+    return parameters.status();
+  // The unused high bits of a packed output's last byte are zero.
+  if (spec.op != KernelOp::DCast && spec.storage.packed)
+    std::memset(dst, 0, storageBytes(spec.storage, n));
+  switch (spec.op) {
+  case KernelOp::QCast:
+    quantizeAll(spec, layout, *parameters, src, dst, n);
+    break;
+  case KernelOp::DCast:
+    dequantizeAll(spec, layout, *parameters, src, dst, n);
+    break;
+  case KernelOp::SCast:
+    copyStoredValues(spec.storage, src, dst, n);
+    break;
+  }
+  return Status::ok();
+}
+
+} // namespace
+
+Status runReference(const KernelSpec &spec, const void *src, void *dst,
+                    size_t n, const KernelParams *params) {
+  if (Status status = verifyKernelSpec(spec); !status)
+    return status;
+  if (spec.storage.kind != StorageType::Kind::Integer)
+    return Status::error(ErrorCode::Unsupported,
+                         "reference: float and quantile storage are not "
+                         "implemented yet");
+  if (!spec.takesParams())
+    params = nullptr; // Nothing may be read from them.
+  else if (!params)
+    return badCall("kernel " + spec.kernelName() + " needs KernelParams");
+
+  Expected<ParameterLayout> layout = reference::resolveParameterLayout(
+      spec.layout, params ? params->extents : nullptr);
+  if (!layout)
+    return layout.status();
+  if (n % layout->period != 0)
+    return badCall(std::to_string(n) +
+                   " elements is not a whole number of layout periods (" +
+                   std::to_string(layout->period) + " elements each)");
+  if (n == 0)
+    return Status::ok();
+  if (!src || !dst)
+    return badCall("null buffer for " + std::to_string(n) + " elements");
+
+  if (spec.compute == ValueType::F64)
+    return convert<double>(spec, *layout, src, dst, n, params);
+  return convert<float>(spec, *layout, src, dst, n, params);
+}
+
+size_t storageBytes(const StorageSpec &storage, size_t n) {
+  if (!storage.packed)
+    return n * storage.containerBytes();
+  size_t perByte = 8 / storage.bits;
+  return n / perByte + (n % perByte != 0 ? 1 : 0);
+}
+
+size_t expressedBytes(ValueType type, size_t n) {
+  return n * valueTypeBytes(type);
+}
+
+} // namespace qjit

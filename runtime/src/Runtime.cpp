@@ -1,0 +1,166 @@
+//===- Runtime.cpp - Backend choice, fallback and caching -----------------===//
+#include "qjit/Runtime.h"
+
+#include "KernelCache.h"
+#include "Kernels.h"
+#include "Log.h"
+#include "SharedBackend.h"
+#include "qjit/TypeParser.h"
+
+#include <array>
+#include <chrono>
+#include <vector>
+
+namespace qjit {
+
+namespace {
+
+constexpr std::array<std::string_view, 4> kBackendKindNames = {
+    "auto", "llvm", "asmjit", "reference"};
+
+/// The JIT backends `Auto` tries, best first.
+constexpr std::array<BackendKind, 2> kAutoBackends = {BackendKind::Asmjit,
+                                                      BackendKind::Llvm};
+
+} // namespace
+
+std::string_view backendKindName(BackendKind kind) {
+  return kBackendKindNames[static_cast<size_t>(kind)];
+}
+
+Expected<BackendKind> parseBackendKind(std::string_view name) {
+  for (size_t i = 0; i < kBackendKindNames.size(); ++i)
+    if (kBackendKindNames[i] == name)
+      return static_cast<BackendKind>(i);
+  return Status::error(ErrorCode::InvalidArgument,
+                       "unknown backend '" + std::string(name) +
+                           "' (expected auto, llvm, asmjit or reference)");
+}
+
+class Runtime::Impl {
+public:
+  Impl(const RuntimeOptions &options, IsaLevel isa)
+      : options(options), isa(isa) {}
+
+  /// Compiles with the first backend that can (see BackendKind).
+  Expected<std::shared_ptr<const Kernel>> build(const KernelSpec &spec) {
+    // Backends trust their input; a hand-built spec is checked here once.
+    if (Status valid = verifyKernelSpec(spec); !valid)
+      return valid;
+    for (const std::shared_ptr<SharedBackend> &backend : jitBackends) {
+      Expected<CompiledCode> code = backend->compile(spec);
+      if (code && code->entry)
+        return makeNativeKernel(spec, std::move(*code), backend);
+      Status failure =
+          code ? Status::error(ErrorCode::BackendFailure, "no code returned")
+               : code.status();
+      std::string_view name = backendKindName(backend->kind());
+      if (options.backend != BackendKind::Auto)
+        return Status::error(failure.code(), "the " + std::string(name) +
+                                                 " backend cannot compile " +
+                                                 spec.kernelName() + ": " +
+                                                 failure.message());
+      runtimeLogger().debug(
+          "{} cannot compile {} ({}); trying the next backend", name,
+          spec.kernelName(), failure.message());
+    }
+    return makeReferenceKernel(spec);
+  }
+
+  std::string cacheKey(const KernelSpec &spec) const {
+    return spec.canonicalString() +
+           " backend=" + std::string(backendKindName(options.backend)) +
+           " isa=" + std::string(isaLevelName(isa));
+  }
+
+  const RuntimeOptions options;
+  const IsaLevel isa;
+  /// The JIT backends to try, in order. Empty for BackendKind::Reference;
+  /// exactly the requested one for an explicit JIT backend.
+  std::vector<std::shared_ptr<SharedBackend>> jitBackends;
+  KernelCache cache;
+};
+
+Runtime::Runtime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Runtime::~Runtime() = default;
+
+Expected<std::unique_ptr<Runtime>>
+Runtime::create(const RuntimeOptions &options) {
+  Expected<IsaLevel> isa = effectiveIsaLevel(options.maxIsa);
+  if (!isa)
+    return isa.status();
+  auto impl = std::make_unique<Impl>(options, *isa);
+  std::vector<BackendKind> wanted;
+  if (options.backend == BackendKind::Auto)
+    wanted.assign(kAutoBackends.begin(), kAutoBackends.end());
+  else if (options.backend != BackendKind::Reference)
+    wanted.push_back(options.backend);
+  for (BackendKind kind : wanted) {
+    std::string_view name = backendKindName(kind);
+    Expected<std::unique_ptr<Backend>> backend = createBackend(name, *isa);
+    if (backend) {
+      impl->jitBackends.push_back(
+          std::make_shared<SharedBackend>(kind, std::move(*backend)));
+      continue;
+    }
+    if (options.backend != BackendKind::Auto)
+      return Status::error(
+          backend.status().code(),
+          "the " + std::string(name) +
+              " backend is not available: " + backend.status().message());
+    runtimeLogger().debug("{} backend not available at {}: {}", name,
+                          isaLevelName(*isa), backend.status().message());
+  }
+  runtimeLogger().debug(
+      "runtime created: backend {}, isa {}, {} JIT backend(s)",
+      backendKindName(options.backend), isaLevelName(*isa),
+      impl->jitBackends.size());
+  return std::unique_ptr<Runtime>(new Runtime(std::move(impl)));
+}
+
+Expected<std::shared_ptr<const Kernel>>
+Runtime::compile(std::string_view typeText, KernelOp op) {
+  return compile(typeText, op, defaultLowering());
+}
+
+Expected<std::shared_ptr<const Kernel>>
+Runtime::compile(std::string_view typeText, KernelOp op,
+                 const LoweringOptions &lowering) {
+  Expected<TypeDescriptor> type = parseTypeOrError(typeText);
+  if (!type)
+    return type.status();
+  Expected<KernelSpec> spec = lowerToKernelSpec(*type, op, lowering);
+  if (!spec)
+    return spec.status();
+  return compile(*spec);
+}
+
+Expected<std::shared_ptr<const Kernel>>
+Runtime::compile(const KernelSpec &spec) {
+  std::string key = impl_->cacheKey(spec);
+  if (std::shared_ptr<const Kernel> cached = impl_->cache.find(key))
+    return cached;
+  auto start = std::chrono::steady_clock::now();
+  Expected<std::shared_ptr<const Kernel>> kernel = impl_->build(spec);
+  if (!kernel)
+    return kernel.status();
+  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                    std::chrono::steady_clock::now() - start)
+                    .count();
+  runtimeLogger().debug("compiled {} with {} ({}) in {} us", (*kernel)->name(),
+                        backendKindName((*kernel)->backend()),
+                        isaLevelName((*kernel)->isa()), micros);
+  return impl_->cache.insert(key, std::move(*kernel));
+}
+
+LoweringOptions Runtime::defaultLowering() const {
+  LoweringOptions lowering;
+  lowering.knobs = impl_->options.knobs;
+  return lowering;
+}
+
+const RuntimeOptions &Runtime::options() const { return impl_->options; }
+
+IsaLevel Runtime::isa() const { return impl_->isa; }
+
+} // namespace qjit

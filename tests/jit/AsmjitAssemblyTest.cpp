@@ -1,0 +1,185 @@
+//===- AsmjitAssemblyTest.cpp - Key instructions of asmjit listings -------===//
+//
+// Golden specs whose listings must show the instructions that make the
+// kernels fast and exact: AVX-512 saturating narrows, k-masked tails and
+// embedded rounding; no zmm or k-register at all under an AVX2 cap; and
+// NEON's rounding converts, saturating narrows and structure loads.
+//
+//===----------------------------------------------------------------------===//
+#include "qjit/Backend.h"
+#include "qjit/TypeParser.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace qjit {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+KernelSpec specOf(const std::string &type, KernelOp op,
+                  LoweringOptions options = {}) {
+  Expected<TypeDescriptor> parsed = parseTypeOrError(type);
+  EXPECT_TRUE(parsed) << parsed.status().message();
+  Expected<KernelSpec> spec = lowerToKernelSpec(*parsed, op, options);
+  EXPECT_TRUE(spec) << spec.status().message();
+  return *spec;
+}
+
+AsmOptions withFeatures(std::string features) {
+  AsmOptions options;
+  options.features = std::move(features);
+  return options;
+}
+AsmOptions withTriple(std::string triple) {
+  AsmOptions options;
+  options.triple = std::move(triple);
+  return options;
+}
+LoweringOptions withShape(std::vector<int64_t> shape) {
+  LoweringOptions options;
+  options.shape = std::move(shape);
+  return options;
+}
+
+class AsmjitAssemblyTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    Expected<std::unique_ptr<Backend>> backend =
+        createAsmjitBackend(IsaLevel::Avx512);
+    if (!backend)
+      GTEST_SKIP() << backend.status().message();
+    backend_ = std::move(*backend);
+  }
+
+  std::string listing(const KernelSpec &spec, AsmOptions options) {
+    Expected<std::string> text = backend_->assembly(spec, options);
+    EXPECT_TRUE(text) << text.status().message();
+    return text ? *text : std::string();
+  }
+  std::string avx512(const KernelSpec &spec) {
+    return listing(spec, withFeatures("+avx512f"));
+  }
+  std::string avx2(const KernelSpec &spec) {
+    return listing(spec, withFeatures("-avx512f"));
+  }
+  std::string aarch64(const KernelSpec &spec) {
+    return listing(spec, withTriple("aarch64-linux-gnu"));
+  }
+
+  std::unique_ptr<Backend> backend_;
+};
+
+const char *const kI8 = "!quant.uniform<i8:f32, 0.05:-3>";
+const char *const kU8 = "!quant.uniform<u8:f32, 0.05:128>";
+
+TEST_F(AsmjitAssemblyTest, HeaderNamesSpecBackendTargetFeatures) {
+  KernelSpec spec = specOf(kI8, KernelOp::QCast);
+  std::string text = avx512(spec);
+  EXPECT_THAT(text, HasSubstr("; spec: " + spec.canonicalString()));
+  EXPECT_THAT(text, HasSubstr("; backend: asmjit"));
+  EXPECT_THAT(text, HasSubstr("; target: x86_64"));
+  EXPECT_THAT(text, HasSubstr("; features: "));
+}
+
+TEST_F(AsmjitAssemblyTest, Avx512QuantizeNarrowsSaturatingWithMaskedTail) {
+  std::string text = avx512(specOf(kI8, KernelOp::QCast));
+  EXPECT_THAT(text, HasSubstr("vdivps zmm"));
+  EXPECT_THAT(text, HasSubstr("vpmovsdb"));
+  EXPECT_THAT(text, HasSubstr("{k1}"));
+  EXPECT_THAT(text, HasSubstr("bzhi"));
+  EXPECT_THAT(text, HasSubstr("rn-sae"));
+  EXPECT_THAT(text, Not(HasSubstr("mxcsr")));
+  EXPECT_THAT(avx512(specOf(kU8, KernelOp::QCast)), HasSubstr("vpmovusdb"));
+}
+
+TEST_F(AsmjitAssemblyTest, Avx512DequantizeExtendsAndConverts) {
+  std::string text = avx512(specOf(kI8, KernelOp::DCast));
+  EXPECT_THAT(text, HasSubstr("vpmovsxbd zmm"));
+  EXPECT_THAT(text, HasSubstr("vcvtdq2ps zmm"));
+  EXPECT_THAT(text, HasSubstr("{k1}{z}"));
+}
+
+TEST_F(AsmjitAssemblyTest, Avx2CapUsesNoZmmAndNoMasks) {
+  for (KernelOp op : {KernelOp::QCast, KernelOp::DCast}) {
+    std::string text = avx2(specOf(kI8, op));
+    EXPECT_THAT(text, HasSubstr("ymm"));
+    EXPECT_THAT(text, Not(HasSubstr("zmm")));
+    EXPECT_THAT(text, Not(HasSubstr("{k")));
+  }
+  EXPECT_THAT(avx2(specOf(kI8, KernelOp::QCast)), HasSubstr("vpacksswb"));
+}
+
+TEST_F(AsmjitAssemblyTest, BackendCappedAtAvx2ListsAvx2) {
+  Expected<std::unique_ptr<Backend>> capped =
+      createAsmjitBackend(IsaLevel::Avx2);
+  ASSERT_TRUE(capped) << capped.status().message();
+  Expected<std::string> text =
+      (*capped)->assembly(specOf(kI8, KernelOp::QCast), {});
+  ASSERT_TRUE(text) << text.status().message();
+  EXPECT_THAT(*text, Not(HasSubstr("zmm")));
+  Expected<CompiledCode> code = (*capped)->compile(specOf(kI8, KernelOp::QCast));
+  ASSERT_TRUE(code) << code.status().message();
+  EXPECT_EQ(code->isa, IsaLevel::Avx2);
+  EXPECT_EQ(code->backend, "asmjit");
+}
+
+TEST_F(AsmjitAssemblyTest, BelowAvx2IsRefusedWithAFallbackHint) {
+  Expected<std::unique_ptr<Backend>> backend =
+      createAsmjitBackend(IsaLevel::Sse4);
+  ASSERT_FALSE(backend);
+  EXPECT_EQ(backend.status().code(), ErrorCode::Unsupported);
+  EXPECT_THAT(backend.status().message(), HasSubstr("fall back"));
+}
+
+TEST_F(AsmjitAssemblyTest, PerAxisLoadsBroadcastParametersPerRun) {
+  std::string text = avx512(
+      specOf("!quant.uniform<i8:f32:0, {0.5:1, 0.25:2}>", KernelOp::QCast,
+             withShape({2, 64})));
+  EXPECT_THAT(text, HasSubstr("vbroadcastss zmm8"));
+}
+
+TEST_F(AsmjitAssemblyTest, AArch64QuantizeUsesNeonConvertsAndNarrows) {
+  std::string text = aarch64(specOf(kI8, KernelOp::QCast));
+  EXPECT_THAT(text, HasSubstr("; target: aarch64-linux-gnu"));
+  EXPECT_THAT(text, HasSubstr("ld1"));
+  EXPECT_THAT(text, HasSubstr("st1"));
+  EXPECT_THAT(text, HasSubstr("fdiv"));
+  EXPECT_THAT(text, HasSubstr("fcvtns"));
+  EXPECT_THAT(text, HasSubstr("sqxtn"));
+  EXPECT_THAT(text, HasSubstr("sqxtn2"));
+
+  std::string unsignedText = aarch64(specOf(kU8, KernelOp::QCast));
+  EXPECT_THAT(unsignedText, HasSubstr("sqxtun"));
+  EXPECT_THAT(unsignedText, HasSubstr("uqxtn"));
+
+  LoweringOptions mlir;
+  mlir.knobs = knobsForPreset(SemanticsPreset::Mlir);
+  EXPECT_THAT(aarch64(specOf(kI8, KernelOp::QCast, mlir)),
+              HasSubstr("fcvtzs"));
+}
+
+TEST_F(AsmjitAssemblyTest, AArch64DequantizeWidensAndConverts) {
+  std::string text = aarch64(specOf(kU8, KernelOp::DCast));
+  EXPECT_THAT(text, HasSubstr("uxtl"));
+  EXPECT_THAT(text, HasSubstr("scvtf"));
+  EXPECT_THAT(text, HasSubstr("fmul"));
+  EXPECT_THAT(text, HasSubstr("st1"));
+}
+
+TEST_F(AsmjitAssemblyTest, AArch64RefusesWhatItDoesNotGenerate) {
+  Expected<std::string> text = backend_->assembly(
+      specOf("!quant.uniform<i8:f32:0, {0.5:1, 0.25:2}>", KernelOp::QCast,
+             withShape({2, 64})),
+      withTriple("aarch64-linux-gnu"));
+  ASSERT_FALSE(text);
+  EXPECT_EQ(text.status().code(), ErrorCode::Unsupported);
+}
+
+} // namespace
+} // namespace qjit

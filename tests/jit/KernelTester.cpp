@@ -1,0 +1,548 @@
+//===- KernelTester.cpp - Differential tests of kernels vs the reference --===//
+#include "KernelTester.h"
+
+#include "TestSeed.h"
+
+#include "qjit/HostFloat.h"
+#include "qjit/Reference.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <sstream>
+
+namespace qjit::testing {
+
+namespace {
+
+constexpr size_t kGuardBytes = 64;
+constexpr uint8_t kPoison = 0xA5;
+
+/// (src, dst) byte offsets from a 64-byte boundary, cycled through sizes.
+constexpr size_t kMisalignments[][2] = {{0, 0}, {1, 3}, {4, 2},
+                                        {7, 1}, {2, 0}, {0, 5}};
+
+int64_t typeMin(unsigned bits, bool isSigned) {
+  return isSigned ? -(int64_t(1) << (bits - 1)) : 0;
+}
+int64_t typeMax(unsigned bits, bool isSigned) {
+  return isSigned ? (int64_t(1) << (bits - 1)) - 1 : (int64_t(1) << bits) - 1;
+}
+
+void storeExpressedBits(ValueType type, uint8_t *buffer, size_t i,
+                        double value) {
+  switch (type) {
+  case ValueType::F16: {
+    uint16_t bits = doubleToHalfBits(value);
+    std::memcpy(buffer + 2 * i, &bits, 2);
+    return;
+  }
+  case ValueType::BF16: {
+    uint16_t bits = doubleToBfloat16Bits(value);
+    std::memcpy(buffer + 2 * i, &bits, 2);
+    return;
+  }
+  case ValueType::F32: {
+    float f = static_cast<float>(value);
+    std::memcpy(buffer + 4 * i, &f, 4);
+    return;
+  }
+  case ValueType::F64:
+    std::memcpy(buffer + 8 * i, &value, 8);
+    return;
+  }
+}
+
+double loadExpressedBits(ValueType type, const uint8_t *buffer, size_t i) {
+  uint16_t half;
+  float f;
+  double d;
+  switch (type) {
+  case ValueType::F16:
+    std::memcpy(&half, buffer + 2 * i, 2);
+    return halfBitsToFloat(half);
+  case ValueType::BF16:
+    std::memcpy(&half, buffer + 2 * i, 2);
+    return bfloat16BitsToFloat(half);
+  case ValueType::F32:
+    std::memcpy(&f, buffer + 4 * i, 4);
+    return f;
+  case ValueType::F64:
+    std::memcpy(&d, buffer + 8 * i, 8);
+    return d;
+  }
+  return 0;
+}
+
+std::string hexBytes(const uint8_t *bytes, size_t count) {
+  static const char *digits = "0123456789abcdef";
+  std::string text = "0x";
+  for (size_t b = count; b-- > 0;) {
+    text += digits[bytes[b] >> 4];
+    text += digits[bytes[b] & 15];
+  }
+  return text;
+}
+
+/// A buffer whose data starts `offset` bytes past a 64-byte boundary, with
+/// kGuardBytes of poison on both sides.
+class GuardedBuffer {
+public:
+  GuardedBuffer(size_t bytes, size_t offset)
+      : storage_(bytes + offset + 2 * kGuardBytes + 64, kPoison),
+        bytes_(bytes) {
+    uintptr_t base = reinterpret_cast<uintptr_t>(storage_.data());
+    uintptr_t aligned = (base + kGuardBytes + 63) & ~uintptr_t(63);
+    data_ = storage_.data() + (aligned - base) + offset;
+  }
+  uint8_t *data() { return data_; }
+  /// The data with its guards; the same layout for every buffer of one
+  /// size, whatever the allocation's own alignment.
+  std::vector<uint8_t> all() const {
+    return std::vector<uint8_t>(data_ - kGuardBytes,
+                                data_ + bytes_ + kGuardBytes);
+  }
+  size_t dataOffset() const { return kGuardBytes; }
+
+private:
+  std::vector<uint8_t> storage_;
+  size_t bytes_;
+  uint8_t *data_;
+};
+
+} // namespace
+
+KernelParams KernelTester::CallParams::view() const {
+  KernelParams params;
+  params.extents = extents.empty() ? nullptr : extents.data();
+  params.scales = scales.empty() ? nullptr : scales.data();
+  params.zeroPoints =
+      nullZeroPoints || zeroPoints.empty() ? nullptr : zeroPoints.data();
+  return params;
+}
+
+KernelTester::KernelTester(KernelSpec spec, uint64_t seed)
+    : KernelTester(std::move(spec), seed, Options{}) {}
+
+KernelTester::KernelTester(KernelSpec spec, uint64_t seed, Options options)
+    : spec_(std::move(spec)), options_(options), rng_(seed) {
+  inventCallParams();
+}
+
+void KernelTester::inventCallParams() {
+  const LayoutSpec &layout = spec_.layout;
+  auto pickExtent = [&] {
+    static constexpr int64_t kChoices[] = {1, 3, 8, 17, 40};
+    return kChoices[rng_() % std::size(kChoices)];
+  };
+  if (layout.kind == LayoutSpec::Kind::PerAxis) {
+    int64_t inner =
+        layout.inner == LayoutSpec::kDynamic ? pickExtent() : layout.inner;
+    if (layout.inner == LayoutSpec::kDynamic)
+      call_.extents = {inner};
+    resolvedExtents_ = {layout.channels, inner};
+    resolvedBlocks_ = {1, inner};
+  } else if (layout.kind == LayoutSpec::Kind::Blocked) {
+    for (size_t d = 0; d < layout.dims.size(); ++d) {
+      const LayoutSpec::Dim &dim = layout.dims[d];
+      int64_t extent =
+          dim.extent == LayoutSpec::kDynamic ? pickExtent() : dim.extent;
+      if (d > 0)
+        call_.extents.push_back(extent);
+      resolvedExtents_.push_back(extent);
+      resolvedBlocks_.push_back(dim.block == LayoutSpec::kDynamic ? extent
+                                                                  : dim.block);
+    }
+    if (!spec_.takesParams())
+      call_.extents.clear();
+  }
+  if (!spec_.params.runtime)
+    return;
+  size_t count = static_cast<size_t>(layout.parameterCount());
+  unsigned bytes = valueTypeBytes(spec_.expressed);
+  call_.scales.resize(count * bytes);
+  call_.zeroPoints.resize(count);
+  call_.nullZeroPoints = rng_() % 4 == 0;
+  std::uniform_real_distribution<double> mantissa(1.0, 2.0);
+  for (size_t k = 0; k < count; ++k) {
+    int exponent = static_cast<int>(rng_() % 12) - 8;
+    double scale = rng_() % 4 == 0 ? std::ldexp(1.0, exponent)
+                                   : std::ldexp(mantissa(rng_), exponent);
+    storeExpressedBits(spec_.expressed, call_.scales.data(), k, scale);
+    std::uniform_int_distribution<int64_t> zero(spec_.storage.min,
+                                                spec_.storage.max);
+    call_.zeroPoints[k] = zero(rng_);
+  }
+}
+
+size_t KernelTester::period() const {
+  size_t period = 1;
+  for (int64_t extent : resolvedExtents_)
+    period *= static_cast<size_t>(extent);
+  return period;
+}
+
+size_t KernelTester::parameterIndex(size_t i) const {
+  size_t rest = i % period(), index = 0, stride = 1;
+  for (size_t d = resolvedExtents_.size(); d-- > 0;) {
+    size_t extent = resolvedExtents_[d], block = resolvedBlocks_[d];
+    index += ((rest % extent) / block) * stride;
+    rest /= extent;
+    stride *= extent / block;
+  }
+  return index;
+}
+
+double KernelTester::elementScale(size_t i) const {
+  size_t k = parameterIndex(i);
+  if (!spec_.params.runtime)
+    return roundToValueType(spec_.params.scales[k], spec_.expressed);
+  return loadExpressedBits(spec_.expressed, call_.scales.data(), k);
+}
+
+int64_t KernelTester::elementZeroPoint(size_t i) const {
+  size_t k = parameterIndex(i);
+  if (!spec_.params.runtime)
+    return spec_.params.zeroPoints[k];
+  return call_.nullZeroPoints ? 0 : call_.zeroPoints[k];
+}
+
+double KernelTester::interestingExpressedValue(size_t i) {
+  double scale = elementScale(i);
+  double zero = static_cast<double>(elementZeroPoint(i));
+  double lo = static_cast<double>(spec_.storage.min) - zero;
+  double hi = static_cast<double>(spec_.storage.max) - zero;
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  auto randomInteger = [&] {
+    return std::floor(lo - 2 + unit(rng_) * (hi - lo + 4));
+  };
+  static constexpr double kSpecials[] = {
+      std::numeric_limits<double>::quiet_NaN(),
+      -std::numeric_limits<double>::quiet_NaN(),
+      std::numeric_limits<double>::infinity(),
+      -std::numeric_limits<double>::infinity(),
+      0.0,
+      -0.0,
+      1e-45,
+      -1e-45,
+      1e-40,
+      5.9604644775390625e-08, // Smallest f16 subnormal.
+      3.4028234663852886e38,
+      -3.4028234663852886e38,
+      1e30,
+      -1e30,
+      65504.0,
+      -65504.0,
+      4294967296.0,
+      -4294967296.0,
+  };
+  switch (rng_() % 8) {
+  case 0:
+  case 1:
+    return (lo - 3 + unit(rng_) * (hi - lo + 6)) * scale;
+  case 2: // An exact tie after scaling (when representable).
+    return (randomInteger() + 0.5) * scale;
+  case 3: // Storage bounds ± 0.5 and their neighbours.
+    return ((rng_() % 2 ? lo : hi) + (rng_() % 2 ? 0.5 : -0.5)) * scale;
+  case 4:
+    return kSpecials[rng_() % std::size(kSpecials)];
+  case 5:
+    return (unit(rng_) * 4 - 2) * scale;
+  case 6:
+    return randomInteger() * scale;
+  default:
+    return (randomInteger() + 0.5) * scale * (1 + (unit(rng_) - 0.5) * 1e-6);
+  }
+}
+
+void KernelTester::fillInput(uint8_t *src, size_t n) {
+  if (spec_.op == KernelOp::QCast) {
+    unsigned bytes = valueTypeBytes(spec_.expressed);
+    for (size_t i = 0; i < n; ++i) {
+      if (rng_() % 16 == 0) { // Any bit pattern: sNaN payloads and all.
+        for (unsigned b = 0; b < bytes; ++b)
+          src[i * bytes + b] = static_cast<uint8_t>(rng_());
+        continue;
+      }
+      storeExpressedBits(spec_.expressed, src, i, interestingExpressedValue(i));
+      if (rng_() % 4 == 0) { // A neighbour one ulp away.
+        uint64_t bits = 0;
+        std::memcpy(&bits, src + i * bytes, bytes);
+        bits += rng_() % 2 ? 1 : uint64_t(-1);
+        std::memcpy(src + i * bytes, &bits, bytes);
+      }
+    }
+    return;
+  }
+  const StorageSpec &storage = spec_.storage;
+  if (storage.packed) {
+    size_t bytes = storageBytes(storage, n);
+    for (size_t b = 0; b < bytes; ++b)
+      src[b] = static_cast<uint8_t>(rng_());
+    return;
+  }
+  int64_t lo = typeMin(storage.bits, storage.isSigned);
+  int64_t hi = typeMax(storage.bits, storage.isSigned);
+  std::uniform_int_distribution<int64_t> value(lo, hi);
+  unsigned container = storage.containerBytes();
+  for (size_t i = 0; i < n; ++i) {
+    int64_t q;
+    switch (rng_() % 8) {
+    case 0:
+      q = lo;
+      break;
+    case 1:
+      q = hi;
+      break;
+    case 2:
+      q = std::clamp<int64_t>(elementZeroPoint(i), lo, hi);
+      break;
+    default:
+      q = value(rng_);
+    }
+    uint64_t bits = static_cast<uint64_t>(q); // Sign-extended container.
+    std::memcpy(src + i * container, &bits, container);
+  }
+}
+
+std::vector<size_t> KernelTester::sizes() const {
+  std::vector<size_t> result;
+  size_t p = period();
+  if (spec_.layout.kind == LayoutSpec::Kind::PerTensor) {
+    size_t lanes = options_.lanes;
+    for (size_t n = 0; n <= 2 * lanes + 1; ++n)
+      result.push_back(n);
+    for (size_t n : {3 * lanes - 1, 4 * lanes + 1, 8 * lanes + 3, size_t(97),
+                     size_t(251), size_t(1021), size_t(4093)})
+      result.push_back(n);
+  } else {
+    for (size_t periods : {0, 1, 2, 3, 4, 5, 7, 11, 16})
+      result.push_back(periods * p);
+  }
+  size_t large = std::max<size_t>(options_.largeSize / p, 1) * p;
+  if (std::find(result.begin(), result.end(), large) == result.end())
+    result.push_back(large);
+  return result;
+}
+
+::testing::AssertionResult KernelTester::check(const void *entry) {
+  std::vector<size_t> all = sizes();
+  for (size_t s = 0; s < all.size(); ++s) {
+    const size_t *offsets = kMisalignments[s % std::size(kMisalignments)];
+    ::testing::AssertionResult result =
+        checkOnce(entry, all[s], offsets[0], offsets[1]);
+    if (!result)
+      return result;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+::testing::AssertionResult KernelTester::checkOnce(const void *entry, size_t n,
+                                                   size_t srcOffset,
+                                                   size_t dstOffset) {
+  bool quantizing = spec_.op == KernelOp::QCast;
+  bool dequantizing = spec_.op == KernelOp::DCast;
+  size_t srcBytes = quantizing ? expressedBytes(spec_.expressed, n)
+                               : storageBytes(spec_.storage, n);
+  size_t dstBytes = dequantizing ? expressedBytes(spec_.expressed, n)
+                                 : storageBytes(spec_.storage, n);
+  GuardedBuffer src(srcBytes, srcOffset);
+  fillInput(src.data(), n);
+  std::vector<uint8_t> srcBefore = src.all();
+  GuardedBuffer expected(dstBytes, dstOffset), actual(dstBytes, dstOffset);
+
+  KernelParams params = call_.view();
+  const KernelParams *paramsPtr = spec_.takesParams() ? &params : nullptr;
+  Status reference =
+      runReference(spec_, src.data(), expected.data(), n, paramsPtr);
+  if (!reference)
+    return ::testing::AssertionFailure()
+           << spec_.canonicalString() << ": the reference rejected n=" << n
+           << ": " << reference.message();
+  if (paramsPtr)
+    reinterpret_cast<ParamKernelFn>(const_cast<void *>(entry))(
+        src.data(), actual.data(), n, paramsPtr);
+  else
+    reinterpret_cast<KernelFn>(const_cast<void *>(entry))(src.data(),
+                                                          actual.data(), n);
+
+  std::ostringstream where;
+  where << spec_.canonicalString() << " n=" << n << " src+" << srcOffset
+        << " dst+" << dstOffset;
+  if (src.all() != srcBefore)
+    return ::testing::AssertionFailure()
+           << where.str() << ": the kernel modified its input";
+  const std::vector<uint8_t> &want = expected.all(), &got = actual.all();
+  auto mismatch = std::mismatch(want.begin(), want.end(), got.begin());
+  if (mismatch.first == want.end())
+    return ::testing::AssertionSuccess();
+  size_t byte = mismatch.first - want.begin();
+  size_t begin = expected.dataOffset();
+  if (byte < begin || byte >= begin + dstBytes)
+    return ::testing::AssertionFailure()
+           << where.str() << ": the kernel wrote outside its output, at byte "
+           << static_cast<ptrdiff_t>(byte - begin) << " of " << dstBytes;
+  byte -= begin;
+  size_t element;
+  if (dequantizing)
+    element = byte / valueTypeBytes(spec_.expressed);
+  else if (spec_.storage.packed)
+    element = byte * (8 / spec_.storage.bits);
+  else
+    element = byte / spec_.storage.containerBytes();
+  return ::testing::AssertionFailure()
+         << where.str() << ": first mismatch at element " << element << ": "
+         << describeElement(element, src.data(), expected.data(),
+                            actual.data());
+}
+
+std::string KernelTester::describeElement(size_t element, const uint8_t *src,
+                                          const uint8_t *expected,
+                                          const uint8_t *actual) const {
+  auto storedBytes = [&](const uint8_t *buffer) {
+    if (spec_.storage.packed)
+      return "byte " + hexBytes(buffer + element / (8 / spec_.storage.bits), 1);
+    unsigned size = spec_.storage.containerBytes();
+    return hexBytes(buffer + element * size, size);
+  };
+  auto expressedText = [&](const uint8_t *buffer) {
+    unsigned size = valueTypeBytes(spec_.expressed);
+    std::ostringstream text;
+    text.precision(17);
+    text << hexBytes(buffer + element * size, size) << " ("
+         << loadExpressedBits(spec_.expressed, buffer, element) << ")";
+    return text.str();
+  };
+  std::ostringstream text;
+  text.precision(17);
+  text << "input "
+       << (spec_.op == KernelOp::QCast ? expressedText(src) : storedBytes(src))
+       << ", scale " << elementScale(element) << ", zero point "
+       << elementZeroPoint(element) << "; expected "
+       << (spec_.op == KernelOp::DCast ? expressedText(expected)
+                                       : storedBytes(expected))
+       << ", got "
+       << (spec_.op == KernelOp::DCast ? expressedText(actual)
+                                       : storedBytes(actual));
+  return text.str();
+}
+
+std::vector<QuantKnobs> allKnobs() {
+  std::vector<QuantKnobs> knobs;
+  for (ScaleOp op : {ScaleOp::Divide, ScaleOp::Reciprocal})
+    for (ZeroPointOrder order :
+         {ZeroPointOrder::BeforeRounding, ZeroPointOrder::AfterRounding})
+      for (RoundingMode mode :
+           {RoundingMode::NearestEven, RoundingMode::NearestAway,
+            RoundingMode::TowardZero})
+        knobs.push_back({op, order, mode});
+  return knobs;
+}
+
+std::vector<LayoutSpec> representativeLayouts() {
+  using Kind = LayoutSpec::Kind;
+  constexpr int64_t kDyn = LayoutSpec::kDynamic;
+  std::vector<LayoutSpec> layouts(7);
+  layouts[1].kind = layouts[2].kind = layouts[3].kind = Kind::PerAxis;
+  layouts[1].channels = 5; // Last-axis channels: parameters vary per element.
+  layouts[2].channels = 3;
+  layouts[2].inner = 7;
+  layouts[3].channels = 4;
+  layouts[3].inner = kDyn;
+  layouts[4].kind = layouts[5].kind = layouts[6].kind = Kind::Blocked;
+  layouts[4].dims = {{6, 2}, {8, 4}};
+  layouts[5].dims = {{4, 1}, {kDyn, kDyn}};
+  layouts[6].dims = {{2, 2}, {3, 1}, {64, 32}};
+  return layouts;
+}
+
+namespace {
+
+double sweepScale(size_t k) {
+  static constexpr double kScales[] = {0.05,      0.25, 1.7, 3.0,
+                                       0.0078125, 11.3, 0.6};
+  return kScales[k % std::size(kScales)] * (1 + 0.01 * (k / 7));
+}
+
+} // namespace
+
+std::vector<KernelSpec> specSweep(const SweepAxes &axes) {
+  struct StorageChoice {
+    unsigned bits;
+    bool isSigned, packed, narrow;
+  };
+  std::vector<StorageChoice> storages;
+  for (unsigned bits : axes.widths)
+    for (bool isSigned : axes.signedness)
+      for (bool narrow : {false, true}) {
+        if (narrow && (!axes.narrowBounds || bits < 2))
+          continue;
+        storages.push_back({bits, isSigned, false, narrow});
+        if (axes.packed && (bits == 1 || bits == 2 || bits == 4))
+          storages.push_back({bits, isSigned, true, narrow});
+      }
+
+  std::vector<KernelSpec> specs;
+  for (KernelOp op : axes.ops)
+    for (const StorageChoice &choice : storages)
+      for (ValueType expressed : axes.expressed)
+        for (const LayoutSpec &layout : axes.layouts)
+          for (bool runtime : axes.runtimeParams)
+            for (size_t k = 0; k < axes.knobs.size(); ++k) {
+              if (op != KernelOp::QCast && k > 0)
+                break; // Knobs only matter to qcast.
+              KernelSpec spec;
+              spec.op = op;
+              spec.storage.bits = choice.bits;
+              spec.storage.isSigned = choice.isSigned;
+              spec.storage.packed = choice.packed;
+              spec.storage.min = typeMin(choice.bits, choice.isSigned) +
+                                 (choice.narrow ? 1 : 0);
+              spec.storage.max = typeMax(choice.bits, choice.isSigned) -
+                                 (choice.narrow ? 1 : 0);
+              spec.expressed = expressed;
+              spec.compute =
+                  expressed == ValueType::F64 ? ValueType::F64 : ValueType::F32;
+              spec.layout = layout;
+              if (op == KernelOp::QCast)
+                spec.knobs = axes.knobs[k];
+              spec.params.runtime = runtime;
+              if (!runtime) {
+                int64_t span = spec.storage.max - spec.storage.min;
+                for (int64_t p = 0; p < layout.parameterCount(); ++p) {
+                  spec.params.scales.push_back(
+                      roundToValueType(sweepScale(p), expressed));
+                  spec.params.zeroPoints.push_back(
+                      spec.storage.min + span * ((p * 5 + 2) % 11) / 10);
+                }
+              }
+              if (verifyKernelSpec(spec))
+                specs.push_back(std::move(spec));
+            }
+  return specs;
+}
+
+size_t checkSweep(Backend &backend, const SweepAxes &axes,
+                  KernelTester::Options options) {
+  size_t checked = 0;
+  uint64_t seed = testSeed();
+  for (const KernelSpec &spec : specSweep(axes)) {
+    Expected<CompiledCode> code = backend.compile(spec);
+    if (!code) {
+      EXPECT_EQ(code.status().code(), ErrorCode::Unsupported)
+          << spec.canonicalString() << ": " << code.status().message();
+      continue;
+    }
+    ++checked;
+    KernelTester tester(spec, seed++, options);
+    ::testing::AssertionResult result = tester.check(code->entry);
+    EXPECT_TRUE(result) << backend.name() << ": " << result.message();
+    if (!result)
+      break;
+  }
+  return checked;
+}
+
+} // namespace qjit::testing

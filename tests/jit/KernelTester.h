@@ -1,0 +1,121 @@
+//===- KernelTester.h - Differential tests of kernels vs the reference -*- C++
+//-*-===//
+//
+// One tester for every backend: it runs a compiled kernel and
+// runReference on the same inputs and compares the outputs byte for byte.
+// Inputs mix random values with the ones kernels get wrong (NaN, ±inf, ±0,
+// subnormals, exact ties after scaling, huge values, storage bounds ±0.5);
+// sizes cover 0..2×vector width, multiples, primes and a large size;
+// buffers are misaligned, the output is poisoned and guarded on both sides.
+// specSweep() enumerates the specs (layout × width × signedness × expressed
+// type × knob × op) that backends are swept over.
+//
+//===----------------------------------------------------------------------===//
+#ifndef QJIT_TESTS_JIT_KERNELTESTER_H
+#define QJIT_TESTS_JIT_KERNELTESTER_H
+
+#include "qjit/Backend.h"
+#include "qjit/KernelSpec.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace qjit::testing {
+
+class KernelTester {
+public:
+  struct Options {
+    /// Sizes 0..2×lanes+1 are all tried (per-tensor layouts).
+    size_t lanes = 64;
+    /// The largest size tried (rounded to whole layout periods).
+    size_t largeSize = 70001;
+  };
+
+  KernelTester(KernelSpec spec, uint64_t seed);
+  KernelTester(KernelSpec spec, uint64_t seed, Options options);
+
+  /// Every size of sizes(), each with fresh inputs and another pair of
+  /// (src, dst) misalignments. `entry` is a KernelFn or ParamKernelFn as
+  /// spec.takesParams() says. Stops at the first mismatch.
+  ::testing::AssertionResult check(const void *entry);
+
+  /// One call on n elements with the buffers offset by the given bytes
+  /// from a 64-byte boundary.
+  ::testing::AssertionResult checkOnce(const void *entry, size_t n,
+                                       size_t srcOffset, size_t dstOffset);
+
+  /// The element counts check() uses (whole layout periods).
+  std::vector<size_t> sizes() const;
+
+  const KernelSpec &spec() const { return spec_; }
+
+private:
+  /// Call-time parameters for specs that take them (fixed per tester).
+  struct CallParams {
+    std::vector<int64_t> extents;
+    std::vector<uint8_t> scales; ///< Expressed format.
+    std::vector<int64_t> zeroPoints;
+    bool nullZeroPoints = false;
+    KernelParams view() const;
+  };
+
+  void inventCallParams();
+  size_t period() const;
+  /// The scale (in C) and zero point that element i uses.
+  double elementScale(size_t i) const;
+  int64_t elementZeroPoint(size_t i) const;
+  size_t parameterIndex(size_t i) const;
+  void fillInput(uint8_t *src, size_t n);
+  double interestingExpressedValue(size_t i);
+  std::string describeElement(size_t element, const uint8_t *src,
+                              const uint8_t *expected,
+                              const uint8_t *actual) const;
+
+  KernelSpec spec_;
+  Options options_;
+  std::mt19937_64 rng_;
+  CallParams call_;
+  std::vector<int64_t> resolvedExtents_; ///< Every dim of one period.
+  std::vector<int64_t> resolvedBlocks_;
+};
+
+/// The axes specSweep() multiplies out; every list must be non-empty.
+struct SweepAxes {
+  std::vector<KernelOp> ops = {KernelOp::QCast, KernelOp::DCast};
+  /// Integer widths; `packed` adds a packed variant of widths 1, 2, 4.
+  std::vector<unsigned> widths = {8};
+  std::vector<bool> signedness = {true, false};
+  bool packed = true;
+  /// Narrow explicit bounds (one step inside the type's range) too.
+  bool narrowBounds = false;
+  std::vector<ValueType> expressed = {ValueType::F32};
+  std::vector<QuantKnobs> knobs = {QuantKnobs{}};
+  std::vector<LayoutSpec> layouts = {LayoutSpec{}};
+  std::vector<bool> runtimeParams = {false};
+};
+
+/// Every combination of the axes as a verified KernelSpec (qcast knobs only
+/// vary for qcast). Baked parameters are deterministic functions of the
+/// layout: scales of mixed exponents (some powers of two, some not) and
+/// zero points spread over the storage range.
+std::vector<KernelSpec> specSweep(const SweepAxes &axes);
+
+/// All 12 qcast knob combinations.
+std::vector<QuantKnobs> allKnobs();
+/// Per-tensor, per-axis (inner 1, inner 7, dynamic inner) and blocked
+/// (static, and with a dynamic whole-extent dim) layouts.
+std::vector<LayoutSpec> representativeLayouts();
+
+/// Compiles every spec of the sweep with `backend` and checks it with a
+/// KernelTester; specs the backend refuses with ErrorCode::Unsupported are
+/// skipped (any other refusal fails). Returns how many were checked.
+size_t checkSweep(Backend &backend, const SweepAxes &axes,
+                  KernelTester::Options options = {});
+
+} // namespace qjit::testing
+
+#endif

@@ -1,0 +1,106 @@
+//===- LlvmAsmTest.cpp - Key instructions in LLVM kernels' assembly -------===//
+//
+// For a few golden specs, the instructions that must appear (and must
+// not), not whole listings: packed converts and narrows, masked tails on
+// AVX-512, no zmm when capped at AVX2, NEON converts on AArch64.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelTester.h"
+
+#include "qjit/Backend.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace qjit {
+namespace {
+
+using ::testing::ContainsRegex;
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+KernelSpec perTensorI8(KernelOp op) {
+  testing::SweepAxes axes;
+  axes.ops = {op};
+  axes.signedness = {true};
+  return testing::specSweep(axes).at(0);
+}
+
+std::string assemblyOf(const KernelSpec &spec, IsaLevel isa,
+                       const AsmOptions &options = {}) {
+  Expected<std::unique_ptr<Backend>> backend = createLlvmBackend(isa);
+  EXPECT_TRUE(backend) << backend.status().message();
+  if (!backend)
+    return "";
+  Expected<std::string> text = (*backend)->assembly(spec, options);
+  EXPECT_TRUE(text) << text.status().message();
+  return text ? *text : "";
+}
+
+TEST(LlvmAsm, HeaderNamesSpecBackendTargetAndFeatures) {
+  KernelSpec spec = perTensorI8(KernelOp::QCast);
+  std::string text = assemblyOf(spec, IsaLevel::Avx2);
+  EXPECT_THAT(text, HasSubstr("# spec: " + spec.canonicalString()));
+  EXPECT_THAT(text, HasSubstr("# backend: llvm"));
+  EXPECT_THAT(text, HasSubstr("# target: x86_64"));
+  // Explicit, complete features: capped levels are switched off.
+  EXPECT_THAT(text, HasSubstr("-avx512f"));
+  EXPECT_THAT(text, HasSubstr("+avx2"));
+}
+
+TEST(LlvmAsm, Avx512QuantizeConvertsNarrowsAndMasksTails) {
+  std::string text = assemblyOf(perTensorI8(KernelOp::QCast), IsaLevel::Avx512);
+  EXPECT_THAT(text, ContainsRegex("vcvtt?ps2dq.*zmm"));
+  EXPECT_THAT(text, ContainsRegex("vpmov(s|us)?db"));
+  EXPECT_THAT(text, ContainsRegex("vrndscaleps"));
+  EXPECT_THAT(text, ContainsRegex("\\{%k[1-7]\\}")); // Masked tail.
+  EXPECT_THAT(text, Not(ContainsRegex("vdivps")));   // Exact, divider-free.
+}
+
+TEST(LlvmAsm, Avx512DequantizeWidensAndConverts) {
+  std::string text = assemblyOf(perTensorI8(KernelOp::DCast), IsaLevel::Avx512);
+  EXPECT_THAT(text, ContainsRegex("vpmovsxbd"));
+  EXPECT_THAT(text, ContainsRegex("vcvtdq2ps.*zmm"));
+}
+
+TEST(LlvmAsm, Avx2CapUsesNoZmm) {
+  std::string text = assemblyOf(perTensorI8(KernelOp::QCast), IsaLevel::Avx2);
+  EXPECT_THAT(text, ContainsRegex("vcvttps2dq.*ymm"));
+  EXPECT_THAT(text, ContainsRegex("vroundps"));
+  EXPECT_THAT(text, Not(HasSubstr("zmm")));
+}
+
+TEST(LlvmAsm, IntelSyntax) {
+  AsmOptions options;
+  options.intelSyntax = true;
+  std::string text =
+      assemblyOf(perTensorI8(KernelOp::QCast), IsaLevel::Avx512, options);
+  EXPECT_THAT(text, ContainsRegex("vcvttps2dq zmm[0-9]+, zmm[0-9]+"));
+}
+
+TEST(LlvmAsm, AArch64NeonCrossTarget) {
+  AsmOptions options;
+  options.triple = "aarch64-linux-gnu";
+  std::string quantize =
+      assemblyOf(perTensorI8(KernelOp::QCast), IsaLevel::Avx2, options);
+  EXPECT_THAT(quantize, HasSubstr("# target: aarch64"));
+  EXPECT_THAT(quantize, ContainsRegex("fcvt(ns|zs)\tv[0-9]+\\.4s"));
+  std::string dequantize =
+      assemblyOf(perTensorI8(KernelOp::DCast), IsaLevel::Avx2, options);
+  EXPECT_THAT(dequantize, ContainsRegex("scvtf\tv[0-9]+\\.4s"));
+}
+
+TEST(LlvmAsm, UnknownTripleIsAnError) {
+  Expected<std::unique_ptr<Backend>> backend =
+      createLlvmBackend(IsaLevel::Avx2);
+  ASSERT_TRUE(backend);
+  AsmOptions options;
+  options.triple = "nonsense-unknown-none";
+  Expected<std::string> text =
+      (*backend)->assembly(perTensorI8(KernelOp::QCast), options);
+  ASSERT_FALSE(text);
+  EXPECT_EQ(text.status().code(), ErrorCode::InvalidArgument);
+}
+
+} // namespace
+} // namespace qjit

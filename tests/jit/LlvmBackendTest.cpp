@@ -1,0 +1,128 @@
+//===- LlvmBackendTest.cpp - LLVM kernels vs the reference ----------------===//
+//
+// Sweeps of the LLVM backend through the shared differential tester, at
+// every ISA level this host can run (lower levels capped, e.g. AVX2 code
+// on an AVX-512 host).
+//
+//===----------------------------------------------------------------------===//
+#include "KernelTester.h"
+
+#include "qjit/Backend.h"
+#include "qjit/Isa.h"
+
+#include <gtest/gtest.h>
+
+namespace qjit {
+namespace {
+
+using testing::SweepAxes;
+
+std::vector<IsaLevel> runnableLevels() {
+  std::vector<IsaLevel> levels;
+  for (IsaLevel level :
+       {IsaLevel::Scalar, IsaLevel::Sse4, IsaLevel::Avx2, IsaLevel::Avx512})
+    if (level <= hostIsaLevel())
+      levels.push_back(level);
+  return levels;
+}
+
+class LlvmKernelTest : public ::testing::TestWithParam<IsaLevel> {
+protected:
+  void SetUp() override {
+    Expected<std::unique_ptr<Backend>> backend = createLlvmBackend(GetParam());
+    ASSERT_TRUE(backend) << backend.status().message();
+    backend_ = std::move(*backend);
+  }
+
+  size_t check(const SweepAxes &axes) {
+    return testing::checkSweep(*backend_, axes,
+                               {.lanes = 64, .largeSize = 4099});
+  }
+
+  std::unique_ptr<Backend> backend_;
+};
+
+TEST_P(LlvmKernelTest, CompiledCodeDescribesItself) {
+  KernelSpec spec = testing::specSweep(SweepAxes{})[0];
+  Expected<CompiledCode> code = backend_->compile(spec);
+  ASSERT_TRUE(code) << code.status().message();
+  EXPECT_EQ(code->backend, "llvm");
+  EXPECT_EQ(code->isa, GetParam());
+  EXPECT_GT(code->codeBytes, 0u);
+  EXPECT_NE(code->owner, nullptr);
+}
+
+TEST_P(LlvmKernelTest, PerTensorEveryKnob) {
+  SweepAxes axes;
+  axes.ops = {KernelOp::QCast};
+  axes.widths = {8, 16, 32};
+  axes.packed = false;
+  axes.narrowBounds = true;
+  axes.knobs = testing::allKnobs();
+  EXPECT_EQ(check(axes), 3u * 2 * 2 * 12);
+}
+
+TEST_P(LlvmKernelTest, RuntimeParametersEveryKnob) {
+  SweepAxes axes;
+  axes.ops = {KernelOp::QCast, KernelOp::DCast};
+  axes.knobs = testing::allKnobs();
+  axes.runtimeParams = {true};
+  EXPECT_EQ(check(axes), 2u * 13);
+}
+
+TEST_P(LlvmKernelTest, EveryWidthAndOp) {
+  SweepAxes axes;
+  axes.ops = {KernelOp::QCast, KernelOp::DCast, KernelOp::SCast};
+  axes.widths = {1, 2, 3, 4, 5, 7, 8, 9, 12, 15, 16, 17, 24, 31, 32};
+  axes.knobs = {QuantKnobs{},
+                {ScaleOp::Reciprocal, ZeroPointOrder::AfterRounding,
+                 RoundingMode::NearestAway}};
+  // 15 widths × 2 signs + 6 packed variants, qcast twice.
+  EXPECT_EQ(check(axes), 36u * 4);
+}
+
+TEST_P(LlvmKernelTest, ExpressedTypes) {
+  SweepAxes axes;
+  axes.widths = {4, 8, 16};
+  axes.signedness = {true};
+  axes.expressed = {ValueType::F16, ValueType::BF16, ValueType::F32,
+                    ValueType::F64};
+  axes.knobs = {QuantKnobs{},
+                {ScaleOp::Divide, ZeroPointOrder::AfterRounding,
+                 RoundingMode::TowardZero}};
+  axes.runtimeParams = {false, true};
+  // 4 storages × 4 types × 2 parameter kinds × (2 qcast + 1 dcast).
+  EXPECT_EQ(check(axes), 4u * 4 * 2 * 3);
+}
+
+TEST_P(LlvmKernelTest, Layouts) {
+  SweepAxes axes;
+  axes.widths = {4, 8};
+  axes.signedness = {true};
+  axes.layouts = testing::representativeLayouts();
+  axes.knobs = {QuantKnobs{},
+                {ScaleOp::Reciprocal, ZeroPointOrder::AfterRounding,
+                 RoundingMode::NearestEven}};
+  axes.runtimeParams = {false, true};
+  // 3 storages × 7 layouts × 2 parameter kinds × (2 qcast + 1 dcast).
+  EXPECT_EQ(check(axes), 3u * 7 * 2 * 3);
+}
+
+TEST_P(LlvmKernelTest, DroppingTheCodeIsSafe) {
+  KernelSpec spec = testing::specSweep(SweepAxes{})[0];
+  for (int round = 0; round < 3; ++round) {
+    Expected<CompiledCode> code = backend_->compile(spec);
+    ASSERT_TRUE(code) << code.status().message();
+    testing::KernelTester tester(spec, round);
+    EXPECT_TRUE(tester.checkOnce(code->entry, 100, 0, 0));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Isa, LlvmKernelTest,
+                         ::testing::ValuesIn(runnableLevels()),
+                         [](const ::testing::TestParamInfo<IsaLevel> &info) {
+                           return std::string(isaLevelName(info.param));
+                         });
+
+} // namespace
+} // namespace qjit

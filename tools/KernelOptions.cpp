@@ -1,0 +1,220 @@
+//===- KernelOptions.cpp - The flags that select a kernel -----------------===//
+#include "KernelOptions.h"
+
+#include "qjit/TypeParser.h"
+
+#include <charconv>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+
+namespace qjit::tool {
+
+const char kKernelFlagsHelp[] =
+    "  --op=qcast|dcast|scast      the conversion (required)\n"
+    "  --shape=DxD...              fill a tensor type's dynamic dims, or\n"
+    "                              shape a bare type\n"
+    "  --unpacked                  1/2/4-bit storage one value per byte\n"
+    "  --semantics=default|mlir|onnx|pytorch|tflite\n"
+    "                              a named set of the three knobs below\n"
+    "  --rounding=nearest-even|nearest-away|toward-zero\n"
+    "  --scale-op=divide|reciprocal\n"
+    "  --zero-point=before-rounding|after-rounding\n"
+    "                              knob flags override --semantics\n";
+
+const char kBackendFlagsHelp[] =
+    "  --backend=auto|llvm|asmjit|reference\n"
+    "                              code generator (auto: asmjit, llvm, then\n"
+    "                              the scalar reference)\n"
+    "  --isa=scalar|sse4|avx2|avx512\n"
+    "                              highest ISA level (also capped by the host\n"
+    "                              and QJIT_MAX_ISA)\n";
+
+namespace {
+
+Status usage(std::string message) {
+  return Status::error(ErrorCode::InvalidArgument, std::move(message));
+}
+
+std::string_view presetName(SemanticsPreset preset) {
+  switch (preset) {
+  case SemanticsPreset::Default:
+    return "default";
+  case SemanticsPreset::Mlir:
+    return "mlir";
+  case SemanticsPreset::Onnx:
+    return "onnx";
+  case SemanticsPreset::PyTorch:
+    return "pytorch";
+  case SemanticsPreset::TfLite:
+    return "tflite";
+  }
+  return "?";
+}
+
+/// The value of --`flag` among `values` (named by `nameOf`); nullopt when
+/// the flag is absent.
+template <typename T>
+Expected<std::optional<T>>
+readChoice(const CommandLine &flags, const std::string &flag,
+           std::initializer_list<T> values, std::string_view (*nameOf)(T)) {
+  std::optional<std::string> text = flags.get(flag);
+  if (!text)
+    return std::optional<T>();
+  std::string expected;
+  for (T value : values) {
+    if (nameOf(value) == *text)
+      return std::optional<T>(value);
+    expected += (expected.empty() ? "" : ", ") + std::string(nameOf(value));
+  }
+  return usage("invalid value '" + *text + "' for --" + flag +
+               " (expected one of " + expected + ")");
+}
+
+Expected<QuantKnobs> readKnobs(const CommandLine &flags) {
+  auto preset = readChoice(flags, "semantics",
+                           {SemanticsPreset::Default, SemanticsPreset::Mlir,
+                            SemanticsPreset::Onnx, SemanticsPreset::PyTorch,
+                            SemanticsPreset::TfLite},
+                           presetName);
+  if (!preset)
+    return preset.status();
+  auto rounding =
+      readChoice(flags, "rounding",
+                 {RoundingMode::NearestEven, RoundingMode::NearestAway,
+                  RoundingMode::TowardZero},
+                 roundingModeName);
+  if (!rounding)
+    return rounding.status();
+  auto scaleOp = readChoice(
+      flags, "scale-op", {ScaleOp::Divide, ScaleOp::Reciprocal}, scaleOpName);
+  if (!scaleOp)
+    return scaleOp.status();
+  auto zeroPoint = readChoice(
+      flags, "zero-point",
+      {ZeroPointOrder::BeforeRounding, ZeroPointOrder::AfterRounding},
+      zeroPointOrderName);
+  if (!zeroPoint)
+    return zeroPoint.status();
+
+  QuantKnobs knobs = knobsForPreset(preset->value_or(SemanticsPreset::Default));
+  knobs.rounding = rounding->value_or(knobs.rounding);
+  knobs.scaleOp = scaleOp->value_or(knobs.scaleOp);
+  knobs.zeroPoint = zeroPoint->value_or(knobs.zeroPoint);
+  return knobs;
+}
+
+} // namespace
+
+void addKernelFlags(CommandLine &flags) {
+  flags.value("op")
+      .value("shape")
+      .flag("unpacked")
+      .value("semantics")
+      .value("rounding")
+      .value("scale-op")
+      .value("zero-point");
+}
+
+Expected<KernelRequest> readKernelRequest(const CommandLine &flags) {
+  KernelRequest request;
+  const std::vector<std::string> &positional = flags.positional();
+  if (positional.size() != 1)
+    return usage(positional.empty()
+                     ? "missing TYPE"
+                     : "expected one TYPE, got " +
+                           std::to_string(positional.size()) +
+                           " arguments (quote a type that contains spaces)");
+  request.typeText = positional[0];
+
+  auto op = readChoice(flags, "op",
+                       {KernelOp::QCast, KernelOp::DCast, KernelOp::SCast},
+                       kernelOpName);
+  if (!op)
+    return op.status();
+  if (!*op)
+    return usage("missing --op=qcast|dcast|scast");
+  request.op = **op;
+
+  Expected<QuantKnobs> knobs = readKnobs(flags);
+  if (!knobs)
+    return knobs.status();
+  request.lowering.knobs = *knobs;
+  request.lowering.unpacked = flags.has("unpacked");
+  if (std::optional<std::string> shape = flags.get("shape")) {
+    Expected<std::vector<int64_t>> dims = parseShape(*shape);
+    if (!dims)
+      return dims.status();
+    request.lowering.shape = std::move(*dims);
+  }
+  return request;
+}
+
+void addBackendFlags(CommandLine &flags) {
+  flags.value("backend").value("isa");
+}
+
+Expected<RuntimeOptions> readBackendFlags(const CommandLine &flags) {
+  RuntimeOptions options;
+  if (std::optional<std::string> name = flags.get("backend")) {
+    Expected<BackendKind> backend = parseBackendKind(*name);
+    if (!backend)
+      return usage("--backend: " + backend.status().message());
+    options.backend = *backend;
+  }
+  if (std::optional<std::string> name = flags.get("isa")) {
+    Expected<IsaLevel> isa = parseIsaLevel(*name);
+    if (!isa)
+      return usage("--isa: " + isa.status().message());
+    options.maxIsa = *isa;
+  }
+  return options;
+}
+
+Expected<KernelSpec> lowerKernelRequest(const KernelRequest &request) {
+  Expected<TypeDescriptor> type = parseTypeOrError(request.typeText);
+  if (!type)
+    return type.status();
+  return lowerKernelRequest(request, *type);
+}
+
+Expected<KernelSpec> lowerKernelRequest(const KernelRequest &request,
+                                        const TypeDescriptor &type) {
+  return lowerToKernelSpec(type, request.op, request.lowering);
+}
+
+Expected<std::vector<int64_t>> parseShape(std::string_view text) {
+  std::vector<int64_t> dims;
+  int64_t elements = 1;
+  std::string_view rest = text;
+  for (;;) {
+    size_t end = rest.find('x');
+    std::string_view dim = rest.substr(0, end);
+    int64_t value = 0;
+    auto [stop, error] =
+        std::from_chars(dim.data(), dim.data() + dim.size(), value);
+    if (dim.empty() || dim[0] == '-' || dim[0] == '+' || error != std::errc() ||
+        stop != dim.data() + dim.size())
+      return usage("invalid --shape '" + std::string(text) +
+                   "' (expected static dims joined by 'x', e.g. 2x3)");
+    if (value != 0 && elements > INT64_MAX / value)
+      return usage("--shape '" + std::string(text) + "' has too many elements");
+    elements *= value;
+    dims.push_back(value);
+    if (end == std::string_view::npos)
+      return dims;
+    rest.remove_prefix(end + 1);
+  }
+}
+
+std::string formatShape(std::span<const int64_t> shape) {
+  std::string text;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i != 0)
+      text += 'x';
+    text += shape[i] == TensorShape::kDynamic ? "?" : std::to_string(shape[i]);
+  }
+  return text;
+}
+
+} // namespace qjit::tool
