@@ -158,8 +158,11 @@ std::optional<double> valueOfBitPattern(const llvm::APInt &bits,
   if (bits.getActiveBits() > width)
     return std::nullopt;
   llvm::APFloat value(semantics, bits.zextOrTrunc(width));
-  if (!value.isFinite())
-    return std::nullopt;
+  if (value.isNaN())
+    return std::numeric_limits<double>::quiet_NaN();
+  if (value.isInfinity())
+    return value.isNegative() ? -std::numeric_limits<double>::infinity()
+                              : std::numeric_limits<double>::infinity();
   if (widerThanDouble(type)) {
     // Only values a double holds exactly come back unchanged.
     llvm::APFloat narrowed = value;

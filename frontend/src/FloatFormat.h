@@ -41,8 +41,9 @@ std::string formatDouble(double value);
 /// exactly), as MLIR prints the elements of a dense attribute.
 std::string formatInFloatType(double value, FloatType type);
 
-/// The value of the raw bit pattern `bits` of `type`, widened to double;
-/// nullopt if `bits` is wider than the type or the value is not finite.
+/// The value of the raw bit pattern `bits` of `type`, widened to double
+/// (NaN and infinities included); nullopt if `bits` is wider than the type
+/// or the value does not fit a double exactly.
 std::optional<double> valueOfBitPattern(const llvm::APInt &bits,
                                         FloatType type);
 

@@ -143,6 +143,20 @@ Status checkShapeValues(const std::vector<int64_t> &shape) {
   return Status::ok();
 }
 
+/// The known extents multiply without overflow, so no product the collapse
+/// forms can overflow either.
+Status checkElementCount(const std::vector<LayoutDim> &dims) {
+  int64_t extents = 1;
+  int64_t callExtents = 1;
+  for (const LayoutDim &dim : dims)
+    if ((dim.extent != kDynamic &&
+         __builtin_mul_overflow(extents, dim.extent, &extents)) ||
+        (dim.callExtent != kDynamic &&
+         __builtin_mul_overflow(callExtents, dim.callExtent, &callExtents)))
+      return badShape("the tensor has too many elements");
+  return Status::ok();
+}
+
 /// Step 1: the uncollapsed dims of a per-axis or sub-channel type.
 /// `callShape` (same rank, or empty) supplies call extents.
 Expected<std::vector<LayoutDim>>
@@ -210,9 +224,14 @@ layoutDims(const QuantType &type,
                       std::to_string(blockSize.size) + " does not fit shape " +
                       shapeText(*shape));
     size_t d = static_cast<size_t>(blockSize.axis);
-    if (Status s =
-            setBlocked(d, type.scaleShape[d] * blockSize.size, blockSize.size);
-        !s)
+    int64_t size;
+    if (type.scaleShape[d] < 1 ||
+        __builtin_mul_overflow(type.scaleShape[d], blockSize.size, &size))
+      return badShape("dim " + std::to_string(d) +
+                      " of the scale tensor "
+                      "does not fit block size " +
+                      std::to_string(blockSize.size));
+    if (Status s = setBlocked(d, size, blockSize.size); !s)
       return s;
   }
   // A dim without a block size is one whole block: one scale along it.
@@ -333,6 +352,8 @@ Expected<LoweredLayout> lowerLayout(const QuantType &element,
       layoutDims(element, *shape, callShape);
   if (!dims)
     return dims.status();
+  if (Status s = checkElementCount(*dims); !s)
+    return s;
   return LoweredLayout{*shape, collapse(*dims)};
 }
 

@@ -24,7 +24,8 @@ bool hasUnitBlock(const QuantType &type, int64_t axis) {
 
 TypeDescriptor normalizeType(const TypeDescriptor &type) {
   const QuantType &element = type.element;
-  if (element.family != QuantType::Family::Uniform ||
+  // As MLIR's pass, which rewrites tensor types only.
+  if (!type.tensor || element.family != QuantType::Family::Uniform ||
       element.granularity != QuantType::Granularity::SubChannel)
     return type;
   const std::vector<int64_t> &shape = element.scaleShape;

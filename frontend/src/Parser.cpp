@@ -9,6 +9,7 @@
 #include <llvm/ADT/APInt.h>
 
 #include <bit>
+#include <cctype>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -20,8 +21,20 @@ namespace {
 
 using Kind = Token::Kind;
 
+/// `text` in quotes, control and non-ASCII bytes escaped as \xNN.
 std::string quoted(std::string_view text) {
-  return "'" + std::string(text) + "'";
+  std::string out = "'";
+  for (unsigned char c : text) {
+    if (c >= 0x20 && c < 0x7f) {
+      out += static_cast<char>(c);
+      continue;
+    }
+    constexpr char kHex[] = "0123456789ABCDEF";
+    out += "\\x";
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  }
+  return out + "'";
 }
 
 std::string describe(const Token &token) {
@@ -97,18 +110,19 @@ private:
     bool negative = first.is(Kind::Minus);
     if (negative)
       digits = lexer_.next();
-    if (!digits.is(Kind::Integer)) {
-      std::string found = describe(digits);
-      if (digits.is(Kind::Float))
-        found = "float literal " + found;
-      return fail(digits.range, "expected " + std::string(what) +
-                                    " (an integer), found " + found);
+    if (digits.is(Kind::Float)) {
+      SourceRange literal = join(first.range, digits.range);
+      return fail(literal, "expected " + std::string(what) +
+                               " (an integer), found float literal " +
+                               quoted(spellingOf(literal)));
     }
+    if (!digits.is(Kind::Integer))
+      return fail(digits.range, "expected " + std::string(what) +
+                                    " (an integer), found " + describe(digits));
     range = join(first.range, digits.range);
     std::optional<int64_t> parsed = integerLiteralValue(digits.text, negative);
     if (!parsed)
-      return fail(range, std::string(what) + " " +
-                             quoted(text_.substr(range.offset, range.length)) +
+      return fail(range, std::string(what) + " " + quoted(spellingOf(range)) +
                              " does not fit in 64 bits");
     value = *parsed;
     return true;
@@ -120,8 +134,7 @@ private:
       return false;
     if (wide < std::numeric_limits<int32_t>::min() ||
         wide > std::numeric_limits<int32_t>::max())
-      return fail(range, std::string(what) + " " +
-                             quoted(text_.substr(range.offset, range.length)) +
+      return fail(range, std::string(what) + " " + quoted(spellingOf(range)) +
                              " does not fit in 32 bits");
     value = static_cast<int32_t>(wide);
     return true;
@@ -136,7 +149,7 @@ private:
     if (negative)
       literal = lexer_.next();
     range = join(first.range, literal.range);
-    std::string spelling(text_.substr(range.offset, range.length));
+    std::string_view spelling = spellingOf(range);
     if (literal.is(Kind::Float)) {
       std::optional<double> parsed = floatLiteralValue(literal.text, negative);
       if (!parsed)
@@ -149,16 +162,42 @@ private:
       return fail(literal.range, "expected " + std::string(what) +
                                      " (a float literal), found " +
                                      describe(literal));
-    if (literal.text.size() < 2 || literal.text[1] != 'x')
-      return fail(range, std::string(what) + " " + quoted(spelling) +
-                             " is an integer; float literals need a '.' (" +
-                             spelling + ".0)");
+    if (literal.text.size() < 2 || literal.text[1] != 'x') {
+      // Name what the user wrote (`1e-3`, `0X1F`), not just its digits.
+      SourceRange word = gluedWord(range);
+      return fail(word, std::string(what) + " " + quoted(spellingOf(word)) +
+                            " is not a float literal; write it with a '.' "
+                            "(as in 2.0 or 1.0e-3)");
+    }
     if (negative)
       return fail(range, "hexadecimal " + std::string(what) + " " +
                              quoted(spelling) +
                              " must not have a leading '-' (the sign is "
                              "part of the bit pattern)");
     return hexFloat(literal, value, std::string(what), hexRule);
+  }
+
+  std::string_view spellingOf(SourceRange range) const {
+    return text_.substr(range.offset, range.length);
+  }
+
+  /// `range` extended over the identifier characters glued to it, and a
+  /// sign after an exponent letter: the whole of `1e-3` or `0X1F`.
+  SourceRange gluedWord(SourceRange range) const {
+    size_t end = range.offset + range.length;
+    auto isWordChar = [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+             c == '.' || c == '$';
+    };
+    while (end < text_.size()) {
+      char c = text_[end];
+      bool exponentSign = (c == '-' || c == '+') &&
+                          (text_[end - 1] == 'e' || text_[end - 1] == 'E');
+      if (!isWordChar(c) && !exponentSign)
+        break;
+      ++end;
+    }
+    return {range.offset, end - range.offset};
   }
 
   bool hexFloat(const Token &literal, double &value, const std::string &what,
@@ -230,11 +269,13 @@ private:
       } else {
         break;
       }
-      if (!lexer_.consumeDimensionSeparator())
-        return fail(lexer_.peek().range,
+      if (!lexer_.consumeDimensionSeparator()) {
+        Token found = lexer_.peek();
+        return fail(found.range,
                     "expected 'x' after tensor dimension " +
-                        quoted(text_.substr(parsed.tensor.dims.back().offset,
-                                            parsed.tensor.dims.back().length)));
+                        quoted(spellingOf(parsed.tensor.dims.back())) +
+                        ", found " + describe(found));
+      }
     }
     Token element = lexer_.peek();
     if (!element.is(Kind::BangIdentifier))
@@ -245,7 +286,8 @@ private:
       return false;
     Token close = lexer_.next();
     if (close.is(Kind::Comma))
-      return fail(close.range, "tensor encodings are not supported");
+      return fail(close.range, "unexpected ',' in tensor<...>: tensor "
+                               "encodings are not supported");
     if (!close.is(Kind::Greater))
       return fail(close.range,
                   "expected '>' to close tensor<, found " + describe(close));
@@ -280,14 +322,32 @@ private:
     if (spelling.substr(0, kPrefix.size()) != kPrefix)
       return fail(name.range, "unknown type " + quoted(spelling) +
                                   "; expected a !quant type");
+    std::string_view family = spelling.substr(kPrefix.size());
+    SourceRange familyRange{name.range.offset + kPrefix.size(),
+                            name.range.length - kPrefix.size()};
+    if (family.empty()) {
+      Token found = lexer_.peek();
+      return fail(found.range, "expected a quant type name after '!quant.', "
+                               "found " +
+                                   describe(found));
+    }
+    if (!isFamily(family))
+      return unknownFamily(family, familyRange);
     if (!lexer_.atChar('<'))
       return fail(lexer_.peek().range, "expected '<' right after " +
                                            quoted(spelling) +
                                            " (no whitespace)");
-    SourceRange familyRange{name.range.offset + kPrefix.size(),
-                            name.range.length - kPrefix.size()};
-    return parseFamily(spelling.substr(kPrefix.size()), familyRange, type,
-                       where);
+    return parseFamily(family, familyRange, type, where);
+  }
+
+  static bool isFamily(std::string_view name) {
+    return name == "uniform" || name == "any" || name == "calibrated" ||
+           name == "quantile";
+  }
+
+  bool unknownFamily(std::string_view name, SourceRange range) {
+    return fail(range, "unknown quant type " + quoted(name) +
+                           " (expected uniform, any, calibrated or quantile)");
   }
 
   bool parseFamily(std::string_view family, SourceRange range, QuantType &type,
@@ -300,8 +360,7 @@ private:
       return parseCalibrated(type, where);
     if (family == "quantile")
       return parseQuantile(type, where);
-    return fail(range, "unknown quant type " + quoted(family) +
-                           " (expected uniform, any, calibrated or quantile)");
+    return unknownFamily(family, range);
   }
 
   bool parseStorage(StorageType &storage, QuantTypeLocations &where,
@@ -387,7 +446,6 @@ private:
                   "only a !quant.quantile type can be used as storage");
     if (auto problem = verifyQuantType(*quantile, quantileWhere, text_))
       return fail(problem->where, std::move(problem->message));
-    roundToDeclaredTypes(*quantile);
     storage.kind = StorageType::Kind::Quantile;
     storage.width = quantile->storage.width;
     storage.isSigned = quantile->storage.isSigned;

@@ -130,10 +130,12 @@ void printQuantile(const QuantType &type, std::string &out) {
   out += ':';
   out += floatTypeName(*type.expressed);
   out += ", {";
+  // As the only upstream quantile printer (Intel's NPU fork): doubles
+  // joined by ',' like per-axis scales.
   for (size_t i = 0; i < type.table.size(); ++i) {
     if (i != 0)
-      out += ", ";
-    out += formatInFloatType(type.table[i], *type.expressed);
+      out += ',';
+    out += formatDouble(type.table[i]);
   }
   out += '}';
   if (!type.storage.hasDefaultBounds()) {

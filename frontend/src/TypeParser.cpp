@@ -26,7 +26,7 @@ ParseResult parseType(std::string_view text, const ParseOptions &options) {
             detail::verifyTensorContext(type.type.element, *type.type.tensor,
                                         type.element, type.tensor, text))
       return fail(*problem);
-  detail::roundToDeclaredTypes(type.type.element);
+  detail::roundSubChannelScales(type.type.element);
   result.type = std::move(type.type);
   return result;
 }

@@ -171,12 +171,8 @@ std::optional<LocatedError> verifyCalibrated(const QuantType &type,
 std::optional<LocatedError> verifyQuantile(const QuantType &type,
                                            const QuantTypeLocations &where,
                                            const Namer &name) {
-  if (type.storage.kind != StorageType::Kind::Integer)
-    return error(where.storage, "quantile storage must be an integer type, "
-                                "not " +
-                                    storageName(type.storage));
   FloatType entryType = *type.expressed;
-  double largest = printedLargestFinite(entryType);
+  double largest = largestFinite(entryType);
   for (size_t i = 0; i < type.table.size(); ++i) {
     SourceRange entryAt = at(where.tableEntries, i);
     double entry = type.table[i];
@@ -353,17 +349,14 @@ verifyTensorContext(const QuantType &type, const TensorShape &shape,
   return std::nullopt;
 }
 
-void roundToDeclaredTypes(QuantType &type) {
-  auto round = [](std::vector<double> &values, FloatType to) {
-    for (double &value : values)
-      if (std::optional<double> rounded = roundToFloatType(value, to))
-        value = *rounded;
-  };
-  if (type.family == QuantType::Family::Uniform &&
-      type.granularity == Granularity::SubChannel)
-    round(type.scales, *type.expressed);
-  if (type.family == QuantType::Family::Quantile)
-    round(type.table, *type.expressed);
+void roundSubChannelScales(QuantType &type) {
+  if (type.family != QuantType::Family::Uniform ||
+      type.granularity != Granularity::SubChannel)
+    return;
+  for (double &scale : type.scales)
+    if (std::optional<double> rounded =
+            roundToFloatType(scale, *type.expressed))
+      scale = *rounded;
 }
 
 } // namespace qjit::detail

@@ -28,9 +28,9 @@ verifyTensorContext(const QuantType &type, const TensorShape &shape,
                     const QuantTypeLocations &where,
                     const TensorLocations &tensorWhere, std::string_view text);
 
-/// Rounds the values MLIR stores in the expressed type (sub-channel scales,
-/// quantile table entries) to that type. Call after verifyQuantType.
-void roundToDeclaredTypes(QuantType &type);
+/// Rounds sub-channel scales to the expressed type, where MLIR holds them
+/// (a dense attribute of that type). Call after verifyQuantType.
+void roundSubChannelScales(QuantType &type);
 
 } // namespace qjit::detail
 

@@ -11,6 +11,7 @@
 #include "ScalarArithmetic.h"
 
 #include "qjit/HostFloat.h"
+#include "qjit/KernelCall.h"
 
 #include <cstring>
 #include <string>
@@ -33,9 +34,11 @@ template <typename C> struct Parameters {
   std::vector<int64_t> zeroPoints;
 };
 
+/// `params` has non-null scales when the parameters are runtime ones
+/// (checkKernelCall).
 template <typename C>
-Expected<Parameters<C>> gatherParameters(const KernelSpec &spec,
-                                         const KernelParams *params) {
+Parameters<C> gatherParameters(const KernelSpec &spec,
+                               const KernelParams *params) {
   size_t count = static_cast<size_t>(spec.layout.parameterCount());
   Parameters<C> gathered;
   gathered.scales.resize(count);
@@ -48,9 +51,6 @@ Expected<Parameters<C>> gatherParameters(const KernelSpec &spec,
     }
     return gathered;
   }
-  if (!params->scales)
-    return badCall("the kernel takes runtime parameters but "
-                   "KernelParams::scales is null");
   for (size_t k = 0; k < count; ++k) {
     gathered.scales[k] = static_cast<C>(
         reference::loadExpressed(spec.expressed, params->scales, k));
@@ -95,27 +95,23 @@ void copyStoredValues(const StorageSpec &storage, const void *src, void *dst,
 }
 
 template <typename C>
-Status convert(const KernelSpec &spec, const ParameterLayout &layout,
-               const void *src, void *dst, size_t n,
-               const KernelParams *params) {
-  Expected<Parameters<C>> parameters = gatherParameters<C>(spec, params);
-  if (!parameters)
-    return parameters.status();
+void convert(const KernelSpec &spec, const ParameterLayout &layout,
+             const void *src, void *dst, size_t n, const KernelParams *params) {
+  Parameters<C> parameters = gatherParameters<C>(spec, params);
   // The unused high bits of a packed output's last byte are zero.
   if (spec.op != KernelOp::DCast && spec.storage.packed)
     std::memset(dst, 0, storageBytes(spec.storage, n));
   switch (spec.op) {
   case KernelOp::QCast:
-    quantizeAll(spec, layout, *parameters, src, dst, n);
+    quantizeAll(spec, layout, parameters, src, dst, n);
     break;
   case KernelOp::DCast:
-    dequantizeAll(spec, layout, *parameters, src, dst, n);
+    dequantizeAll(spec, layout, parameters, src, dst, n);
     break;
   case KernelOp::SCast:
     copyStoredValues(spec.storage, src, dst, n);
     break;
   }
-  return Status::ok();
 }
 
 } // namespace
@@ -128,27 +124,27 @@ Status runReference(const KernelSpec &spec, const void *src, void *dst,
     return Status::error(ErrorCode::Unsupported,
                          "reference: float and quantile storage are not "
                          "implemented yet");
+  // n fits the layout; params hold what the spec takes (runtime scales
+  // included when n > 0).
+  if (Status status = checkKernelCall(spec, n, params); !status)
+    return status;
+  if (n == 0)
+    return Status::ok();
+  if (!src || !dst)
+    return badCall("null buffer for " + std::to_string(n) + " elements");
   if (!spec.takesParams())
     params = nullptr; // Nothing may be read from them.
-  else if (!params)
-    return badCall("kernel " + spec.kernelName() + " needs KernelParams");
 
   Expected<ParameterLayout> layout = reference::resolveParameterLayout(
       spec.layout, params ? params->extents : nullptr);
   if (!layout)
     return layout.status();
-  if (n % layout->period != 0)
-    return badCall(std::to_string(n) +
-                   " elements is not a whole number of layout periods (" +
-                   std::to_string(layout->period) + " elements each)");
-  if (n == 0)
-    return Status::ok();
-  if (!src || !dst)
-    return badCall("null buffer for " + std::to_string(n) + " elements");
 
   if (spec.compute == ValueType::F64)
-    return convert<double>(spec, *layout, src, dst, n, params);
-  return convert<float>(spec, *layout, src, dst, n, params);
+    convert<double>(spec, *layout, src, dst, n, params);
+  else
+    convert<float>(spec, *layout, src, dst, n, params);
+  return Status::ok();
 }
 
 size_t storageBytes(const StorageSpec &storage, size_t n) {

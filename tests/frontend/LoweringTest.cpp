@@ -217,6 +217,13 @@ TEST(Lowering, ShapeOptionMustFitTheTensor) {
   EXPECT_EQ(lower(text, KernelOp::QCast, options).shape, options.shape);
 }
 
+TEST(Lowering, RejectsShapesThatOverflow) {
+  LoweringOptions options;
+  options.shape = {int64_t(1) << 40, int64_t(1) << 40, 2};
+  EXPECT_EQ(lowerError("!quant.uniform<i8:f32:2, {1.0, 2.0}>", options).code(),
+            ErrorCode::InvalidArgument);
+}
+
 TEST(Lowering, SubChannel) {
   KernelSpec grid = lower("tensor<4x6x!quant.uniform<i8:f32:{0:2, 1:3}, "
                           "{{1.0:1, 2.0:2}, {3.0:3, 4.0:4}}>>");

@@ -81,10 +81,10 @@ const char *const kU8 = "!quant.uniform<u8:f32, 0.05:128>";
 TEST_F(AsmjitAssemblyTest, HeaderNamesSpecBackendTargetFeatures) {
   KernelSpec spec = specOf(kI8, KernelOp::QCast);
   std::string text = avx512(spec);
-  EXPECT_THAT(text, HasSubstr("; spec: " + spec.canonicalString()));
-  EXPECT_THAT(text, HasSubstr("; backend: asmjit"));
-  EXPECT_THAT(text, HasSubstr("; target: x86_64"));
-  EXPECT_THAT(text, HasSubstr("; features: "));
+  EXPECT_THAT(text, HasSubstr("# spec: " + spec.canonicalString()));
+  EXPECT_THAT(text, HasSubstr("# backend: asmjit"));
+  EXPECT_THAT(text, HasSubstr("# target: x86_64"));
+  EXPECT_THAT(text, HasSubstr("# features: "));
 }
 
 TEST_F(AsmjitAssemblyTest, Avx512QuantizeNarrowsSaturatingWithMaskedTail) {
@@ -96,6 +96,13 @@ TEST_F(AsmjitAssemblyTest, Avx512QuantizeNarrowsSaturatingWithMaskedTail) {
   EXPECT_THAT(text, HasSubstr("rn-sae"));
   EXPECT_THAT(text, Not(HasSubstr("mxcsr")));
   EXPECT_THAT(avx512(specOf(kU8, KernelOp::QCast)), HasSubstr("vpmovusdb"));
+}
+
+TEST_F(AsmjitAssemblyTest, DivideByAPowerOfTwoMultipliesExactly) {
+  std::string text =
+      avx512(specOf("!quant.uniform<i8:f32, 0.25:1>", KernelOp::QCast));
+  EXPECT_THAT(text, HasSubstr("vmulps zmm"));
+  EXPECT_THAT(text, Not(HasSubstr("vdivps")));
 }
 
 TEST_F(AsmjitAssemblyTest, Avx512DequantizeExtendsAndConverts) {
@@ -123,7 +130,8 @@ TEST_F(AsmjitAssemblyTest, BackendCappedAtAvx2ListsAvx2) {
       (*capped)->assembly(specOf(kI8, KernelOp::QCast), {});
   ASSERT_TRUE(text) << text.status().message();
   EXPECT_THAT(*text, Not(HasSubstr("zmm")));
-  Expected<CompiledCode> code = (*capped)->compile(specOf(kI8, KernelOp::QCast));
+  Expected<CompiledCode> code =
+      (*capped)->compile(specOf(kI8, KernelOp::QCast));
   ASSERT_TRUE(code) << code.status().message();
   EXPECT_EQ(code->isa, IsaLevel::Avx2);
   EXPECT_EQ(code->backend, "asmjit");
@@ -138,15 +146,23 @@ TEST_F(AsmjitAssemblyTest, BelowAvx2IsRefusedWithAFallbackHint) {
 }
 
 TEST_F(AsmjitAssemblyTest, PerAxisLoadsBroadcastParametersPerRun) {
-  std::string text = avx512(
-      specOf("!quant.uniform<i8:f32:0, {0.5:1, 0.25:2}>", KernelOp::QCast,
-             withShape({2, 64})));
+  std::string text = avx512(specOf("!quant.uniform<i8:f32:0, {0.5:1, 0.25:2}>",
+                                   KernelOp::QCast, withShape({2, 64})));
   EXPECT_THAT(text, HasSubstr("vbroadcastss zmm8"));
+}
+
+TEST_F(AsmjitAssemblyTest, ShortRunsReadPerElementParameterTables) {
+  // Last-axis per-axis: every element has the next channel's parameters,
+  // so the kernel walks per-element tables instead of one run per element.
+  std::string text = avx2(specOf("!quant.uniform<i8:f32:1, {0.5:1, 0.3:2}>",
+                                 KernelOp::QCast, withShape({64, 2})));
+  EXPECT_THAT(text, HasSubstr("lea r9"));
+  EXPECT_THAT(text, HasSubstr("vdivps ymm0, ymm0, [r9]"));
 }
 
 TEST_F(AsmjitAssemblyTest, AArch64QuantizeUsesNeonConvertsAndNarrows) {
   std::string text = aarch64(specOf(kI8, KernelOp::QCast));
-  EXPECT_THAT(text, HasSubstr("; target: aarch64-linux-gnu"));
+  EXPECT_THAT(text, HasSubstr("# target: aarch64-linux-gnu"));
   EXPECT_THAT(text, HasSubstr("ld1"));
   EXPECT_THAT(text, HasSubstr("st1"));
   EXPECT_THAT(text, HasSubstr("fdiv"));
@@ -160,8 +176,7 @@ TEST_F(AsmjitAssemblyTest, AArch64QuantizeUsesNeonConvertsAndNarrows) {
 
   LoweringOptions mlir;
   mlir.knobs = knobsForPreset(SemanticsPreset::Mlir);
-  EXPECT_THAT(aarch64(specOf(kI8, KernelOp::QCast, mlir)),
-              HasSubstr("fcvtzs"));
+  EXPECT_THAT(aarch64(specOf(kI8, KernelOp::QCast, mlir)), HasSubstr("fcvtzs"));
 }
 
 TEST_F(AsmjitAssemblyTest, AArch64DequantizeWidensAndConverts) {
@@ -173,10 +188,10 @@ TEST_F(AsmjitAssemblyTest, AArch64DequantizeWidensAndConverts) {
 }
 
 TEST_F(AsmjitAssemblyTest, AArch64RefusesWhatItDoesNotGenerate) {
-  Expected<std::string> text = backend_->assembly(
-      specOf("!quant.uniform<i8:f32:0, {0.5:1, 0.25:2}>", KernelOp::QCast,
-             withShape({2, 64})),
-      withTriple("aarch64-linux-gnu"));
+  Expected<std::string> text =
+      backend_->assembly(specOf("!quant.uniform<i8:f32:0, {0.5:1, 0.25:2}>",
+                                KernelOp::QCast, withShape({2, 64})),
+                         withTriple("aarch64-linux-gnu"));
   ASSERT_FALSE(text);
   EXPECT_EQ(text.status().code(), ErrorCode::Unsupported);
 }

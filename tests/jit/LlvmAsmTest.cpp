@@ -75,7 +75,7 @@ TEST(LlvmAsm, IntelSyntax) {
   options.intelSyntax = true;
   std::string text =
       assemblyOf(perTensorI8(KernelOp::QCast), IsaLevel::Avx512, options);
-  EXPECT_THAT(text, ContainsRegex("vcvttps2dq zmm[0-9]+, zmm[0-9]+"));
+  EXPECT_THAT(text, ContainsRegex("vcvttps2dq\\s+zmm[0-9]+, zmm[0-9]+"));
 }
 
 TEST(LlvmAsm, AArch64NeonCrossTarget) {

@@ -1,8 +1,10 @@
 //===- LlvmDivisionTest.cpp - The divider-free exact division, hard -------===//
 //
-// The llvm backend divides by baked scales with a reciprocal and two FMA
-// corrections (QuantArith.cpp has the proof). These tests aim at where a
-// one-ulp error would show: i32 storage with zero point 0, so that for
+// Where the target prefers it, the llvm backend divides by baked scales
+// with a reciprocal and two FMA corrections (QuantArith.cpp has the
+// proof); this white-box test forces that path on any host (and checks
+// the divider path too). The inputs aim at where a one-ulp error would
+// show: i32 storage with zero point 0, so that for
 // quotients in [2^23, 2^31) the stored integer *is* the quotient, and
 // exact ties k + 1/2 (and their float neighbours) for small quotients.
 // Scales are random over the whole fast-path range 2^-60..2^60.
@@ -10,7 +12,10 @@
 //===----------------------------------------------------------------------===//
 #include "TestSeed.h"
 
-#include "qjit/Backend.h"
+#include "llvm/JitSession.h"
+#include "llvm/KernelIr.h"
+#include "llvm/Optimizer.h"
+
 #include "qjit/Reference.h"
 
 #include <gtest/gtest.h>
@@ -74,17 +79,48 @@ float boundaryInput(std::mt19937_64 &rng, float scale) {
   return x;
 }
 
-TEST(LlvmDivision, MatchesIeeeDivisionNearEveryBoundary) {
+class LlvmDivision : public ::testing::TestWithParam<bool> {
+protected:
+  /// The kernel of `spec` for this host, with or without FMA division.
+  Expected<llvmjit::JitKernel> compile(const KernelSpec &spec) {
+    using namespace llvmjit;
+    TargetConfig config = hostTargetConfig(hostIsaLevel());
+    config.vector.fmaDivision = GetParam();
+    if (!session_) {
+      Expected<std::shared_ptr<JitSession>> session =
+          JitSession::create(config);
+      if (!session)
+        return session.status();
+      session_ = *session;
+    }
+    std::string name = "division_" + std::to_string(counter_++);
+    auto context = std::make_unique<llvm::LLVMContext>();
+    Expected<std::unique_ptr<llvm::Module>> module =
+        buildKernelModule(*context, spec, config.vector, name);
+    if (!module)
+      return module.status();
+    Expected<std::unique_ptr<llvm::TargetMachine>> machine =
+        createTargetMachine(config);
+    if (!machine)
+      return machine.status();
+    optimizeModule(**module, **machine, kJitOptLevel);
+    return session_->add(
+        llvm::orc::ThreadSafeModule(std::move(*module), std::move(context)),
+        name);
+  }
+
+  std::shared_ptr<llvmjit::JitSession> session_;
+  int counter_ = 0;
+};
+
+TEST_P(LlvmDivision, MatchesIeeeDivisionNearEveryBoundary) {
   std::mt19937_64 rng(testing::testSeed());
-  Expected<std::unique_ptr<Backend>> backend =
-      createLlvmBackend(hostIsaLevel());
-  ASSERT_TRUE(backend) << backend.status().message();
   for (RoundingMode rounding :
        {RoundingMode::NearestEven, RoundingMode::NearestAway,
         RoundingMode::TowardZero}) {
     for (int round = 0; round < 8; ++round) {
       KernelSpec spec = perAxisI32(rng, rounding);
-      Expected<CompiledCode> code = (*backend)->compile(spec);
+      Expected<llvmjit::JitKernel> code = compile(spec);
       ASSERT_TRUE(code) << code.status().message();
       size_t n = kChannels * kRows;
       std::vector<float> input(n);
@@ -103,6 +139,11 @@ TEST(LlvmDivision, MatchesIeeeDivisionNearEveryBoundary) {
     }
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Path, LlvmDivision, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool> &info) {
+                           return info.param ? "Fma" : "Divider";
+                         });
 
 } // namespace
 } // namespace qjit

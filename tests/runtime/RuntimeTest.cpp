@@ -110,6 +110,34 @@ TEST(Runtime, KernelsDescribeThemselves) {
   } else {
     EXPECT_NE(kernel->function(), nullptr);
     EXPECT_EQ(kernel->paramFunction(), nullptr);
+    Expected<std::string> assembly = kernel->assembly();
+    ASSERT_TRUE(assembly) << assembly.status().message();
+    EXPECT_FALSE(assembly->empty());
+  }
+}
+
+// Auto picks, per spec, the first of asmjit, llvm and the reference that
+// compiles it on its own.
+TEST(Runtime, AutoFallsBackInTheDocumentedOrder) {
+  auto automatic = makeRuntime();
+  ASSERT_TRUE(automatic);
+  const char *types[] = {
+      "!quant.uniform<i8:f32, 2.0:10>",
+      "!quant.uniform<u4:f16, 0.25:8>",
+      "tensor<2x?x!quant.uniform<i4:f32:0, {1.0, 2.0}>>",
+  };
+  for (const char *type : types) {
+    SCOPED_TRACE(type);
+    BackendKind expected = BackendKind::Reference;
+    for (BackendKind kind : {BackendKind::Llvm, BackendKind::Asmjit}) {
+      Expected<std::unique_ptr<Runtime>> alone =
+          Runtime::create(withBackend(kind));
+      if (alone && (*alone)->compile(type, KernelOp::QCast))
+        expected = kind; // Asmjit last: it wins when both can.
+    }
+    auto kernel = compileOrFail(*automatic, type, KernelOp::QCast);
+    ASSERT_TRUE(kernel);
+    EXPECT_EQ(kernel->backend(), expected);
   }
 }
 

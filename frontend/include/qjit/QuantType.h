@@ -122,7 +122,7 @@ struct QuantType {
   // --- Quantile ------------------------------------------------------------
   /// The lookup table, one entry per storage value from storage.min to
   /// storage.max; entry k is the value of stored integer storage.min + k.
-  /// Entries are rounded to `expressed` (the table's float type).
+  /// Entries are doubles as written, within the range of `expressed`.
   std::vector<double> table;
 
   friend bool operator==(const QuantType &a, const QuantType &b);

@@ -60,9 +60,10 @@ Status verifyElementOfTensor(const QuantType &element,
 std::string printType(const TypeDescriptor &type);
 std::string printQuantType(const QuantType &type);
 
-/// MLIR's normalize-quant-types: a sub-channel type with one scale becomes
-/// per-tensor; one whose scale tensor has a single non-1 dim becomes
-/// per-axis. Other types are returned unchanged.
+/// MLIR's normalize-quant-types: inside a tensor, a sub-channel type with
+/// one scale becomes per-tensor, and one whose scale tensor has a single
+/// non-1 dim d becomes per-axis along d (qjit: only when d's block size is
+/// 1, so the meaning is kept). Other types are returned unchanged.
 TypeDescriptor normalizeType(const TypeDescriptor &type);
 
 } // namespace qjit

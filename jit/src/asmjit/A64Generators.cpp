@@ -30,9 +30,9 @@ const a64::GpW scratch = a64::w9;
 constexpr unsigned kScale = 16, kZero = 17, kLow = 18, kHigh = 19;
 
 Status unsupported(const std::string &what) {
-  return Status::error(ErrorCode::Unsupported,
-                       "asmjit backend: AArch64 " + what +
-                           " is not generated yet");
+  return Status::error(ErrorCode::Unsupported, "asmjit backend: AArch64 " +
+                                                   what +
+                                                   " is not generated yet");
 }
 
 Status checkA64Support(const KernelSpec &spec) {
@@ -101,8 +101,8 @@ private:
     dupImmediate(kZero, std::bit_cast<uint32_t>(
                             static_cast<float>(spec_.params.zeroPoints[0])));
     if (isQuantize() && !hasContainerRange(spec_.storage)) {
-      dupImmediate(kLow, std::bit_cast<uint32_t>(
-                             static_cast<float>(spec_.storage.min)));
+      dupImmediate(
+          kLow, std::bit_cast<uint32_t>(static_cast<float>(spec_.storage.min)));
       dupImmediate(kHigh, std::bit_cast<uint32_t>(
                               static_cast<float>(spec_.storage.max)));
     }
@@ -277,7 +277,7 @@ Expected<std::string> a64Assembly(const KernelSpec &spec,
   A64Generator(assembler, spec).generate();
   if (!errors.ok())
     return errors.status(spec);
-  return listingHeader(spec, triple, "+neon") + logger.data();
+  return listingHeader(spec, "asmjit", triple, "+neon") + logger.data();
 }
 
 } // namespace qjit::asmjit_backend

@@ -1,4 +1,5 @@
-//===- A64Generators.h - KernelSpec → AArch64 NEON listings ------*- C++ -*-===//
+//===- A64Generators.h - KernelSpec → AArch64 NEON listings ------*- C++
+//-*-===//
 //
 // AArch64 kernels are generated on any host with asmjit's a64 emitter and
 // printed; executing them needs an AArch64 machine (or qemu-user).

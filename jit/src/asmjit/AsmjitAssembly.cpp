@@ -21,8 +21,7 @@ Expected<IsaLevel> listingIsaLevel(IsaLevel backendIsa,
   if (!options.triple.empty() && !options.triple.starts_with("x86_64"))
     return Status::error(ErrorCode::Unsupported,
                          "asmjit backend: no generator for target '" +
-                             options.triple +
-                             "' (x86_64 and aarch64 only)");
+                             options.triple + "' (x86_64 and aarch64 only)");
   IsaLevel level = backendIsa;
   std::string_view features = options.features;
   if (features.find("+avx512f") != std::string_view::npos)
@@ -34,14 +33,13 @@ Expected<IsaLevel> listingIsaLevel(IsaLevel backendIsa,
   return level;
 }
 
-std::string listingHeader(const KernelSpec &spec, std::string_view target,
-                          std::string_view features) {
+std::string listingHeader(const KernelSpec &spec, std::string_view backend,
+                          std::string_view target, std::string_view features) {
   std::string header;
-  header += "; spec: " + spec.canonicalString() + "\n";
-  header += "; kernel: " + spec.kernelName() + "\n";
-  header += "; backend: asmjit\n";
-  header += "; target: " + std::string(target) + "\n";
-  header += "; features: " + std::string(features) + "\n";
+  header += "# spec: " + spec.canonicalString() + "\n";
+  header += "# backend: " + std::string(backend) + "\n";
+  header += "# target: " + std::string(target) + "\n";
+  header += "# features: " + std::string(features) + "\n";
   return header;
 }
 
@@ -52,7 +50,7 @@ void configureListingLogger(asmjit::StringLogger &logger) {
 }
 
 Expected<std::string> x86Assembly(const KernelSpec &spec, IsaLevel level,
-                                  const AsmOptions &) {
+                                  const AsmOptions &options) {
   X86Isa isa(level);
   if (Status status = checkX86Support(spec, isa); !status)
     return status;
@@ -71,9 +69,11 @@ Expected<std::string> x86Assembly(const KernelSpec &spec, IsaLevel level,
                              ? "+avx2,+fma,+f16c,+bmi2,+avx512f,+avx512bw,"
                                "+avx512vl,+avx512dq"
                              : "+avx2,+fma,+f16c,-avx512f";
-  return listingHeader(spec, "x86_64 (" + std::string(isaLevelName(level)) +
-                                 ", Intel syntax)",
-                       features) +
+  std::string triple =
+      options.triple.empty() ? "x86_64-linux-gnu" : options.triple;
+  return listingHeader(spec,
+                       "asmjit (isa " + std::string(isaLevelName(level)) + ")",
+                       triple + " (Intel syntax)", features) +
          logger.data();
 }
 

@@ -44,9 +44,9 @@ bool isAArch64Triple(std::string_view triple);
 Expected<IsaLevel> listingIsaLevel(IsaLevel backendIsa,
                                    const AsmOptions &options);
 
-/// The header comment of every listing.
-std::string listingHeader(const KernelSpec &spec, std::string_view target,
-                          std::string_view features);
+/// The header comment of every listing (the LLVM backend's fields).
+std::string listingHeader(const KernelSpec &spec, std::string_view backend,
+                          std::string_view target, std::string_view features);
 
 /// A formatter-backed logger for listings (Intel syntax, indented code).
 void configureListingLogger(asmjit::StringLogger &logger);

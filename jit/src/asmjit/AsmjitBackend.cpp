@@ -55,8 +55,8 @@ public:
                                asmjit::DebugUtils::errorAsString(err));
     CompiledCode compiled;
     compiled.entry = entry;
-    compiled.owner = std::shared_ptr<const void>(
-        entry, [runtime = runtime_](const void *p) {
+    compiled.owner =
+        std::shared_ptr<const void>(entry, [runtime = runtime_](const void *p) {
           runtime->release(const_cast<void *>(p));
         });
     compiled.codeBytes = code.codeSize();

@@ -114,8 +114,7 @@ void emitStoreStored(x86::Assembler &a, const X86Isa &isa,
                      Narrowing narrowing) {
   unsigned container = storage.containerBytes();
   if (container == 4) {
-    isa.avx512() ? maskedStore(a, masked).vmovdqu32(dst, v)
-                 : a.vmovdqu(dst, v);
+    isa.avx512() ? maskedStore(a, masked).vmovdqu32(dst, v) : a.vmovdqu(dst, v);
     return;
   }
   if (isa.avx512()) {

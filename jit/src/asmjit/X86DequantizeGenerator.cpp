@@ -17,7 +17,7 @@ namespace {
 class X86DequantizeGenerator final : public X86VectorBody {
 public:
   X86DequantizeGenerator(const KernelSpec &spec, const X86Isa &isa)
-      : spec_(spec), isa_(isa), params_(spec, isa, /*reciprocal=*/false) {}
+      : spec_(spec), isa_(isa), params_(spec, isa, ScaleUse::Multiply) {}
 
   void generate(x86::Assembler &a) { emitX86Kernel(a, isa_, spec_, *this); }
 
@@ -27,9 +27,7 @@ public:
 
   void emitConstants(x86::Assembler &) override {}
   void emitParameters(x86::Assembler &a) override { params_.emitLoad(a); }
-  unsigned parameterBytes() const override {
-    return params_.parameterBytes();
-  }
+  unsigned parameterBytes() const override { return params_.parameterBytes(); }
   void emitData(x86::Assembler &a) override { params_.emitData(a); }
 
   void emitVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,

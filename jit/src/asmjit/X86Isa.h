@@ -28,14 +28,6 @@ public:
   x86::Vec vec(unsigned id) const {
     return avx512() ? x86::Vec(x86::zmm(id)) : x86::Vec(x86::ymm(id));
   }
-  /// The register holding `bytes` of a vector (vpmov* and pack results).
-  static x86::Vec part(unsigned id, unsigned bytes) {
-    if (bytes >= 64)
-      return x86::zmm(id);
-    if (bytes == 32)
-      return x86::ymm(id);
-    return x86::xmm(id);
-  }
 
 private:
   IsaLevel level_;
@@ -44,12 +36,12 @@ private:
 /// Fixed register roles. Kernels are leaf functions using only
 /// caller-saved registers, so no callee-saved register is ever spilled.
 namespace reg {
-inline const x86::Gp src = x86::rdi;        ///< Source cursor.
-inline const x86::Gp dst = x86::rsi;        ///< Destination cursor.
-inline const x86::Gp remaining = x86::rdx;  ///< Elements left (whole call).
-inline const x86::Gp params = x86::rcx;     ///< const KernelParams *.
-inline const x86::Gp runCount = x86::r8;    ///< Elements left in this run.
-inline const x86::Gp paramIndex = x86::r9;  ///< Parameter of this run.
+inline const x86::Gp src = x86::rdi;       ///< Source cursor.
+inline const x86::Gp dst = x86::rsi;       ///< Destination cursor.
+inline const x86::Gp remaining = x86::rdx; ///< Elements left (whole call).
+inline const x86::Gp params = x86::rcx;    ///< const KernelParams *.
+inline const x86::Gp runCount = x86::r8;   ///< Elements left in this run.
+inline const x86::Gp paramIndex = x86::r9; ///< Parameter of this run.
 inline const x86::Gp scratch = x86::rax;
 inline const x86::Gp scratch2 = x86::r10;
 inline const x86::Gp scratch3 = x86::r11;
@@ -62,9 +54,9 @@ constexpr unsigned kScale = 8;     ///< Scale (or reciprocal), broadcast.
 constexpr unsigned kZeroPoint = 9; ///< Zero point in C, broadcast.
 constexpr unsigned kLow = 10;      ///< Clamp bounds in C.
 constexpr unsigned kHigh = 11;
-constexpr unsigned kHalf = 12;     ///< Constants of the rounding helpers.
+constexpr unsigned kHalf = 12; ///< Constants of the rounding helpers.
 constexpr unsigned kSign = 13;
-constexpr unsigned kScalar = 14;   ///< Scalar scratch of parameter loads.
+constexpr unsigned kScalar = 14; ///< Scalar scratch of parameter loads.
 constexpr unsigned kScalar2 = 15;
 /// k-register of a slot's NaN lanes (k2..k5).
 inline x86::KReg nanMask(unsigned slot) { return x86::k(2 + slot); }

@@ -63,7 +63,8 @@ public:
 
   void emit() {
     exit_ = a_.newLabel();
-    int32_t frameBytes = static_cast<int32_t>(levels_.size() * 32);
+    bool nested = !levels_.empty() && body_.parameterBytes() == 0;
+    int32_t frameBytes = nested ? static_cast<int32_t>(levels_.size() * 32) : 0;
     if (frameBytes)
       a_.sub(x86::rsp, frameBytes);
     body_.emitConstants(a_);
@@ -72,10 +73,10 @@ public:
       body_.emitParameters(a_);
       a_.mov(reg::runCount, reg::remaining);
       emitRun(true);
-    } else if (body_.parameterBytes() != 0) {
-      emitPeriods();
-    } else {
+    } else if (nested) {
       emitNest();
+    } else {
+      emitPeriods();
     }
     a_.bind(exit_);
     if (frameBytes)
@@ -213,8 +214,7 @@ private:
     const int32_t dstStep = static_cast<int32_t>(lanes * body_.dstBytes());
     const int32_t unrolled = static_cast<int32_t>(lanes * reg::kUnroll);
     Label unrolledLoop = a_.newLabel(), single = a_.newLabel(),
-          singleLoop = a_.newLabel(), tail = a_.newLabel(),
-          end = a_.newLabel();
+          singleLoop = a_.newLabel(), tail = a_.newLabel(), end = a_.newLabel();
 
     a_.cmp(reg::runCount, unrolled);
     a_.jb(single);
@@ -297,8 +297,8 @@ private:
 
 } // namespace
 
-void emitX86Kernel(x86::Assembler &a, const X86Isa &isa,
-                   const KernelSpec &spec, X86VectorBody &body) {
+void emitX86Kernel(x86::Assembler &a, const X86Isa &isa, const KernelSpec &spec,
+                   X86VectorBody &body) {
   FrameEmitter(a, isa, spec.layout, body).emit();
 }
 

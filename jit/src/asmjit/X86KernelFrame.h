@@ -38,16 +38,15 @@ public:
   virtual unsigned parameterBytes() const { return 0; }
   /// Converts lanes() elements at src into dst using register slot `slot`
   /// (< reg::kUnroll). `masked`: only the lanes in reg::tailMask exist.
-  virtual void emitVector(x86::Assembler &a, unsigned slot,
-                          const x86::Mem &src, const x86::Mem &dst,
-                          bool masked) = 0;
+  virtual void emitVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
+                          const x86::Mem &dst, bool masked) = 0;
   /// Data (tables) placed after the code; labels bound here.
   virtual void emitData(x86::Assembler &) {}
 };
 
 /// Emits the whole kernel for `spec` around `body`.
-void emitX86Kernel(x86::Assembler &a, const X86Isa &isa,
-                   const KernelSpec &spec, X86VectorBody &body);
+void emitX86Kernel(x86::Assembler &a, const X86Isa &isa, const KernelSpec &spec,
+                   X86VectorBody &body);
 
 } // namespace qjit::asmjit_backend
 

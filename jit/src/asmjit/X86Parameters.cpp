@@ -5,7 +5,9 @@
 
 #include "qjit/HostFloat.h"
 
+#include <algorithm>
 #include <bit>
+#include <cmath>
 #include <cstddef>
 #include <utility>
 
@@ -13,21 +15,48 @@ namespace qjit::asmjit_backend {
 
 uint32_t floatBits(float value) { return std::bit_cast<uint32_t>(value); }
 
+namespace {
+
+/// s is 2^k and so is 1/s, both normal: dividing by s is multiplying by 1/s.
+bool hasExactNormalReciprocal(float s) {
+  float reciprocal = 1.0f / s;
+  return std::isnormal(s) && std::isnormal(reciprocal) &&
+         (floatBits(s) & 0x7fffffu) == 0 &&
+         (floatBits(reciprocal) & 0x7fffffu) == 0;
+}
+
+/// The scales as the reference gathers them: rounded to the expressed
+/// type, then to C = f32 (exact).
+std::vector<float> bakedScales(const KernelSpec &spec) {
+  std::vector<float> scales;
+  for (double scale : spec.params.scales)
+    scales.push_back(
+        static_cast<float>(roundToValueType(scale, spec.expressed)));
+  return scales;
+}
+
+} // namespace
+
 X86Parameters::X86Parameters(const KernelSpec &spec, const X86Isa &isa,
-                             bool reciprocal)
-    : isa_(isa), expressed_(spec.expressed), reciprocal_(reciprocal),
+                             ScaleUse use)
+    : isa_(isa), expressed_(spec.expressed),
+      reciprocal_(use == ScaleUse::MultiplyByReciprocal),
+      scaleInstruction_(use == ScaleUse::Divide ? x86::Inst::kIdVdivps
+                                                : x86::Inst::kIdVmulps),
       runtime_(spec.params.runtime),
       perTensor_(spec.layout.kind == LayoutSpec::Kind::PerTensor) {
   if (runtime_) {
     zeroPointsAreZero_ = false;
     return;
   }
-  for (size_t k = 0; k < spec.params.scales.size(); ++k) {
-    // As the reference gathers them: the scale rounded to the expressed
-    // type, then to C = f32 (exact); the zero point rounded to f32.
-    float scale = static_cast<float>(
-        roundToValueType(spec.params.scales[k], spec.expressed));
-    scales_.push_back(reciprocal ? 1.0f / scale : scale);
+  std::vector<float> scales = bakedScales(spec);
+  if (use == ScaleUse::Divide &&
+      std::all_of(scales.begin(), scales.end(), hasExactNormalReciprocal)) {
+    reciprocal_ = true;
+    scaleInstruction_ = x86::Inst::kIdVmulps;
+  }
+  for (size_t k = 0; k < scales.size(); ++k) {
+    scales_.push_back(reciprocal_ ? 1.0f / scales[k] : scales[k]);
     zeroPoints_.push_back(static_cast<float>(spec.params.zeroPoints[k]));
     zeroPointsAreZero_ &= spec.params.zeroPoints[k] == 0;
   }
@@ -176,8 +205,7 @@ void X86Parameters::emitData(x86::Assembler &a) {
   if (perElementTable_.isValid()) {
     a.align(asmjit::AlignMode::kData, 64);
     a.bind(perElementTable_);
-    a.embed(perElementTables_.data(),
-            perElementTables_.size() * sizeof(float));
+    a.embed(perElementTables_.data(), perElementTables_.size() * sizeof(float));
   }
   if (!scaleTable_.isValid())
     return;

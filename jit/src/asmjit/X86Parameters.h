@@ -20,10 +20,22 @@
 
 namespace qjit::asmjit_backend {
 
+/// What the kernel does with the scale.
+enum class ScaleUse {
+  Multiply,             ///< dcast: · s.
+  Divide,               ///< qcast `divide`: exactly x / s.
+  MultiplyByReciprocal, ///< qcast `reciprocal`: x · fl(1/s).
+};
+
 class X86Parameters {
 public:
-  /// `reciprocal`: load fl(1/s) instead of s (the `reciprocal` scale op).
-  X86Parameters(const KernelSpec &spec, const X86Isa &isa, bool reciprocal);
+  X86Parameters(const KernelSpec &spec, const X86Isa &isa, ScaleUse use);
+
+  /// The instruction to apply with scale(): vdivps, or vmulps. A `divide`
+  /// by baked powers of two multiplies by their exact reciprocals: x / s
+  /// and x · (1/s) are then the same real number, so one IEEE rounding
+  /// gives the same result for every x (subnormal, infinite and NaN too).
+  asmjit::InstId scaleInstruction() const { return scaleInstruction_; }
 
   /// Baked parameters whose zero points are all 0: no add/sub needed.
   bool zeroPointsAreZero() const { return zeroPointsAreZero_; }
@@ -47,15 +59,16 @@ private:
 
   X86Isa isa_;
   ValueType expressed_;
-  bool reciprocal_;
+  bool reciprocal_; ///< Load fl(1/s) rather than s.
+  asmjit::InstId scaleInstruction_;
   bool runtime_;
   bool perTensor_;
   bool zeroPointsAreZero_ = true;
   bool perElement_ = false;
   int32_t zeroPointTableOffset_ = 0; ///< Per-element: bytes after scales.
   asmjit::Label perElementTable_;
-  std::vector<float> scales_;     ///< Baked: s or fl(1/s), in f32.
-  std::vector<float> zeroPoints_; ///< Baked: f32(z).
+  std::vector<float> scales_;           ///< Baked: s or fl(1/s), in f32.
+  std::vector<float> zeroPoints_;       ///< Baked: f32(z).
   std::vector<float> perElementTables_; ///< Scales, then zero points.
   asmjit::Label scaleTable_, zeroPointTable_;
 };

@@ -1,7 +1,8 @@
 //===- X86QuantizeGenerator.cpp - qcast: expressed → stored ---------------===//
 //
 // Per vector, in f32 (C): u = x / s (vdivps: exact IEEE division, so the
-// `divide` contract holds bit for bit) or u = x · fl(1/s); NaN lanes of u
+// `divide` contract holds bit for bit; a multiply only when s is a power of
+// two, see X86Parameters) or u = x · fl(1/s); NaN lanes of u
 // become 0, which then yields the (clamped) zero point like the reference;
 // the zero point is added before or after rounding; clamping in f32 to the
 // integral bounds commutes with rounding, so it happens before the final
@@ -29,8 +30,10 @@ constexpr uint8_t kRoundTowardZero = 0x0b;
 class X86QuantizeGenerator final : public X86VectorBody {
 public:
   X86QuantizeGenerator(const KernelSpec &spec, const X86Isa &isa)
-      : spec_(spec), isa_(isa),
-        params_(spec, isa, spec.knobs.scaleOp == ScaleOp::Reciprocal) {
+      : spec_(spec), isa_(isa), params_(spec, isa,
+                                        spec.knobs.scaleOp == ScaleOp::Divide
+                                            ? ScaleUse::Divide
+                                            : ScaleUse::MultiplyByReciprocal) {
     planClamp();
   }
 
@@ -54,9 +57,7 @@ public:
   }
 
   void emitParameters(x86::Assembler &a) override { params_.emitLoad(a); }
-  unsigned parameterBytes() const override {
-    return params_.parameterBytes();
-  }
+  unsigned parameterBytes() const override { return params_.parameterBytes(); }
   void emitData(x86::Assembler &a) override { params_.emitData(a); }
 
   void emitVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
@@ -105,9 +106,7 @@ private:
   void emitScale(x86::Assembler &a, unsigned slot, const x86::Vec &v,
                  const x86::Vec &t) {
     asmjit::Operand scale = params_.scale(slot);
-    asmjit::InstId op = spec_.knobs.scaleOp == ScaleOp::Divide
-                            ? x86::Inst::kIdVdivps
-                            : x86::Inst::kIdVmulps;
+    asmjit::InstId op = params_.scaleInstruction();
     auto scaleOp = [&](x86::Assembler &as) { as.emit(op, v, v, scale); };
     if (!isa_.avx512()) {
       scaleOp(a);

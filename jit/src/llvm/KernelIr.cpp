@@ -221,7 +221,7 @@ buildKernelModule(llvm::LLVMContext &context, const KernelSpec &spec,
   llvm::Value *kernelParams = takesParams ? function->getArg(3) : nullptr;
   b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", function));
 
-  QuantPlan plan = planQuantization(spec);
+  QuantPlan plan = planQuantization(spec, target);
   ParamSource params(ir, plan, kernelParams);
   llvm::Value *extents =
       takesParams ? b.CreateLoad(ir.ptr, kernelParams) : nullptr;

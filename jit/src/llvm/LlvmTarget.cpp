@@ -68,6 +68,7 @@ VectorTarget x86VectorTarget(llvm::StringRef features) {
       has("evex512")) {
     target.vectorBits = 512;
     target.maskedMemory = true;
+    target.fmaDivision = true;
   } else if (has("avx2") && has("fma")) {
     target.vectorBits = 256;
   } else if (has("sse4.1")) {
@@ -142,6 +143,7 @@ Expected<TargetConfig> asmTargetConfig(IsaLevel isa,
       config.vector.isX86 = false;
       config.vector.vectorBits = 128;
       config.vector.nativeHalf = true;
+      config.vector.fmaDivision = true;
       return config;
     }
     config.triple = triple.str();

@@ -27,6 +27,11 @@ struct VectorTarget {
   bool maskedMemory = false;  ///< AVX-512 style masked loads and stores.
   bool nativeHalf = false;    ///< f16 <-> f32 conversions in hardware.
   bool nativeRounding = true; ///< roundps-style instructions (SSE4.1+).
+  /// Divide by baked scales with FMA corrections instead of the divider
+  /// (QuantArith.cpp). Measured on this project's AVX2 host, vdivps beats
+  /// the five FMA-unit operations, so only 512-bit x86 (half-rate divider)
+  /// and AArch64 (slow fdiv, fast fmla) use it.
+  bool fmaDivision = false;
 };
 
 struct TargetConfig {

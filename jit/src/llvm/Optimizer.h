@@ -12,7 +12,7 @@ void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
                     int optLevel);
 
 /// The optimization level every JIT'd kernel is compiled with.
-constexpr int kJitOptLevel = 3;
+constexpr int kJitOptLevel = 1;
 
 } // namespace qjit::llvmjit
 

@@ -74,7 +74,7 @@ std::pair<double, bool> boundInCompute(int64_t bound, bool f64, int direction) {
 
 } // namespace
 
-QuantPlan planQuantization(const KernelSpec &spec) {
+QuantPlan planQuantization(const KernelSpec &spec, const VectorTarget &target) {
   QuantPlan plan;
   if (spec.op == KernelOp::DCast) {
     plan.needScale = plan.needZeroCompute = true;
@@ -91,7 +91,7 @@ QuantPlan planQuantization(const KernelSpec &spec) {
                return mantissa == 0.5 && exponent >= -120 && exponent <= 120;
              })) {
     plan.scaling = Scaling::Multiply; // x / 2^k == x · 2^-k, one rounding.
-  } else if (!f64 && allScales(spec, [](double s) {
+  } else if (target.fmaDivision && !f64 && allScales(spec, [](double s) {
                return std::fabs(s) >= 0x1p-60 && std::fabs(s) <= 0x1p60;
              })) {
     plan.scaling = Scaling::Markstein;

@@ -36,7 +36,7 @@ struct QuantPlan {
   bool unsignedConvert = false;
 };
 
-QuantPlan planQuantization(const KernelSpec &spec);
+QuantPlan planQuantization(const KernelSpec &spec, const VectorTarget &target);
 
 /// The parameters of each lane (scalars when broadcast to one lane count
 /// is not needed). Unneeded ones are null.
