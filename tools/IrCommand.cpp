@@ -18,8 +18,9 @@ void printUsage() {
   std::printf("usage: qjit ir TYPE --op=qcast|dcast|scast [-O0|-O1|-O2|-O3] "
               "[options]\n\n"
               "Prints the LLVM IR of the kernel the llvm backend compiles for "
-              "this host,\nafter the optimization pipeline (default -O3, what "
-              "the JIT uses).\n\noptions:\n%s"
+              "this host,\nafter the optimization pipeline of the given level "
+              "(default -O3). The JIT\nitself compiles the -O0 form: the IR "
+              "is explicit vector code already.\n\noptions:\n%s"
               "  --isa=scalar|sse4|avx2|avx512\n"
               "                              ISA level (default: the host's, "
               "capped by QJIT_MAX_ISA)\n",

@@ -1,9 +1,11 @@
 //===- qjit.cpp - The qjit command-line tool ------------------------------===//
 #include "Commands.h"
+#include "qjit/Runtime.h"
 
 #include <spdlog/cfg/env.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 
 namespace {
@@ -25,10 +27,23 @@ constexpr Subcommand kSubcommands[] = {
 };
 
 void printUsage(std::FILE *out) {
-  std::fprintf(out, "usage: qjit <command> [options]\n\ncommands:\n");
+  std::fprintf(out, "usage: qjit [--stats] <command> [options]\n\ncommands:\n");
   for (const Subcommand &c : kSubcommands)
     std::fprintf(out, "  %-6s %s\n", c.name, c.summary);
-  std::fprintf(out, "\nRun 'qjit <command> --help' for a command's options.\n");
+  std::fprintf(out,
+               "\n--stats prints the kernel cache counters to stderr when the "
+               "command ends.\nRun 'qjit <command> --help' for a command's "
+               "options.\n");
+}
+
+void printCacheStats() {
+  qjit::CacheStats s = qjit::processCacheStats();
+  std::fprintf(stderr,
+               "qjit cache: %llu hits, %llu misses, %llu compiles (%llu "
+               "failed, %.3f ms), %llu evictions\n",
+               (unsigned long long)s.hits, (unsigned long long)s.misses,
+               (unsigned long long)s.compiles, (unsigned long long)s.failures,
+               s.compileNanoseconds / 1e6, (unsigned long long)s.evictions);
 }
 
 } // namespace
@@ -37,6 +52,13 @@ int main(int argc, char **argv) {
   // SPDLOG_LEVEL=debug (or qjit=debug,...) shows what the library logs, such
   // as which backend compiled each kernel.
   spdlog::cfg::load_env_levels();
+  // The one global flag: drop it so subcommands see their usual argv.
+  if (argc >= 2 && !std::strcmp(argv[1], "--stats")) {
+    std::atexit(printCacheStats);
+    argv[1] = argv[0];
+    ++argv;
+    --argc;
+  }
   if (argc < 2) {
     printUsage(stderr);
     return 2;

@@ -1,6 +1,7 @@
 //===- Workload.cpp - One measured kernel invocation ----------------------===//
 #include "Workload.h"
 
+#include "qjit/KernelCall.h"
 #include "qjit/Reference.h"
 #include "qjit/TypeParser.h"
 
@@ -143,23 +144,25 @@ Expected<std::unique_ptr<Workload>> Workload::create(WorkloadRequest request) {
   w->n_ = static_cast<size_t>(n);
   w->view_ = channelViewOf(baked->layout, n);
   w->request_ = std::move(request);
-  if (Status s = w->takeParameters(*baked); !s)
-    return s;
+  w->takeParameters(*baked);
 
   const KernelSpec &s = w->spec_;
+  if (s.op == KernelOp::SCast)
+    return unsupported("scast is not benchmarked");
+  // Kernels trust their callers; a bad n must stop here.
+  if (Status call = checkKernelCall(s, w->n_, w->params()); !call)
+    return call;
   size_t expressed = expressedBytes(s.expressed, w->n_);
   size_t stored = storageBytes(s.storage, w->n_);
   bool qcast = s.op == KernelOp::QCast;
   w->input_ = AlignedBuffer(qcast ? expressed : stored);
   w->output_ = AlignedBuffer(qcast ? stored : expressed);
-  if (s.op == KernelOp::SCast)
-    return unsupported("scast is not benchmarked");
   if (Status st = w->fillInput(); !st)
     return st;
   return w;
 }
 
-Status Workload::takeParameters(const KernelSpec &baked) {
+void Workload::takeParameters(const KernelSpec &baked) {
   for (double scale : baked.params.scales)
     scales_.push_back(static_cast<float>(scale));
   for (int64_t zp : baked.params.zeroPoints) {
@@ -169,7 +172,7 @@ Status Workload::takeParameters(const KernelSpec &baked) {
   zeroPoints_.resize(scales_.size(), 0);
   zeroPoints64_.resize(scales_.size(), 0);
   if (!spec_.takesParams())
-    return Status::ok();
+    return;
   size_t width = valueTypeBytes(spec_.expressed);
   runtimeScales_.resize(baked.params.scales.size() * width);
   for (size_t i = 0; i < baked.params.scales.size(); ++i)
@@ -178,7 +181,6 @@ Status Workload::takeParameters(const KernelSpec &baked) {
   params_.scales = runtimeScales_.data();
   params_.zeroPoints = zeroPoints64_.data();
   params_.extents = nullptr; // Lowering filled every dim from the shape.
-  return Status::ok();
 }
 
 Status Workload::fillInput() {

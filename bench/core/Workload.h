@@ -74,7 +74,7 @@ public:
 
 private:
   Workload() = default;
-  Status takeParameters(const KernelSpec &baked);
+  void takeParameters(const KernelSpec &baked);
   Status fillInput();
 
   WorkloadRequest request_;

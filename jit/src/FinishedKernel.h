@@ -4,7 +4,9 @@
 // kernel it finishes to finishKernel() exactly once. That single place logs
 // it (logger "qjit.jit", debug: name, backend, ISA, bytes, microseconds),
 // counts it, and, when QJIT_DUMP_DIR is set, writes the raw code bytes to
-// $QJIT_DUMP_DIR/<kernel name>.<backend>.bin for offline disassembly.
+// $QJIT_DUMP_DIR/<kernel name>.<backend>.bin for offline disassembly, and,
+// when QJIT_PERF_MAP=1, appends "<start> <size> qjit:<name>:<backend>" to
+// /tmp/perf-<pid>.map so `perf report` names the kernels.
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_FINISHEDKERNEL_H

@@ -1,19 +1,164 @@
-//===- KernelCache.cpp - Compiled kernels by key --------------------------===//
+//===- KernelCache.cpp - Bounded, exactly-one-compile kernel cache --------===//
 #include "KernelCache.h"
+
+#include "Log.h"
+
+#include <atomic>
+#include <chrono>
+#include <vector>
 
 namespace qjit {
 
-std::shared_ptr<const Kernel> KernelCache::find(const std::string &key) const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  auto it = kernels_.find(key);
-  return it == kernels_.end() ? nullptr : it->second;
+namespace {
+
+/// Sums over every cache of the process (gauges net of destroyed caches).
+std::array<std::atomic<uint64_t>, KernelCache::kCounterCount> processCounters;
+
+CacheStats toStats(const std::array<uint64_t, KernelCache::kCounterCount> &c) {
+  CacheStats stats;
+  stats.hits = c[KernelCache::Hits];
+  stats.misses = c[KernelCache::Misses];
+  stats.compiles = c[KernelCache::Compiles];
+  stats.failures = c[KernelCache::Failures];
+  stats.evictions = c[KernelCache::Evictions];
+  stats.compileNanoseconds = c[KernelCache::CompileNanoseconds];
+  stats.kernels = c[KernelCache::Kernels];
+  stats.codeBytes = c[KernelCache::CodeBytes];
+  return stats;
 }
 
-std::shared_ptr<const Kernel>
-KernelCache::insert(const std::string &key,
-                    std::shared_ptr<const Kernel> kernel) {
+/// Runs `compile`, turning an escaping exception into an error: a compile
+/// that never publishes would leave its waiters blocked forever.
+KernelCache::KernelResult runCompile(const KernelCache::CompileFn &compile) {
+  try {
+    return compile();
+  } catch (const std::exception &e) {
+    return Status::error(ErrorCode::BackendFailure,
+                         std::string("compile failed: ") + e.what());
+  } catch (...) {
+    return Status::error(ErrorCode::BackendFailure, "compile failed");
+  }
+}
+
+} // namespace
+
+struct KernelCache::Entry {
+  /// Ready once the compile finished; what waiters for this key receive.
+  std::shared_future<KernelResult> result;
+  /// Set (with codeBytes and lruPosition) once compiled successfully; hits
+  /// read it without touching the future.
+  std::shared_ptr<const Kernel> kernel;
+  size_t codeBytes = 0;
+  LruList::iterator lruPosition;
+};
+
+KernelCache::KernelCache(CacheLimits limits) : limits_(limits) {}
+
+KernelCache::~KernelCache() {
+  processCounters[Kernels].fetch_sub(counters_[Kernels]);
+  processCounters[CodeBytes].fetch_sub(counters_[CodeBytes]);
+}
+
+void KernelCache::count(Counter counter, int64_t delta) {
+  // Unsigned wrap-around makes negative deltas of the gauges exact.
+  counters_[counter] += static_cast<uint64_t>(delta);
+  processCounters[counter].fetch_add(static_cast<uint64_t>(delta),
+                                     std::memory_order_relaxed);
+}
+
+KernelCache::KernelResult KernelCache::getOrCompile(const std::string &key,
+                                                    const CompileFn &compile) {
+  std::unique_lock<std::mutex> lock(mutex_);
+  if (auto it = entries_.find(key); it != entries_.end()) {
+    Entry &entry = *it->second;
+    if (entry.kernel) {
+      count(Hits);
+      lru_.splice(lru_.begin(), lru_, entry.lruPosition);
+      return entry.kernel;
+    }
+    count(Misses);
+    std::shared_future<KernelResult> inFlight = entry.result;
+    lock.unlock();
+    return inFlight.get();
+  }
+  count(Misses);
+  count(Compiles);
+  auto entry = std::make_shared<Entry>();
+  std::promise<KernelResult> promise;
+  entry->result = promise.get_future().share();
+  entries_.emplace(key, entry);
+  lock.unlock();
+  return compileAndPublish(key, entry, std::move(promise), compile);
+}
+
+KernelCache::KernelResult KernelCache::compileAndPublish(
+    const std::string &key, const std::shared_ptr<Entry> &entry,
+    std::promise<KernelResult> promise, const CompileFn &compile) {
+  auto start = std::chrono::steady_clock::now();
+  KernelResult result = runCompile(compile);
+  auto nanoseconds = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                         std::chrono::steady_clock::now() - start)
+                         .count();
+  if (result)
+    runtimeLogger().debug("compiled {} with {} ({}) in {} us",
+                          (*result)->name(),
+                          backendKindName((*result)->backend()),
+                          isaLevelName((*result)->isa()), nanoseconds / 1000);
+  // Kernels evicted to make room die after the lock is released: freeing
+  // code may take a backend's lock, which a compile elsewhere may hold.
+  std::vector<std::shared_ptr<const Kernel>> evicted;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    count(CompileNanoseconds, nanoseconds);
+    // Only compiled entries are ever evicted, so ours is still there.
+    auto it = entries_.find(key);
+    if (result) {
+      entry->kernel = *result;
+      entry->codeBytes = (*result)->codeBytes();
+      entry->lruPosition = lru_.insert(lru_.begin(), &it->first);
+      count(Kernels);
+      count(CodeBytes, static_cast<int64_t>(entry->codeBytes));
+      while (!lru_.empty() && (counters_[Kernels] > limits_.maxKernels ||
+                               counters_[CodeBytes] > limits_.maxCodeBytes))
+        evicted.push_back(evictLeastRecentlyUsed());
+    } else {
+      count(Failures);
+      entries_.erase(it);
+    }
+  }
+  promise.set_value(result);
+  return result;
+}
+
+std::shared_ptr<const Kernel> KernelCache::evictLeastRecentlyUsed() {
+  auto it = entries_.find(*lru_.back());
+  lru_.pop_back();
+  std::shared_ptr<const Kernel> kernel = std::move(it->second->kernel);
+  count(Kernels, -1);
+  count(CodeBytes, -static_cast<int64_t>(it->second->codeBytes));
+  count(Evictions);
+  cacheLogger().debug("evicted {}", kernel->name());
+  entries_.erase(it);
+  return kernel;
+}
+
+void KernelCache::clear() {
+  std::vector<std::shared_ptr<const Kernel>> evicted;
   std::lock_guard<std::mutex> lock(mutex_);
-  return kernels_.try_emplace(key, std::move(kernel)).first->second;
+  while (!lru_.empty())
+    evicted.push_back(evictLeastRecentlyUsed());
+}
+
+CacheStats KernelCache::stats() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return toStats(counters_);
+}
+
+CacheStats processCacheStats() {
+  std::array<uint64_t, KernelCache::kCounterCount> counters;
+  for (size_t i = 0; i < counters.size(); ++i)
+    counters[i] = processCounters[i].load(std::memory_order_relaxed);
+  return toStats(counters);
 }
 
 } // namespace qjit

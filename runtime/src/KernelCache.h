@@ -1,8 +1,13 @@
-//===- KernelCache.h - Compiled kernels by key ------------------*- C++ -*-===//
+//===- KernelCache.h - Bounded, exactly-one-compile kernel cache -*- C++
+//-*-===//
 //
-// An unbounded, thread-safe map from a cache key to a compiled kernel. The
-// bounded, exactly-one-compile cache of the production runtime replaces it
-// behind the same two operations.
+// Maps a key to a compiled kernel. One short critical section per request
+// looks the key up (and moves a hit to the front of the LRU list); compiles
+// run outside the lock. A key being compiled has an in-flight entry holding
+// a shared future: later requests for that key wait on the future, not on
+// the lock, so hits on other keys never queue behind a compile. Failures are
+// handed to every waiter and then forgotten, so the next request retries
+// (a failure may be transient: executable memory refused, a busy backend).
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_RUNTIME_KERNELCACHE_H
@@ -10,6 +15,11 @@
 
 #include "qjit/Runtime.h"
 
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <future>
+#include <list>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -19,16 +29,57 @@ namespace qjit {
 
 class KernelCache {
 public:
-  /// The kernel cached under `key`, or null.
-  std::shared_ptr<const Kernel> find(const std::string &key) const;
-  /// Caches `kernel` under `key` unless a kernel is already there (another
-  /// thread compiled the same key meanwhile); returns the cached one.
-  std::shared_ptr<const Kernel> insert(const std::string &key,
-                                       std::shared_ptr<const Kernel> kernel);
+  using KernelResult = Expected<std::shared_ptr<const Kernel>>;
+  using CompileFn = std::function<KernelResult()>;
+
+  explicit KernelCache(CacheLimits limits);
+  ~KernelCache();
+  KernelCache(const KernelCache &) = delete;
+  KernelCache &operator=(const KernelCache &) = delete;
+
+  /// The kernel cached under `key`; otherwise the result of the compile in
+  /// flight for `key`, or of `compile()` run on this thread (and cached
+  /// when it succeeds).
+  KernelResult getOrCompile(const std::string &key, const CompileFn &compile);
+  /// Drops every compiled kernel (compiles in flight finish and are kept).
+  void clear();
+  CacheStats stats() const;
+
+  /// Counters, indexing both a cache's and the process-wide arrays.
+  enum Counter : uint8_t {
+    Hits,
+    Misses,
+    Compiles,
+    Failures,
+    Evictions,
+    CompileNanoseconds,
+    Kernels,
+    CodeBytes,
+    kCounterCount
+  };
 
 private:
+  struct Entry;
+  using EntryMap = std::unordered_map<std::string, std::shared_ptr<Entry>>;
+  /// Keys (owned by entries_) of compiled entries, most recently used
+  /// first. Map iterators would not survive a rehash; keys do.
+  using LruList = std::list<const std::string *>;
+
+  KernelResult compileAndPublish(const std::string &key,
+                                 const std::shared_ptr<Entry> &entry,
+                                 std::promise<KernelResult> promise,
+                                 const CompileFn &compile);
+  /// Unlists the least recently used kernel and returns it, for the caller
+  /// to release after unlocking. Needs mutex_ and a non-empty LRU list.
+  std::shared_ptr<const Kernel> evictLeastRecentlyUsed();
+  /// Adds to a counter of this cache and of the process. Needs mutex_.
+  void count(Counter counter, int64_t delta = 1);
+
+  const CacheLimits limits_;
   mutable std::mutex mutex_;
-  std::unordered_map<std::string, std::shared_ptr<const Kernel>> kernels_;
+  EntryMap entries_;
+  LruList lru_;
+  std::array<uint64_t, kCounterCount> counters_{};
 };
 
 } // namespace qjit

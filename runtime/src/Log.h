@@ -1,4 +1,4 @@
-//===- Log.h - The runtime's logger -----------------------------*- C++ -*-===//
+//===- Log.h - The runtime's loggers ----------------------------*- C++ -*-===//
 #ifndef QJIT_RUNTIME_LOG_H
 #define QJIT_RUNTIME_LOG_H
 
@@ -6,10 +6,10 @@
 
 namespace qjit {
 
-/// The spdlog logger named "qjit": the application's, if it registered one
-/// under that name before first use, otherwise one made here on stderr with
-/// the registry's level (SPDLOG_LEVEL when the application loaded it).
+/// "qjit": runtime creation, backend choice, each compile.
 spdlog::logger &runtimeLogger();
+/// "qjit.cache": evictions and other kernel cache events.
+spdlog::logger &cacheLogger();
 
 } // namespace qjit
 

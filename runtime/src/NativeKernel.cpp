@@ -12,6 +12,8 @@ public:
       : Kernel(std::move(spec), backend->kind(), code.isa, code.entry),
         code_(std::move(code)), backend_(std::move(backend)) {}
 
+  size_t codeBytes() const override { return code_.codeBytes; }
+
   Expected<std::string> assembly(const AsmOptions &options) const override {
     return backend_->assembly(spec(), options);
   }

@@ -3,12 +3,12 @@
 
 #include "KernelCache.h"
 #include "Kernels.h"
+#include "LibraryVersions.h"
 #include "Log.h"
 #include "SharedBackend.h"
 #include "qjit/TypeParser.h"
 
 #include <array>
-#include <chrono>
 #include <vector>
 
 namespace qjit {
@@ -40,7 +40,12 @@ Expected<BackendKind> parseBackendKind(std::string_view name) {
 class Runtime::Impl {
 public:
   Impl(const RuntimeOptions &options, IsaLevel isa)
-      : options(options), isa(isa) {}
+      : options(options), isa(isa),
+        keySuffix(" backend=" + std::string(backendKindName(options.backend)) +
+                  " isa=" + std::string(isaLevelName(isa)) +
+                  " host=" + std::string(isaLevelName(hostIsaLevel())) + " " +
+                  libraryVersions()),
+        cache(options.cache) {}
 
   /// Compiles with the first backend that can (see BackendKind).
   Expected<std::shared_ptr<const Kernel>> build(const KernelSpec &spec) {
@@ -67,14 +72,17 @@ public:
     return makeReferenceKernel(spec);
   }
 
+  /// Everything that decides the code: the spec (knobs included), the
+  /// backend choice, the ISA level generated for and the host's (backends
+  /// tune for the host within the level), and the generators' versions.
   std::string cacheKey(const KernelSpec &spec) const {
-    return spec.canonicalString() +
-           " backend=" + std::string(backendKindName(options.backend)) +
-           " isa=" + std::string(isaLevelName(isa));
+    return spec.canonicalString() + keySuffix;
   }
 
   const RuntimeOptions options;
   const IsaLevel isa;
+  /// What cacheKey appends to the spec: fixed for the runtime's life.
+  const std::string keySuffix;
   /// The JIT backends to try, in order. Empty for BackendKind::Reference;
   /// exactly the requested one for an explicit JIT backend.
   std::vector<std::shared_ptr<SharedBackend>> jitBackends;
@@ -137,20 +145,8 @@ Runtime::compile(std::string_view typeText, KernelOp op,
 
 Expected<std::shared_ptr<const Kernel>>
 Runtime::compile(const KernelSpec &spec) {
-  std::string key = impl_->cacheKey(spec);
-  if (std::shared_ptr<const Kernel> cached = impl_->cache.find(key))
-    return cached;
-  auto start = std::chrono::steady_clock::now();
-  Expected<std::shared_ptr<const Kernel>> kernel = impl_->build(spec);
-  if (!kernel)
-    return kernel.status();
-  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
-                    std::chrono::steady_clock::now() - start)
-                    .count();
-  runtimeLogger().debug("compiled {} with {} ({}) in {} us", (*kernel)->name(),
-                        backendKindName((*kernel)->backend()),
-                        isaLevelName((*kernel)->isa()), micros);
-  return impl_->cache.insert(key, std::move(*kernel));
+  return impl_->cache.getOrCompile(impl_->cacheKey(spec),
+                                   [&] { return impl_->build(spec); });
 }
 
 LoweringOptions Runtime::defaultLowering() const {
@@ -162,5 +158,9 @@ LoweringOptions Runtime::defaultLowering() const {
 const RuntimeOptions &Runtime::options() const { return impl_->options; }
 
 IsaLevel Runtime::isa() const { return impl_->isa; }
+
+CacheStats Runtime::stats() const { return impl_->cache.stats(); }
+
+void Runtime::clearCache() { impl_->cache.clear(); }
 
 } // namespace qjit

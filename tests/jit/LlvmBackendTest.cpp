@@ -108,6 +108,16 @@ TEST_P(LlvmKernelTest, Layouts) {
   EXPECT_EQ(check(axes), 3u * 7 * 2 * 3);
 }
 
+TEST_P(LlvmKernelTest, LargeOutputsStreamPastTheCache) {
+  // Above 8 MiB of output the kernel aligns the output element by element,
+  // then uses non-temporal stores; the odd size and offsets exercise both.
+  KernelSpec spec = testing::specSweep(SweepAxes{})[0];
+  Expected<CompiledCode> code = backend_->compile(spec);
+  ASSERT_TRUE(code) << code.status().message();
+  testing::KernelTester tester(spec, 7);
+  EXPECT_TRUE(tester.checkOnce(code->entry, (size_t(8) << 20) + 37, 4, 1));
+}
+
 TEST_P(LlvmKernelTest, DroppingTheCodeIsSafe) {
   KernelSpec spec = testing::specSweep(SweepAxes{})[0];
   for (int round = 0; round < 3; ++round) {

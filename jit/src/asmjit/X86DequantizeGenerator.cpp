@@ -38,7 +38,15 @@ public:
     if (!params_.zeroPointsAreZero())
       a.emit(x86::Inst::kIdVsubps, v, v, params_.zeroPoint(slot));
     a.emit(x86::Inst::kIdVmulps, v, v, params_.scale(slot));
-    emitStoreExpressed(a, isa_, spec_.expressed, dst, v, masked);
+    if (streamingStores_)
+      a.vmovntps(dst, v);
+    else
+      emitStoreExpressed(a, isa_, spec_.expressed, dst, v, masked);
+  }
+
+  /// f32 outputs are the widest ones (4 bytes per 1-byte input).
+  bool canStreamStores() const override {
+    return spec_.expressed == ValueType::F32;
   }
 
 private:

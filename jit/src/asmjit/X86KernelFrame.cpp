@@ -71,6 +71,8 @@ public:
     if (levels_.empty()) {
       a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
       body_.emitParameters(a_);
+      if (body_.canStreamStores())
+        emitStreamingRun();
       a_.mov(reg::runCount, reg::remaining);
       emitRun(true);
     } else if (nested) {
@@ -111,6 +113,34 @@ private:
       }
       a_.mov(slots(d).block, reg::scratch);
     }
+  }
+
+  /// Outputs of at least kStreamingBytes whose address is element-aligned:
+  /// a few elements up to a vector boundary, then the rest with
+  /// non-temporal stores (they would only evict the caches), then a fence.
+  /// Smaller or misaligned outputs fall through to the regular run.
+  void emitStreamingRun() {
+    constexpr int64_t kStreamingBytes = int64_t(8) << 20;
+    const unsigned dstBytes = body_.dstBytes();
+    Label regular = a_.newLabel();
+    a_.mov(reg::scratch, kStreamingBytes / dstBytes);
+    a_.cmp(reg::remaining, reg::scratch);
+    a_.jb(regular);
+    a_.test(reg::dst.r8(), dstBytes - 1);
+    a_.jnz(regular);
+    // Elements before the next vector boundary (< lanes of them).
+    a_.mov(reg::runCount, reg::dst);
+    a_.neg(reg::runCount);
+    a_.and_(reg::runCount, isa_.vectorBytes() - 1);
+    a_.shr(reg::runCount, std::countr_zero(dstBytes));
+    a_.sub(reg::remaining, reg::runCount);
+    emitRun(false);
+    a_.mov(reg::runCount, reg::remaining);
+    a_.xor_(reg::remaining.r32(), reg::remaining.r32());
+    emitRun(true, /*streaming=*/true);
+    a_.sfence();
+    a_.jmp(exit_);
+    a_.bind(regular);
   }
 
   /// One run per period, parameters from per-element tables.
@@ -208,7 +238,8 @@ private:
 
   /// The vector loops over reg::runCount elements, advancing the cursors.
   /// `align`: the run is entered rarely, so padding its loop head is free.
-  void emitRun(bool align) {
+  /// `streaming`: dst is vector-aligned; full vectors store non-temporally.
+  void emitRun(bool align, bool streaming = false) {
     const unsigned lanes = body_.lanes();
     const int32_t srcStep = static_cast<int32_t>(lanes * body_.srcBytes());
     const int32_t dstStep = static_cast<int32_t>(lanes * body_.dstBytes());
@@ -218,6 +249,7 @@ private:
 
     a_.cmp(reg::runCount, unrolled);
     a_.jb(single);
+    body_.setStreamingStores(streaming);
     if (align)
       a_.align(AlignMode::kCode, 32);
     a_.bind(unrolledLoop);
@@ -239,6 +271,7 @@ private:
     a_.cmp(reg::runCount, int32_t(lanes));
     a_.jae(singleLoop);
 
+    body_.setStreamingStores(false);
     a_.bind(tail);
     a_.test(reg::runCount, reg::runCount);
     a_.jz(end);

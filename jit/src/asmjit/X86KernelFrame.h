@@ -42,6 +42,15 @@ public:
                           const x86::Mem &dst, bool masked) = 0;
   /// Data (tables) placed after the code; labels bound here.
   virtual void emitData(x86::Assembler &) {}
+
+  /// True when the body's full-vector stores may be non-temporal (used for
+  /// outputs far larger than the caches, on vector-aligned addresses).
+  virtual bool canStreamStores() const { return false; }
+  /// Set by the frame around loops whose stores are aligned and streamed.
+  void setStreamingStores(bool streaming) { streamingStores_ = streaming; }
+
+protected:
+  bool streamingStores_ = false;
 };
 
 /// Emits the whole kernel for `spec` around `body`.

@@ -62,8 +62,6 @@ VectorTarget x86VectorTarget(llvm::StringRef features) {
   };
   VectorTarget target;
   target.isX86 = true;
-  target.nativeHalf = has("f16c");
-  target.nativeRounding = has("sse4.1");
   if (has("avx512f") && has("avx512bw") && has("avx512vl") && has("avx512dq") &&
       has("evex512")) {
     target.vectorBits = 512;
@@ -142,7 +140,6 @@ Expected<TargetConfig> asmTargetConfig(IsaLevel isa,
       config.vector = VectorTarget{};
       config.vector.isX86 = false;
       config.vector.vectorBits = 128;
-      config.vector.nativeHalf = true;
       config.vector.fmaDivision = true;
       return config;
     }

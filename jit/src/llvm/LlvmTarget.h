@@ -23,10 +23,8 @@ namespace qjit::llvmjit {
 /// What kernel IR may assume about its target.
 struct VectorTarget {
   bool isX86 = true;
-  unsigned vectorBits = 128;  ///< Widest vector register the IR should use.
-  bool maskedMemory = false;  ///< AVX-512 style masked loads and stores.
-  bool nativeHalf = false;    ///< f16 <-> f32 conversions in hardware.
-  bool nativeRounding = true; ///< roundps-style instructions (SSE4.1+).
+  unsigned vectorBits = 128; ///< Widest vector register the IR should use.
+  bool maskedMemory = false; ///< AVX-512 style masked loads and stores.
   /// Divide by baked scales with FMA corrections instead of the divider
   /// (QuantArith.cpp). Measured on this project's AVX2 host, vdivps beats
   /// the five FMA-unit operations, so only 512-bit x86 (half-rate divider)

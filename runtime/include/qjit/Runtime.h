@@ -45,6 +45,33 @@ enum class BackendKind : uint8_t { Auto, Llvm, Asmjit, Reference };
 std::string_view backendKindName(BackendKind kind); ///< "auto", "llvm", ...
 Expected<BackendKind> parseBackendKind(std::string_view name);
 
+/// How many compiled kernels a runtime keeps. When either limit is
+/// exceeded the least recently used kernels leave the cache; a kernel still
+/// held by a caller stays valid (its handle owns the code), it just has to
+/// be compiled again by the next compile() that asks for it. 0 for both
+/// disables caching (concurrent requests for one kernel still share one
+/// compile).
+struct CacheLimits {
+  size_t maxKernels = 4096;
+  size_t maxCodeBytes = size_t(64)
+                        << 20; ///< Machine code, per Kernel::codeBytes.
+};
+
+/// Kernel cache counters (of one runtime, or of the whole process).
+struct CacheStats {
+  /// compile() calls served by an already compiled kernel.
+  uint64_t hits = 0;
+  /// compile() calls that found no compiled kernel: each either started a
+  /// compile or waited for the one in flight for the same key.
+  uint64_t misses = 0;
+  uint64_t compiles = 0;  ///< Compiles started (at most one per key at once).
+  uint64_t failures = 0;  ///< Compiles that failed (failures are not cached).
+  uint64_t evictions = 0; ///< Kernels dropped by the limits or clearCache().
+  uint64_t compileNanoseconds = 0; ///< Total time spent compiling.
+  size_t kernels = 0;              ///< Kernels cached now.
+  size_t codeBytes = 0;            ///< Their machine code bytes.
+};
+
 struct RuntimeOptions {
   BackendKind backend = BackendKind::Auto;
   /// The highest ISA level kernels may use. The effective level is also
@@ -53,6 +80,7 @@ struct RuntimeOptions {
   std::optional<IsaLevel> maxIsa;
   /// The knobs compile(typeText, op) uses, e.g. knobsForPreset(Onnx).
   QuantKnobs knobs;
+  CacheLimits cache;
 };
 
 /// A compiled kernel. It owns its code: the code stays valid as long as
@@ -71,6 +99,8 @@ public:
   BackendKind backend() const { return backend_; }
   /// The ISA level the code was generated for (Scalar for the reference).
   IsaLevel isa() const { return isa_; }
+  /// Bytes of machine code the kernel owns (0 for the reference).
+  virtual size_t codeBytes() const { return 0; }
 
   /// The plain C-callable code, for specs where !spec().takesParams():
   ///
@@ -130,7 +160,11 @@ private:
   const void *entry_;
 };
 
-/// Compiles kernels and caches them by spec, backend and ISA level.
+/// Compiles kernels and caches them (see CacheLimits). The cache key is
+/// the spec's canonical string, the backend choice, the effective and host
+/// ISA levels and the versions of qjit, LLVM and asmjit. Concurrent
+/// compile() calls for one key run one compile and all get its result;
+/// calls for kernels already compiled never wait for another compile.
 class Runtime {
 public:
   /// Fails when the options cannot be honoured: an invalid QJIT_MAX_ISA, or
@@ -161,11 +195,20 @@ public:
   /// options' cap, fixed at create()).
   IsaLevel isa() const;
 
+  /// This runtime's cache counters.
+  CacheStats stats() const;
+  /// Drops every compiled kernel from the cache (live handles stay valid).
+  void clearCache();
+
 private:
   class Impl;
   explicit Runtime(std::unique_ptr<Impl> impl);
   std::unique_ptr<Impl> impl_;
 };
+
+/// Cache counters summed over every runtime this process created, including
+/// destroyed ones (kernels and codeBytes: what is cached now).
+CacheStats processCacheStats();
 
 } // namespace qjit
 

@@ -1,0 +1,49 @@
+# `cmake --install`: public headers, static libraries, the qjit tool, a CMake
+# package exporting qjit::qjit (find_package(qjit)) and qjit.pc.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(QJIT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/qjit)
+
+# The runtime is the package's face; the rest are its link dependencies.
+set_target_properties(qjit_runtime PROPERTIES EXPORT_NAME qjit)
+set_target_properties(qjit_frontend PROPERTIES EXPORT_NAME frontend)
+set_target_properties(qjit_jit PROPERTIES EXPORT_NAME jit)
+set_target_properties(qjit_llvm PROPERTIES EXPORT_NAME llvm)
+add_library(qjit::qjit ALIAS qjit_runtime)
+
+install(TARGETS qjit_runtime qjit_jit qjit_frontend qjit_llvm
+  EXPORT qjitTargets
+  ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+  INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(TARGETS qjit RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+# Public headers only: <lib>/include/qjit/*.h and the generated Version.h.
+# Private headers live in <lib>/src and jit/internal and are never listed.
+foreach(lib frontend jit runtime)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/${lib}/include/qjit
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+    FILES_MATCHING PATTERN "*.h")
+endforeach()
+install(FILES ${PROJECT_BINARY_DIR}/runtime/include/qjit/Version.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/qjit)
+
+install(EXPORT qjitTargets NAMESPACE qjit:: DESTINATION ${QJIT_CMAKE_DIR})
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/qjitConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/qjitConfig.cmake INSTALL_DESTINATION ${QJIT_CMAKE_DIR})
+# 0.x: minor versions may break the API.
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/qjitConfigVersion.cmake
+  COMPATIBILITY SameMinorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/qjitConfig.cmake
+  ${PROJECT_BINARY_DIR}/qjitConfigVersion.cmake DESTINATION ${QJIT_CMAKE_DIR})
+
+# qjit.pc: @VAR@ at configure time, the LLVM library path at generate time.
+file(RELATIVE_PATH QJIT_PC_INCLUDEDIR_FROM_LIBDIR
+  /prefix/${CMAKE_INSTALL_LIBDIR} /prefix/${CMAKE_INSTALL_INCLUDEDIR})
+configure_file(${CMAKE_CURRENT_LIST_DIR}/qjit.pc.in
+  ${PROJECT_BINARY_DIR}/qjit.pc.in @ONLY)
+file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/qjit.pc
+  INPUT ${PROJECT_BINARY_DIR}/qjit.pc.in)
+install(FILES ${PROJECT_BINARY_DIR}/qjit.pc
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,173 @@
+/*===- qjit/qjit.h - The C API -------------------------------------------===*
+ *
+ * A C (and FFI) face of the runtime:
+ *
+ *   qjit_runtime *runtime;
+ *   if (qjit_runtime_create(NULL, &runtime) != QJIT_OK)
+ *     fprintf(stderr, "%s\n", qjit_last_error());
+ *   qjit_kernel *kernel;
+ *   qjit_kernel_compile(runtime, "!quant.uniform<i8:f32, 2.0:10>",
+ *                       QJIT_OP_QCAST, NULL, &kernel);
+ *   qjit_kernel_run(kernel, QJIT_DTYPE_F32, src, sizeof src,
+ *                   QJIT_DTYPE_I8, dst, sizeof dst, n, NULL);
+ *   qjit_kernel_release(kernel);
+ *   qjit_runtime_destroy(runtime);
+ *
+ * Every function that can fail returns a qjit_status and, on failure,
+ * leaves its outputs untouched and sets this thread's last-error text
+ * (qjit_last_error). Arguments are always validated: a null pointer, an
+ * out-of-range enum, a buffer too small or of the wrong dtype is an error,
+ * never a crash. Handles are independent: a kernel stays valid after its
+ * runtime is destroyed. Runtimes and kernels may be used from any number of
+ * threads at once; each create has exactly one destroy/release.
+ *
+ *===----------------------------------------------------------------------===*/
+#ifndef QJIT_QJIT_H
+#define QJIT_QJIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum qjit_status {
+  QJIT_OK = 0,
+  QJIT_ERROR_INVALID_TYPE = 1,     /* the type text does not parse/verify */
+  QJIT_ERROR_UNSUPPORTED = 2,      /* valid, but no kernel computes it */
+  QJIT_ERROR_INVALID_ARGUMENT = 3, /* null, size, dtype, enum, option */
+  QJIT_ERROR_BACKEND = 4,          /* the JIT refused */
+  QJIT_ERROR_IO = 5,
+  QJIT_ERROR_OUT_OF_MEMORY = 6
+} qjit_status;
+
+typedef enum qjit_op {
+  QJIT_OP_QCAST = 0, /* expressed -> stored */
+  QJIT_OP_DCAST = 1, /* stored -> expressed */
+  QJIT_OP_SCAST = 2  /* stored bits -> stored bits */
+} qjit_op;
+
+typedef enum qjit_backend {
+  QJIT_BACKEND_AUTO = 0,
+  QJIT_BACKEND_LLVM = 1,
+  QJIT_BACKEND_ASMJIT = 2,
+  QJIT_BACKEND_REFERENCE = 3
+} qjit_backend;
+
+typedef enum qjit_semantics {
+  QJIT_SEMANTICS_DEFAULT = 0, /* docs/semantics.md defaults */
+  QJIT_SEMANTICS_MLIR = 1,
+  QJIT_SEMANTICS_ONNX = 2,
+  QJIT_SEMANTICS_PYTORCH = 3,
+  QJIT_SEMANTICS_TFLITE = 4
+} qjit_semantics;
+
+/* Element formats of kernel buffers (docs/semantics.md, host formats). */
+typedef enum qjit_dtype {
+  QJIT_DTYPE_F16 = 0,  /* IEEE half bits */
+  QJIT_DTYPE_BF16 = 1, /* upper 16 bits of an f32 */
+  QJIT_DTYPE_F32 = 2,
+  QJIT_DTYPE_F64 = 3,
+  QJIT_DTYPE_I8 = 4,
+  QJIT_DTYPE_U8 = 5,
+  QJIT_DTYPE_I16 = 6,
+  QJIT_DTYPE_U16 = 7,
+  QJIT_DTYPE_I32 = 8,
+  QJIT_DTYPE_U32 = 9,
+  QJIT_DTYPE_BYTES = 10 /* packed sub-byte or fp8/fp4 storage: raw bytes */
+} qjit_dtype;
+
+typedef struct qjit_runtime qjit_runtime;
+typedef struct qjit_kernel qjit_kernel;
+
+typedef struct qjit_runtime_options {
+  qjit_backend backend;
+  const char *max_isa; /* "scalar", "sse4", "avx2", "avx512"; NULL: none */
+  qjit_semantics semantics;
+  size_t cache_max_kernels; /* see qjit::CacheLimits */
+  size_t cache_max_code_bytes;
+} qjit_runtime_options;
+
+typedef struct qjit_compile_options {
+  int unpacked;           /* keep sub-byte storage one value per byte */
+  int runtime_parameters; /* take scales / zero points at call time */
+} qjit_compile_options;
+
+/* Call-time inputs of kernels that take them (qjit_kernel_takes_params);
+ * the same layout and meaning as qjit::KernelParams. */
+typedef struct qjit_kernel_params {
+  const int64_t *extents;
+  const void *scales;
+  const int64_t *zero_points;
+} qjit_kernel_params;
+
+typedef struct qjit_cache_stats {
+  uint64_t hits, misses, compiles, failures, evictions;
+  uint64_t compile_nanoseconds;
+  size_t kernels, code_bytes;
+} qjit_cache_stats;
+
+/* The two native kernel ABIs (see qjit/Runtime.h, Kernel::function). */
+typedef void (*qjit_kernel_fn)(const void *src, void *dst, size_t n);
+typedef void (*qjit_param_kernel_fn)(const void *src, void *dst, size_t n,
+                                     const qjit_kernel_params *params);
+
+/* The message of this thread's last failed call; "" after a success. The
+ * text stays valid until this thread's next qjit call. */
+const char *qjit_last_error(void);
+/* QJIT_VERSION_STRING of the library (may differ from the header's). */
+const char *qjit_version(void);
+
+/* Fills the defaults: auto backend, no ISA cap, default semantics and
+ * cache limits. */
+void qjit_runtime_options_init(qjit_runtime_options *options);
+/* options may be NULL for the defaults. */
+qjit_status qjit_runtime_create(const qjit_runtime_options *options,
+                                qjit_runtime **runtime);
+/* NULL is ignored. Kernels compiled by the runtime stay valid. */
+void qjit_runtime_destroy(qjit_runtime *runtime);
+qjit_status qjit_runtime_stats(const qjit_runtime *runtime,
+                               qjit_cache_stats *stats);
+
+/* Compiles `op` for the quant (or tensor) type `type` with the runtime's
+ * semantics; options may be NULL. On an invalid type the last error is the
+ * rendered diagnostic. */
+qjit_status qjit_kernel_compile(qjit_runtime *runtime, const char *type,
+                                qjit_op op, const qjit_compile_options *options,
+                                qjit_kernel **kernel);
+/* NULL is ignored. */
+void qjit_kernel_release(qjit_kernel *kernel);
+
+/* The kernel's name; valid while the kernel is. NULL for a NULL kernel. */
+const char *qjit_kernel_name(const qjit_kernel *kernel);
+qjit_status qjit_kernel_takes_params(const qjit_kernel *kernel, int *takes);
+/* The dtypes of the buffers qjit_kernel_run reads and writes. */
+qjit_status qjit_kernel_dtypes(const qjit_kernel *kernel, qjit_dtype *src,
+                               qjit_dtype *dst);
+/* Bytes n elements need in the source and destination buffers. */
+qjit_status qjit_kernel_buffer_bytes(const qjit_kernel *kernel, size_t n,
+                                     size_t *src_bytes, size_t *dst_bytes);
+
+/* The raw code, which checks nothing. QJIT_ERROR_UNSUPPORTED for kernels
+ * running on the scalar reference; QJIT_ERROR_INVALID_ARGUMENT when asking
+ * for the ABI the kernel does not have (see qjit_kernel_takes_params). */
+qjit_status qjit_kernel_function(const qjit_kernel *kernel,
+                                 qjit_kernel_fn *function);
+qjit_status qjit_kernel_param_function(const qjit_kernel *kernel,
+                                       qjit_param_kernel_fn *function);
+
+/* Runs the kernel on n elements after checking the dtypes against
+ * qjit_kernel_dtypes, the sizes against qjit_kernel_buffer_bytes, the
+ * pointers, overlap, and params (required when the kernel takes params,
+ * ignored otherwise). On error dst is untouched. */
+qjit_status qjit_kernel_run(const qjit_kernel *kernel, qjit_dtype src_dtype,
+                            const void *src, size_t src_bytes,
+                            qjit_dtype dst_dtype, void *dst, size_t dst_bytes,
+                            size_t n, const qjit_kernel_params *params);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* QJIT_QJIT_H */

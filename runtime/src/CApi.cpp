@@ -1,0 +1,361 @@
+//===- CApi.cpp - The C API over the runtime ------------------------------===//
+#include "qjit/qjit.h"
+
+#include "qjit/KernelCall.h"
+#include "qjit/Runtime.h"
+#include "qjit/Version.h"
+
+#include <cstddef>
+#include <new>
+#include <string>
+#include <type_traits>
+
+struct qjit_runtime {
+  std::unique_ptr<qjit::Runtime> runtime;
+};
+
+struct qjit_kernel {
+  std::shared_ptr<const qjit::Kernel> kernel;
+};
+
+namespace qjit {
+
+namespace {
+
+// qjit_kernel_params is KernelParams spelled in C, so native param kernels
+// can be handed to C callers as they are.
+static_assert(std::is_standard_layout_v<KernelParams> &&
+              sizeof(KernelParams) == sizeof(qjit_kernel_params) &&
+              offsetof(KernelParams, extents) ==
+                  offsetof(qjit_kernel_params, extents) &&
+              offsetof(KernelParams, scales) ==
+                  offsetof(qjit_kernel_params, scales) &&
+              offsetof(KernelParams, zeroPoints) ==
+                  offsetof(qjit_kernel_params, zero_points));
+
+thread_local std::string lastError;
+
+qjit_status toCStatus(ErrorCode code) {
+  switch (code) {
+  case ErrorCode::Ok:
+    return QJIT_OK;
+  case ErrorCode::InvalidType:
+    return QJIT_ERROR_INVALID_TYPE;
+  case ErrorCode::Unsupported:
+    return QJIT_ERROR_UNSUPPORTED;
+  case ErrorCode::InvalidArgument:
+    return QJIT_ERROR_INVALID_ARGUMENT;
+  case ErrorCode::BackendFailure:
+    return QJIT_ERROR_BACKEND;
+  case ErrorCode::IOError:
+    return QJIT_ERROR_IO;
+  }
+  return QJIT_ERROR_BACKEND;
+}
+
+/// Records the outcome of a call as this thread's last error.
+qjit_status report(const Status &status) {
+  lastError = status.message();
+  return toCStatus(status.code());
+}
+
+Status invalid(std::string message) {
+  return Status::error(ErrorCode::InvalidArgument, std::move(message));
+}
+
+Status checkNotNull(const void *pointer, const char *what) {
+  return pointer ? Status::ok()
+                 : invalid(std::string(what) + " must not be null");
+}
+
+/// Runs an entry point's body: no C++ exception may reach a C caller.
+template <typename Body> qjit_status guarded(Body body) {
+  try {
+    return report(body());
+  } catch (const std::bad_alloc &) {
+    lastError = "out of memory";
+    return QJIT_ERROR_OUT_OF_MEMORY;
+  } catch (const std::exception &e) {
+    lastError = e.what();
+    return QJIT_ERROR_BACKEND;
+  }
+}
+
+template <typename Enum> bool inRange(Enum value, Enum last) {
+  auto raw = static_cast<long long>(value);
+  return raw >= 0 && raw <= static_cast<long long>(last);
+}
+
+qjit_dtype valueDtype(ValueType type) {
+  switch (type) {
+  case ValueType::F16:
+    return QJIT_DTYPE_F16;
+  case ValueType::BF16:
+    return QJIT_DTYPE_BF16;
+  case ValueType::F32:
+    return QJIT_DTYPE_F32;
+  case ValueType::F64:
+    return QJIT_DTYPE_F64;
+  }
+  return QJIT_DTYPE_BYTES;
+}
+
+qjit_dtype storageDtype(const StorageSpec &storage) {
+  if (storage.kind == StorageType::Kind::Float || storage.packed)
+    return QJIT_DTYPE_BYTES;
+  switch (storage.containerBytes()) {
+  case 1:
+    return storage.isSigned ? QJIT_DTYPE_I8 : QJIT_DTYPE_U8;
+  case 2:
+    return storage.isSigned ? QJIT_DTYPE_I16 : QJIT_DTYPE_U16;
+  default:
+    return storage.isSigned ? QJIT_DTYPE_I32 : QJIT_DTYPE_U32;
+  }
+}
+
+qjit_dtype sideDtype(const KernelSpec &spec, BufferSide side) {
+  return side == BufferSide::Expressed ? valueDtype(spec.expressed)
+                                       : storageDtype(spec.storage);
+}
+
+const char *dtypeName(qjit_dtype dtype) {
+  static constexpr const char *kNames[] = {"f16", "bf16", "f32",  "f64",
+                                           "i8",  "u8",   "i16",  "u16",
+                                           "i32", "u32",  "bytes"};
+  return inRange(dtype, QJIT_DTYPE_BYTES) ? kNames[dtype] : "invalid";
+}
+
+Status checkDtype(const Kernel &kernel, BufferSide side, qjit_dtype given,
+                  const char *role) {
+  qjit_dtype expected = sideDtype(kernel.spec(), side);
+  if (given == expected)
+    return Status::ok();
+  return invalid(std::string(role) + " dtype is " + dtypeName(given) +
+                 "; kernel " + kernel.name() + " needs " + dtypeName(expected));
+}
+
+Status checkKernel(const qjit_kernel *kernel) {
+  return checkNotNull(kernel, "kernel");
+}
+
+} // namespace
+
+} // namespace qjit
+
+using namespace qjit;
+
+extern "C" {
+
+const char *qjit_last_error(void) { return lastError.c_str(); }
+
+const char *qjit_version(void) { return QJIT_VERSION_STRING; }
+
+void qjit_runtime_options_init(qjit_runtime_options *options) {
+  if (!options)
+    return;
+  CacheLimits limits;
+  *options =
+      qjit_runtime_options{QJIT_BACKEND_AUTO, nullptr, QJIT_SEMANTICS_DEFAULT,
+                           limits.maxKernels, limits.maxCodeBytes};
+}
+
+qjit_status qjit_runtime_create(const qjit_runtime_options *options,
+                                qjit_runtime **runtime) {
+  return guarded([&]() -> Status {
+    if (Status s = checkNotNull(runtime, "runtime output"); !s)
+      return s;
+    qjit_runtime_options c;
+    qjit_runtime_options_init(&c);
+    if (options)
+      c = *options;
+    if (!inRange(c.backend, QJIT_BACKEND_REFERENCE))
+      return invalid("invalid backend " + std::to_string(c.backend));
+    if (!inRange(c.semantics, QJIT_SEMANTICS_TFLITE))
+      return invalid("invalid semantics " + std::to_string(c.semantics));
+    RuntimeOptions cpp;
+    cpp.backend = static_cast<BackendKind>(c.backend);
+    cpp.knobs = knobsForPreset(static_cast<SemanticsPreset>(c.semantics));
+    cpp.cache = CacheLimits{c.cache_max_kernels, c.cache_max_code_bytes};
+    if (c.max_isa) {
+      Expected<IsaLevel> isa = parseIsaLevel(c.max_isa);
+      if (!isa)
+        return isa.status();
+      cpp.maxIsa = *isa;
+    }
+    Expected<std::unique_ptr<Runtime>> created = Runtime::create(cpp);
+    if (!created)
+      return created.status();
+    *runtime = new qjit_runtime{std::move(*created)};
+    return Status::ok();
+  });
+}
+
+void qjit_runtime_destroy(qjit_runtime *runtime) { delete runtime; }
+
+qjit_status qjit_runtime_stats(const qjit_runtime *runtime,
+                               qjit_cache_stats *stats) {
+  return guarded([&]() -> Status {
+    if (Status s = checkNotNull(runtime, "runtime"); !s)
+      return s;
+    if (Status s = checkNotNull(stats, "stats output"); !s)
+      return s;
+    CacheStats cpp = runtime->runtime->stats();
+    *stats =
+        qjit_cache_stats{cpp.hits,     cpp.misses,    cpp.compiles,
+                         cpp.failures, cpp.evictions, cpp.compileNanoseconds,
+                         cpp.kernels,  cpp.codeBytes};
+    return Status::ok();
+  });
+}
+
+qjit_status qjit_kernel_compile(qjit_runtime *runtime, const char *type,
+                                qjit_op op, const qjit_compile_options *options,
+                                qjit_kernel **kernel) {
+  return guarded([&]() -> Status {
+    if (Status s = checkNotNull(runtime, "runtime"); !s)
+      return s;
+    if (Status s = checkNotNull(type, "type"); !s)
+      return s;
+    if (Status s = checkNotNull(kernel, "kernel output"); !s)
+      return s;
+    if (!inRange(op, QJIT_OP_SCAST))
+      return invalid("invalid op " + std::to_string(op));
+    LoweringOptions lowering = runtime->runtime->defaultLowering();
+    if (options) {
+      lowering.unpacked = options->unpacked != 0;
+      lowering.runtimeParameters = options->runtime_parameters != 0;
+    }
+    Expected<std::shared_ptr<const Kernel>> compiled =
+        runtime->runtime->compile(type, static_cast<KernelOp>(op), lowering);
+    if (!compiled)
+      return compiled.status();
+    *kernel = new qjit_kernel{std::move(*compiled)};
+    return Status::ok();
+  });
+}
+
+void qjit_kernel_release(qjit_kernel *kernel) { delete kernel; }
+
+const char *qjit_kernel_name(const qjit_kernel *kernel) {
+  return kernel ? kernel->kernel->name().c_str() : nullptr;
+}
+
+qjit_status qjit_kernel_takes_params(const qjit_kernel *kernel, int *takes) {
+  return guarded([&]() -> Status {
+    if (Status s = checkKernel(kernel); !s)
+      return s;
+    if (Status s = checkNotNull(takes, "output"); !s)
+      return s;
+    *takes = kernel->kernel->spec().takesParams() ? 1 : 0;
+    return Status::ok();
+  });
+}
+
+qjit_status qjit_kernel_dtypes(const qjit_kernel *kernel, qjit_dtype *src,
+                               qjit_dtype *dst) {
+  return guarded([&]() -> Status {
+    if (Status s = checkKernel(kernel); !s)
+      return s;
+    if (Status s = checkNotNull(src, "source dtype output"); !s)
+      return s;
+    if (Status s = checkNotNull(dst, "destination dtype output"); !s)
+      return s;
+    const KernelSpec &spec = kernel->kernel->spec();
+    *src = sideDtype(spec, kernelInputSide(spec.op));
+    *dst = sideDtype(spec, kernelOutputSide(spec.op));
+    return Status::ok();
+  });
+}
+
+qjit_status qjit_kernel_buffer_bytes(const qjit_kernel *kernel, size_t n,
+                                     size_t *src_bytes, size_t *dst_bytes) {
+  return guarded([&]() -> Status {
+    if (Status s = checkKernel(kernel); !s)
+      return s;
+    if (Status s = checkNotNull(src_bytes, "source size output"); !s)
+      return s;
+    if (Status s = checkNotNull(dst_bytes, "destination size output"); !s)
+      return s;
+    const KernelSpec &spec = kernel->kernel->spec();
+    Expected<size_t> in = bufferBytes(spec, kernelInputSide(spec.op), n);
+    if (!in)
+      return in.status();
+    Expected<size_t> out = bufferBytes(spec, kernelOutputSide(spec.op), n);
+    if (!out)
+      return out.status();
+    *src_bytes = *in;
+    *dst_bytes = *out;
+    return Status::ok();
+  });
+}
+
+qjit_status qjit_kernel_function(const qjit_kernel *kernel,
+                                 qjit_kernel_fn *function) {
+  return guarded([&]() -> Status {
+    if (Status s = checkKernel(kernel); !s)
+      return s;
+    if (Status s = checkNotNull(function, "function output"); !s)
+      return s;
+    const Kernel &k = *kernel->kernel;
+    if (k.spec().takesParams())
+      return invalid("kernel " + k.name() +
+                     " takes params: use qjit_kernel_param_function");
+    KernelFn fn = k.function();
+    if (!fn)
+      return Status::error(ErrorCode::Unsupported,
+                           "kernel " + k.name() +
+                               " runs on the scalar reference: no native "
+                               "function (use qjit_kernel_run)");
+    *function = fn;
+    return Status::ok();
+  });
+}
+
+qjit_status qjit_kernel_param_function(const qjit_kernel *kernel,
+                                       qjit_param_kernel_fn *function) {
+  return guarded([&]() -> Status {
+    if (Status s = checkKernel(kernel); !s)
+      return s;
+    if (Status s = checkNotNull(function, "function output"); !s)
+      return s;
+    const Kernel &k = *kernel->kernel;
+    if (!k.spec().takesParams())
+      return invalid("kernel " + k.name() +
+                     " takes no params: use qjit_kernel_function");
+    ParamKernelFn fn = k.paramFunction();
+    if (!fn)
+      return Status::error(ErrorCode::Unsupported,
+                           "kernel " + k.name() +
+                               " runs on the scalar reference: no native "
+                               "function (use qjit_kernel_run)");
+    // Same ABI: qjit_kernel_params is KernelParams (see the static_assert).
+    *function = reinterpret_cast<qjit_param_kernel_fn>(fn);
+    return Status::ok();
+  });
+}
+
+qjit_status qjit_kernel_run(const qjit_kernel *kernel, qjit_dtype src_dtype,
+                            const void *src, size_t src_bytes,
+                            qjit_dtype dst_dtype, void *dst, size_t dst_bytes,
+                            size_t n, const qjit_kernel_params *params) {
+  return guarded([&]() -> Status {
+    if (Status s = checkKernel(kernel); !s)
+      return s;
+    const Kernel &k = *kernel->kernel;
+    if (Status s =
+            checkDtype(k, kernelInputSide(k.spec().op), src_dtype, "source");
+        !s)
+      return s;
+    if (Status s = checkDtype(k, kernelOutputSide(k.spec().op), dst_dtype,
+                              "destination");
+        !s)
+      return s;
+    KernelParams cppParams;
+    if (params)
+      cppParams = {params->extents, params->scales, params->zero_points};
+    return k.run(src, src_bytes, dst, dst_bytes, n,
+                 params ? &cppParams : nullptr);
+  });
+}
+
+} // extern "C"
