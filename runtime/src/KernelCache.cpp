@@ -112,18 +112,23 @@ KernelCache::KernelResult KernelCache::compileAndPublish(
     count(CompileNanoseconds, nanoseconds);
     // Only compiled entries are ever evicted, so ours is still there.
     auto it = entries_.find(key);
-    if (result) {
-      entry->kernel = *result;
-      entry->codeBytes = (*result)->codeBytes();
-      entry->lruPosition = lru_.insert(lru_.begin(), &it->first);
-      count(Kernels);
-      count(CodeBytes, static_cast<int64_t>(entry->codeBytes));
-      while (!lru_.empty() && (counters_[Kernels] > limits_.maxKernels ||
-                               counters_[CodeBytes] > limits_.maxCodeBytes))
-        evicted.push_back(evictLeastRecentlyUsed());
-    } else {
+    size_t codeBytes = result ? (*result)->codeBytes() : 0;
+    if (!result) {
       count(Failures);
       entries_.erase(it);
+    } else if (limits_.maxKernels == 0 || codeBytes > limits_.maxCodeBytes) {
+      // Could never fit: kept out rather than flushing everything else.
+      count(Evictions);
+      entries_.erase(it);
+    } else {
+      entry->kernel = *result;
+      entry->codeBytes = codeBytes;
+      entry->lruPosition = lru_.insert(lru_.begin(), &it->first);
+      count(Kernels);
+      count(CodeBytes, static_cast<int64_t>(codeBytes));
+      while (counters_[Kernels] > limits_.maxKernels ||
+             counters_[CodeBytes] > limits_.maxCodeBytes)
+        evicted.push_back(evictLeastRecentlyUsed());
     }
   }
   promise.set_value(result);

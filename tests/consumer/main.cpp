@@ -23,7 +23,7 @@ int main() {
     std::fprintf(stderr, "%s\n", s.message().c_str());
     return 1;
   }
-  std::printf("qjit %s: %d %d %d (%s)\n", QJIT_VERSION_STRING, q[0], q[1],
-              q[2], (*kernel)->name().c_str());
+  std::printf("qjit %s: %d %d %d (%s)\n", QJIT_VERSION_STRING, q[0], q[1], q[2],
+              (*kernel)->name().c_str());
   return q[0] == 10 && q[1] == 11 && q[2] == 9 ? 0 : 1;
 }

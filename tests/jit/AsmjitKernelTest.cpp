@@ -112,6 +112,23 @@ TEST_P(AsmjitKernelTest, EveryLayout) {
   EXPECT_GT(checkSweep(axes), 0u);
 }
 
+TEST_P(AsmjitKernelTest, OutputsBeyondTheCachesStreamExactly) {
+  SweepAxes axes;
+  axes.ops = {KernelOp::DCast};
+  axes.signedness = {true};
+  axes.packed = false;
+  std::vector<KernelSpec> specs = testing::specSweep(axes);
+  ASSERT_FALSE(specs.empty());
+  Expected<CompiledCode> code = backend_->compile(specs[0]);
+  ASSERT_TRUE(code) << code.status().message();
+  KernelTester tester(specs[0], qjit::testing::testSeed());
+  // 8 MiB of f32 output and more: non-temporal stores after a peel to the
+  // vector boundary; an output not 4-byte aligned takes the regular path.
+  const size_t n = (size_t(2) << 20) + 13;
+  for (size_t dstOffset : {0u, 4u, 3u})
+    EXPECT_TRUE(tester.checkOnce(code->entry, n, 1, dstOffset));
+}
+
 TEST_P(AsmjitKernelTest, UncoveredSpecsAreRefused) {
   SweepAxes axes;
   axes.widths = {4, 32};

@@ -12,11 +12,12 @@
 // Nothing here throws; every failure is a Status. Runtime and Kernel are
 // safe to use from several threads at once.
 //
-// Logging goes to the spdlog logger named "qjit" (created on first use with
-// a stderr sink and the registry's level unless the application registered
-// its own "qjit" logger first). The library never touches the default
-// logger. Each compile is logged at debug level with the kernel's name,
-// backend and compile time.
+// Logging goes to the spdlog loggers "qjit", "qjit.cache" and "qjit.jit"
+// (each created on first use with a stderr sink and the registry's level
+// unless the application registered its own under that name first). The
+// library never touches the default logger. Each compile is logged to "qjit"
+// at debug level with the kernel's name, backend and compile time. See
+// docs/runtime.md for the cache, logging and the C API (qjit/qjit.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_RUNTIME_H
@@ -48,7 +49,8 @@ Expected<BackendKind> parseBackendKind(std::string_view name);
 /// How many compiled kernels a runtime keeps. When either limit is
 /// exceeded the least recently used kernels leave the cache; a kernel still
 /// held by a caller stays valid (its handle owns the code), it just has to
-/// be compiled again by the next compile() that asks for it. 0 for both
+/// be compiled again by the next compile() that asks for it. A kernel
+/// larger than maxCodeBytes is returned but not cached; maxKernels 0
 /// disables caching (concurrent requests for one kernel still share one
 /// compile).
 struct CacheLimits {

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Sets everything up, builds qjit, and shows it at work: parsing MLIR quant
+# types, errors with carets, KernelSpecs, JIT'd kernels run on .npy files,
+# the machine code they are made of, and how fast they are.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${QJIT_BUILD_DIR:-$root/build}"
+"$root/scripts/setup.sh"
+"$root/scripts/build.sh"
+
+qjit="$build/tools/qjit"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+show() { printf '\033[2m$ qjit %s\033[0m\n' "$*"; "$qjit" "$@"; }
+npy() { python3 -c "import numpy as np, sys; np.set_printoptions(linewidth=100); print(np.load(sys.argv[1]))" "$1"; }
+
+step "1. Parse MLIR quant types; print them exactly as mlir-opt 22 does"
+show parse '!quant.uniform<i8:f32, 2.0:10>' \
+  '!quant.uniform<u16<0:1023>:f32, 1.23:512>' \
+  'tensor<2x3x!quant.uniform<i8:f32:1, {0.5:0, 0.25, 0.1:-3}>>' \
+  'tensor<2x4x!quant.uniform<u8:f32:{0:1, 1:2}, {{2.0:120, 3.0:127}, {4.0, 5.0}}>>' \
+  '!quant.uniform<f8E4M3FN:f32, 0.5>' \
+  '!quant.quantile<u4:f16, {-1.0, -0.6962, -0.5251, -0.3949, -0.2844, -0.1848, -0.0911, 0.0, 0.0796, 0.1609, 0.2461, 0.3379, 0.4407, 0.5626, 0.7230, 1.0}>'
+
+step "2. Bad input gets an error that points at the problem"
+show parse '!quant.uniform<i8:f32, 2:10>' || true
+show parse 'tensor<2x3x!quant.uniform<i8:f32:1, {0.5, 0.25}>>' || true
+show parse '!quant.uniform<i8<-200:10>:f32, 1.0>' || true
+
+step "3. Normalize: a blockwise type that is really per-axis"
+show parse --normalize 'tensor<4x8x!quant.uniform<i8:f32:{0:1}, {{1.0}, {2.0}, {3.0}, {4.0}}>>'
+
+step "4. The KernelSpec: one plain value saying what a kernel computes"
+show spec 'tensor<3x4x!quant.uniform<i8:f32:1, {2.0:10, 1.0, 0.5, 4.0:-3}>>' --op=qcast
+
+step "5. JIT a per-axis kernel and run it on .npy files"
+type='tensor<3x4x!quant.uniform<i8:f32:1, {2.0:10, 1.0, 0.5, 4.0:-3}>>'
+python3 -c "import numpy as np; np.save('$work/x.npy', np.array([[0, 1, 2.5, -3], [100, -100, 0.25, 1e9], [float('nan'), float('inf'), -0.0, 7.5]], dtype=np.float32))"
+echo "input:"; npy "$work/x.npy"
+SPDLOG_LEVEL=debug "$qjit" run "$type" --op=qcast --in="$work/x.npy" --out="$work/q.npy" 2>&1 |
+  grep -o 'compiled .*' || true
+echo "qcast (divide, zero point before rounding, nearest-even; saturating):"; npy "$work/q.npy"
+"$qjit" run "$type" --op=dcast --in="$work/q.npy" --out="$work/y.npy"
+echo "dcast back:"; npy "$work/y.npy"
+"$qjit" run "$type" --op=qcast --semantics=pytorch --in="$work/x.npy" --out="$work/qp.npy"
+echo "qcast with --semantics=pytorch (reciprocal, zero point after rounding):"; npy "$work/qp.npy"
+
+step "6. The machine code: x86-64 from asmjit, AArch64 NEON from LLVM"
+show asm '!quant.uniform<i8:f32, 2.0:10>' --op=qcast --backend=asmjit | head -45
+echo "..."
+show asm '!quant.uniform<i8:f32, 2.0:10>' --op=qcast --backend=llvm \
+  -mtriple=aarch64-linux-gnu | grep -E '^\s*(fdiv|fcvt|sqxtn|ld1|st1|ldr\s+q|str\s+q|fadd)' | head -12
+
+step "7. How fast: every backend against the scalar reference"
+show bench '!quant.uniform<i8:f32, 0.05:3>' --op=qcast --n=1048576
+show bench '!quant.uniform<i8:f32, 0.05:3>' --op=dcast --n=1048576
