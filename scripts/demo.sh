@@ -14,7 +14,7 @@ trap 'rm -rf "$work"' EXIT
 
 step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
 show() { printf '\033[2m$ qjit %s\033[0m\n' "$*"; "$qjit" "$@"; }
-npy() { python3 -c "import numpy as np, sys; np.set_printoptions(linewidth=100); print(np.load(sys.argv[1]))" "$1"; }
+npy() { /usr/bin/python3 -c "import numpy as np, sys; np.set_printoptions(linewidth=100); print(np.load(sys.argv[1]))" "$1"; }
 
 step "1. Parse MLIR quant types; print them exactly as mlir-opt 22 does"
 show parse '!quant.uniform<i8:f32, 2.0:10>' \
@@ -37,7 +37,7 @@ show spec 'tensor<3x4x!quant.uniform<i8:f32:1, {2.0:10, 1.0, 0.5, 4.0:-3}>>' --o
 
 step "5. JIT a per-axis kernel and run it on .npy files"
 type='tensor<3x4x!quant.uniform<i8:f32:1, {2.0:10, 1.0, 0.5, 4.0:-3}>>'
-python3 -c "import numpy as np; np.save('$work/x.npy', np.array([[0, 1, 2.5, -3], [100, -100, 0.25, 1e9], [float('nan'), float('inf'), -0.0, 7.5]], dtype=np.float32))"
+/usr/bin/python3 -c "import numpy as np; np.save('$work/x.npy', np.array([[0, 1, 2.5, -3], [100, -100, 0.25, 1e9], [float('nan'), float('inf'), -0.0, 7.5]], dtype=np.float32))"
 echo "input:"; npy "$work/x.npy"
 SPDLOG_LEVEL=debug "$qjit" run "$type" --op=qcast --in="$work/x.npy" --out="$work/q.npy" 2>&1 |
   grep -o 'compiled .*' || true

@@ -61,9 +61,12 @@ void finishKernel(const KernelSpec &spec, const CompiledCode &code,
   totalKernels.fetch_add(1, std::memory_order_relaxed);
   totalCodeBytes.fetch_add(code.codeBytes, std::memory_order_relaxed);
   totalCompileNs.fetch_add(compileNanoseconds, std::memory_order_relaxed);
-  jitLogger().debug("compiled {} backend={} isa={} bytes={} {:.1f}us",
-                    spec.kernelName(), code.backend, isaLevelName(code.isa),
-                    code.codeBytes, compileNanoseconds / 1000.0);
+  // kernelName() hashes the whole spec (thousands of scales for blockwise
+  // types): build it only when the line is actually logged.
+  if (jitLogger().should_log(spdlog::level::debug))
+    jitLogger().debug("compiled {} backend={} isa={} bytes={} {:.1f}us",
+                      spec.kernelName(), code.backend, isaLevelName(code.isa),
+                      code.codeBytes, compileNanoseconds / 1000.0);
   if (const char *dir = std::getenv("QJIT_DUMP_DIR");
       dir && *dir && code.codeBytes > 0)
     dumpCode(dir, spec, code);

@@ -1,4 +1,5 @@
-//===- FinishedKernel.h - The choke point every JIT'd kernel passes -*- C++ -*-===//
+//===- FinishedKernel.h - The choke point every JIT'd kernel passes -*- C++
+//-*-===//
 //
 // Like oneDNN's jit_generator::register_jit_code: each backend hands every
 // kernel it finishes to finishKernel() exactly once. That single place logs

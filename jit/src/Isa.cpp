@@ -11,8 +11,8 @@
 namespace qjit {
 
 namespace {
-constexpr std::array<std::string_view, 4> kIsaNames = {"scalar", "sse4",
-                                                       "avx2", "avx512"};
+constexpr std::array<std::string_view, 4> kIsaNames = {"scalar", "sse4", "avx2",
+                                                       "avx512"};
 } // namespace
 
 std::string_view isaLevelName(IsaLevel level) {

@@ -43,6 +43,8 @@ KernelCache::KernelResult runCompile(const KernelCache::CompileFn &compile) {
 } // namespace
 
 struct KernelCache::Entry {
+  /// What the entry's key points at.
+  KernelSpec spec;
   /// Ready once the compile finished; what waiters for this key receive.
   std::shared_future<KernelResult> result;
   /// Set (with codeBytes and lruPosition) once compiled successfully; hits
@@ -66,7 +68,7 @@ void KernelCache::count(Counter counter, int64_t delta) {
                                      std::memory_order_relaxed);
 }
 
-KernelCache::KernelResult KernelCache::getOrCompile(const std::string &key,
+KernelCache::KernelResult KernelCache::getOrCompile(const SpecKey &key,
                                                     const CompileFn &compile) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (auto it = entries_.find(key); it != entries_.end()) {
@@ -84,15 +86,18 @@ KernelCache::KernelResult KernelCache::getOrCompile(const std::string &key,
   count(Misses);
   count(Compiles);
   auto entry = std::make_shared<Entry>();
+  entry->spec = *key.spec;
   std::promise<KernelResult> promise;
   entry->result = promise.get_future().share();
-  entries_.emplace(key, entry);
+  // Found again by pointer identity, even for a spec unequal to itself.
+  SpecKey ownKey(entry->spec, key.hash);
+  entries_.emplace(ownKey, entry);
   lock.unlock();
-  return compileAndPublish(key, entry, std::move(promise), compile);
+  return compileAndPublish(ownKey, entry, std::move(promise), compile);
 }
 
 KernelCache::KernelResult KernelCache::compileAndPublish(
-    const std::string &key, const std::shared_ptr<Entry> &entry,
+    const SpecKey &key, const std::shared_ptr<Entry> &entry,
     std::promise<KernelResult> promise, const CompileFn &compile) {
   auto start = std::chrono::steady_clock::now();
   KernelResult result = runCompile(compile);
@@ -123,7 +128,7 @@ KernelCache::KernelResult KernelCache::compileAndPublish(
     } else {
       entry->kernel = *result;
       entry->codeBytes = codeBytes;
-      entry->lruPosition = lru_.insert(lru_.begin(), &it->first);
+      entry->lruPosition = lru_.insert(lru_.begin(), key);
       count(Kernels);
       count(CodeBytes, static_cast<int64_t>(codeBytes));
       while (counters_[Kernels] > limits_.maxKernels ||
@@ -136,7 +141,7 @@ KernelCache::KernelResult KernelCache::compileAndPublish(
 }
 
 std::shared_ptr<const Kernel> KernelCache::evictLeastRecentlyUsed() {
-  auto it = entries_.find(*lru_.back());
+  auto it = entries_.find(lru_.back());
   lru_.pop_back();
   std::shared_ptr<const Kernel> kernel = std::move(it->second->kernel);
   count(Kernels, -1);

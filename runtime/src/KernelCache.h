@@ -1,7 +1,7 @@
 //===- KernelCache.h - Bounded, exactly-one-compile kernel cache -*- C++
 //-*-===//
 //
-// Maps a key to a compiled kernel. One short critical section per request
+// Maps a spec to a compiled kernel. One short critical section per request
 // looks the key up (and moves a hit to the front of the LRU list); compiles
 // run outside the lock. A key being compiled has an in-flight entry holding
 // a shared future: later requests for that key wait on the future, not on
@@ -13,6 +13,7 @@
 #ifndef QJIT_RUNTIME_KERNELCACHE_H
 #define QJIT_RUNTIME_KERNELCACHE_H
 
+#include "SpecKey.h"
 #include "qjit/Runtime.h"
 
 #include <array>
@@ -22,7 +23,6 @@
 #include <list>
 #include <memory>
 #include <mutex>
-#include <string>
 #include <unordered_map>
 
 namespace qjit {
@@ -39,8 +39,10 @@ public:
 
   /// The kernel cached under `key`; otherwise the result of the compile in
   /// flight for `key`, or of `compile()` run on this thread (and cached
-  /// when it succeeds).
-  KernelResult getOrCompile(const std::string &key, const CompileFn &compile);
+  /// when it succeeds). Everything else that decides the code (backend,
+  /// ISA, library versions) is fixed for the cache's owner, so the spec
+  /// alone is the key. A hit builds no string and allocates nothing.
+  KernelResult getOrCompile(const SpecKey &key, const CompileFn &compile);
   /// Drops every compiled kernel (compiles in flight finish and are kept).
   void clear();
   CacheStats stats() const;
@@ -60,12 +62,14 @@ public:
 
 private:
   struct Entry;
-  using EntryMap = std::unordered_map<std::string, std::shared_ptr<Entry>>;
-  /// Keys (owned by entries_) of compiled entries, most recently used
-  /// first. Map iterators would not survive a rehash; keys do.
-  using LruList = std::list<const std::string *>;
+  /// Keys point at their entry's copy of the spec.
+  using EntryMap =
+      std::unordered_map<SpecKey, std::shared_ptr<Entry>, SpecKeyHash>;
+  /// Keys of compiled entries, most recently used first. Map iterators
+  /// would not survive a rehash; keys do.
+  using LruList = std::list<SpecKey>;
 
-  KernelResult compileAndPublish(const std::string &key,
+  KernelResult compileAndPublish(const SpecKey &key,
                                  const std::shared_ptr<Entry> &entry,
                                  std::promise<KernelResult> promise,
                                  const CompileFn &compile);

@@ -340,7 +340,7 @@ TEST_F(RunCommandErrors, FailedWriteKeepsThePreviousOutput) {
                      std::vector<int8_t>(65536, 11));
   std::vector<uint8_t> previous = {1, 2, 3};
   writeBytes(dir.file("keep.npy"), previous);
-  qjit::testing::ToolLimits limits;
+  qjit::testing::ToolRunOptions limits;
   limits.maxFileBytes = 16384;
   ToolResult result =
       runQjit({"run", kType, "--op=dcast", "--in=" + dir.file("in.npy"),

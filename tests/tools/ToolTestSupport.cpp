@@ -64,10 +64,12 @@ std::string readText(const std::string &path) {
 } // namespace
 
 ToolResult runQjit(const std::vector<std::string> &args,
-                   const ToolLimits &limits) {
+                   const ToolRunOptions &options) {
   ScratchDir capture;
   std::string outPath = capture.file("stdout"),
-              errPath = capture.file("stderr");
+              errPath = capture.file("stderr"), inPath = capture.file("stdin");
+  writeBytes(inPath, std::vector<uint8_t>(options.stdinText.begin(),
+                                          options.stdinText.end()));
   std::string binary = qjitBinary();
   std::vector<char *> argv;
   argv.push_back(binary.data());
@@ -78,13 +80,17 @@ ToolResult runQjit(const std::vector<std::string> &args,
 
   pid_t child = ::fork();
   if (child == 0) {
+    int in = ::open(inPath.c_str(), O_RDONLY);
     int out = ::open(outPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     int err = ::open(errPath.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (out < 0 || err < 0 || ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0)
+    if (in < 0 || out < 0 || err < 0 || ::dup2(in, 0) < 0 ||
+        ::dup2(out, 1) < 0 || ::dup2(err, 2) < 0)
       ::_exit(126);
-    if (limits.maxFileBytes) {
+    for (const std::string &entry : options.environment)
+      ::putenv(const_cast<char *>(entry.c_str()));
+    if (options.maxFileBytes) {
       std::signal(SIGXFSZ, SIG_IGN);
-      struct rlimit limit = {*limits.maxFileBytes, *limits.maxFileBytes};
+      struct rlimit limit = {*options.maxFileBytes, *options.maxFileBytes};
       if (::setrlimit(RLIMIT_FSIZE, &limit) != 0)
         ::_exit(126);
     }

@@ -36,15 +36,19 @@ struct ToolResult {
   std::string err;
 };
 
-struct ToolLimits {
+struct ToolRunOptions {
   /// RLIMIT_FSIZE for the child, with SIGXFSZ ignored so writes past it
   /// fail with EFBIG instead of killing it.
   std::optional<uint64_t> maxFileBytes;
+  /// What the child reads on stdin (default: /dev/null).
+  std::string stdinText;
+  /// Extra NAME=VALUE environment entries for the child.
+  std::vector<std::string> environment;
 };
 
 /// Runs $QJIT_BINARY_DIR/tools/qjit with `args` (argv[1..]).
 ToolResult runQjit(const std::vector<std::string> &args,
-                   const ToolLimits &limits = {});
+                   const ToolRunOptions &options = {});
 
 std::vector<uint8_t> readBytes(const std::string &path);
 void writeBytes(const std::string &path, const std::vector<uint8_t> &bytes);

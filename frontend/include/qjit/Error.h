@@ -20,11 +20,11 @@ namespace qjit {
 /// to codes without parsing messages.
 enum class ErrorCode {
   Ok = 0,
-  InvalidType,      ///< The type text does not parse or does not verify.
-  Unsupported,      ///< Valid, but no kernel can compute it.
-  InvalidArgument,  ///< A bad buffer, size, dtype, option or flag.
-  BackendFailure,   ///< The JIT refused (no executable memory, ISA, ...).
-  IOError,          ///< A file could not be read or written.
+  InvalidType,     ///< The type text does not parse or does not verify.
+  Unsupported,     ///< Valid, but no kernel can compute it.
+  InvalidArgument, ///< A bad buffer, size, dtype, option or flag.
+  BackendFailure,  ///< The JIT refused (no executable memory, ISA, ...).
+  IOError,         ///< A file could not be read or written.
 };
 
 /// Success, or an error code with a human-readable message.

@@ -30,10 +30,10 @@ struct CompiledCode {
 
 /// What `qjit asm` asks for: a target other than the host, if any.
 struct AsmOptions {
-  std::string triple;         ///< Empty: the host.
-  std::string cpu;            ///< Empty: host CPU (or generic when cross).
-  std::string features;       ///< "+avx2,-avx512f" style, applied last.
-  bool intelSyntax = false;   ///< x86 only.
+  std::string triple;       ///< Empty: the host.
+  std::string cpu;          ///< Empty: host CPU (or generic when cross).
+  std::string features;     ///< "+avx2,-avx512f" style, applied last.
+  bool intelSyntax = false; ///< x86 only.
 };
 
 class Backend {

@@ -1,0 +1,118 @@
+//===- ParseCommandTest.cpp - `qjit parse` end to end ---------------------===//
+//
+// The built binary on arguments and stdin: canonical output, exit codes,
+// located diagnostics on stderr, --normalize.
+//
+//===----------------------------------------------------------------------===//
+#include "ToolTestSupport.h"
+
+#include <gtest/gtest.h>
+
+namespace qjit::tool {
+namespace {
+
+using ::qjit::testing::runQjit;
+using ::qjit::testing::ToolResult;
+using ::qjit::testing::ToolRunOptions;
+
+TEST(ParseCommand, PrintsEachCanonicalFormOnItsOwnLine) {
+  ToolResult result =
+      runQjit({"parse", "!quant.uniform<si8:f32, 2.0:10>",
+               "!quant.uniform<ui8<0:255>:f32, 0.5>",
+               "tensor<2x3x!quant.uniform<i8:f32:1, {0.5:1, 0.25, 2.}>>"});
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_EQ(result.out, "!quant.uniform<i8:f32, 2.000000e+00:10>\n"
+                        "!quant.uniform<u8:f32, 5.000000e-01>\n"
+                        "tensor<2x3x!quant.uniform<i8:f32:1, "
+                        "{5.000000e-01:1,2.500000e-01,2.000000e+00}>>\n");
+  EXPECT_EQ(result.err, "");
+}
+
+TEST(ParseCommand, InvalidTypeExitsOneWithACaretUnderTheProblem) {
+  ToolResult result = runQjit({"parse", "!quant.uniform<i8:f32, 2.0:10>",
+                               "!quant.uniform<i8:f33, 2.0>"});
+  EXPECT_EQ(result.exitCode, 1);
+  // The valid type still prints; the invalid one is reported on stderr.
+  EXPECT_EQ(result.out, "!quant.uniform<i8:f32, 2.000000e+00:10>\n");
+  EXPECT_NE(result.err.find("error: <input>:1:19: "), std::string::npos)
+      << result.err;
+  EXPECT_NE(result.err.find("f33"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("\n!quant.uniform<i8:f33, 2.0>\n"
+                            "                  ^"),
+            std::string::npos)
+      << result.err;
+}
+
+TEST(ParseCommand, ReadsOneTypePerLineFromStdin) {
+  ToolRunOptions options;
+  options.stdinText = "!quant.uniform<i8:f32, 2.0:10>\n"
+                      "\n"
+                      "!quant.uniform<u8:f32, 1.0:-1\n";
+  ToolResult result = runQjit({"parse", "-"}, options);
+  EXPECT_EQ(result.exitCode, 1);
+  EXPECT_EQ(result.out, "!quant.uniform<i8:f32, 2.000000e+00:10>\n");
+  // Diagnostics name stdin and the real line number.
+  EXPECT_NE(result.err.find("error: <stdin>:3:"), std::string::npos)
+      << result.err;
+}
+
+TEST(ParseCommand, NormalizeRewritesSubChannelTypes) {
+  ToolResult result =
+      runQjit({"parse", "--normalize",
+               "tensor<4x8x!quant.uniform<i8:f32:{0:1}, "
+               "{{1.0}, {2.0}, {3.0}, {4.0}}>>",
+               "tensor<4x8x!quant.uniform<i8:f32:{}, {{1.0:3}}>>"});
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_EQ(result.out,
+            "tensor<4x8x!quant.uniform<i8:f32:0, "
+            "{1.000000e+00,2.000000e+00,3.000000e+00,4.000000e+00}>>\n"
+            "tensor<4x8x!quant.uniform<i8:f32, 1.000000e+00:3>>\n");
+}
+
+TEST(ParseCommand, UsageErrorsExitTwo) {
+  EXPECT_EQ(runQjit({"parse"}).exitCode, 2);
+  ToolResult unknown = runQjit({"parse", "--frobnicate", "x"});
+  EXPECT_EQ(unknown.exitCode, 2);
+  EXPECT_NE(unknown.err.find("--frobnicate"), std::string::npos);
+  EXPECT_EQ(runQjit({"no-such-command"}).exitCode, 2);
+}
+
+TEST(StatsFlag, PrintsCacheCountersAtExit) {
+  ToolResult result = runQjit(
+      {"--stats", "spec", "!quant.uniform<i8:f32, 2.0:10>", "--op=qcast"});
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_NE(result.err.find("hits"), std::string::npos) << result.err;
+  EXPECT_NE(result.err.find("compiles"), std::string::npos) << result.err;
+}
+
+TEST(AsmCommand, PrintsHeaderAndKernelForEveryTarget) {
+  for (const char *backend : {"llvm", "asmjit"}) {
+    ToolResult x86 =
+        runQjit({"asm", "!quant.uniform<i8:f32, 2.0:10>", "--op=qcast",
+                 std::string("--backend=") + backend, "--isa=avx2"});
+    EXPECT_EQ(x86.exitCode, 0) << backend << ": " << x86.err;
+    EXPECT_NE(x86.out.find("backend"), std::string::npos) << x86.out;
+    EXPECT_NE(x86.out.find("ymm"), std::string::npos) << x86.out;
+    EXPECT_EQ(x86.out.find("zmm"), std::string::npos) << x86.out;
+
+    ToolResult a64 = runQjit({"asm", "!quant.uniform<i8:f32, 2.0:10>",
+                              "--op=qcast", std::string("--backend=") + backend,
+                              "-mtriple=aarch64-linux-gnu"});
+    EXPECT_EQ(a64.exitCode, 0) << backend << ": " << a64.err;
+    EXPECT_NE(a64.out.find("fcvt"), std::string::npos) << a64.out;
+  }
+}
+
+TEST(IrCommand, PrintsAFunctionOfLlvmIr) {
+  ToolResult result =
+      runQjit({"ir", "!quant.uniform<i8:f32, 2.0:10>", "--op=dcast", "-O2"});
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_NE(result.out.find("define"), std::string::npos) << result.out;
+  EXPECT_EQ(
+      runQjit({"ir", "!quant.uniform<i8:f32, 2.0:10>", "--op=dcast", "-O7"})
+          .exitCode,
+      2);
+}
+
+} // namespace
+} // namespace qjit::tool
