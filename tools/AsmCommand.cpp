@@ -60,15 +60,10 @@ int asmCommand(int argc, char **argv) {
   addKernelFlags(flags);
   flags.value("backend").value("isa").value("mtriple").value("mcpu");
   flags.value("mattr").value("x86-asm-syntax").value("o").flag("help");
-  if (Status parsed = flags.parse(argc, argv, 2); !parsed)
-    return reportUsageError(kCommand, parsed);
-  if (flags.has("help")) {
-    printUsage();
-    return kExitSuccess;
-  }
-  Expected<IsaLevel> isa = effectiveIsaLevel();
-  if (std::optional<std::string> name = flags.get("isa"))
-    isa = parseIsaLevel(*name);
+  if (std::optional<int> done =
+          parseCommandFlags(flags, argc, argv, kCommand, printUsage))
+    return *done;
+  Expected<IsaLevel> isa = readIsaLevel(flags);
   if (!isa)
     return reportUsageError(kCommand, isa.status());
   Expected<AsmOptions> options = readAsmOptions(flags);

@@ -210,12 +210,9 @@ int benchCommand(int argc, char **argv) {
   addKernelFlags(flags);
   flags.value("case").value("n").value("min-time").flag("runtime-params");
   flags.flag("list").flag("help");
-  if (Status parsed = flags.parse(argc, argv, 2); !parsed)
-    return reportUsageError(kCommand, parsed);
-  if (flags.has("help")) {
-    printUsage();
-    return kExitSuccess;
-  }
+  if (std::optional<int> done =
+          parseCommandFlags(flags, argc, argv, kCommand, printUsage))
+    return *done;
   if (flags.has("list")) {
     listCases();
     return kExitSuccess;

@@ -33,19 +33,14 @@ int irCommand(int argc, char **argv) {
   CommandLine flags;
   addKernelFlags(flags);
   flags.value("isa").flag("O0").flag("O1").flag("O2").flag("O3").flag("help");
-  if (Status parsed = flags.parse(argc, argv, 2); !parsed)
-    return reportUsageError(kCommand, parsed);
-  if (flags.has("help")) {
-    printUsage();
-    return kExitSuccess;
-  }
+  if (std::optional<int> done =
+          parseCommandFlags(flags, argc, argv, kCommand, printUsage))
+    return *done;
   int optLevel = 3;
   for (int level = 0; level <= 3; ++level)
     if (flags.has("O" + std::to_string(level)))
       optLevel = level;
-  Expected<IsaLevel> isa = effectiveIsaLevel();
-  if (std::optional<std::string> name = flags.get("isa"))
-    isa = parseIsaLevel(*name);
+  Expected<IsaLevel> isa = readIsaLevel(flags);
   if (!isa)
     return reportUsageError(kCommand, isa.status());
   Expected<KernelRequest> request = readKernelRequest(flags);

@@ -171,6 +171,13 @@ Expected<RuntimeOptions> readBackendFlags(const CommandLine &flags) {
   return options;
 }
 
+Expected<IsaLevel> readIsaLevel(const CommandLine &flags) {
+  Expected<IsaLevel> isa = effectiveIsaLevel();
+  if (std::optional<std::string> name = flags.get("isa"))
+    isa = parseIsaLevel(*name);
+  return isa;
+}
+
 Expected<KernelSpec> lowerKernelRequest(const KernelRequest &request) {
   Expected<TypeDescriptor> type = parseTypeOrError(request.typeText);
   if (!type)

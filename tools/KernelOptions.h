@@ -19,6 +19,7 @@
 #define QJIT_TOOLS_KERNELOPTIONS_H
 
 #include "CommandLine.h"
+#include "qjit/Isa.h"
 #include "qjit/KernelSpec.h"
 #include "qjit/QuantType.h"
 #include "qjit/Runtime.h"
@@ -48,6 +49,10 @@ Expected<KernelRequest> readKernelRequest(const CommandLine &flags);
 void addBackendFlags(CommandLine &flags);
 /// Reads them (default: auto, no cap beyond host and QJIT_MAX_ISA).
 Expected<RuntimeOptions> readBackendFlags(const CommandLine &flags);
+
+/// The --isa level of a command that targets one ISA (`ir`, `asm`; declared
+/// by the command): the flag's, else the host's capped by QJIT_MAX_ISA.
+Expected<IsaLevel> readIsaLevel(const CommandLine &flags);
 
 /// Parses the type and lowers it to the requested spec.
 Expected<KernelSpec> lowerKernelRequest(const KernelRequest &request);

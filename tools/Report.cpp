@@ -33,4 +33,16 @@ int reportUsageError(std::string_view command, const Status &status) {
   return kExitUsage;
 }
 
+std::optional<int> parseCommandFlags(CommandLine &flags, int argc, char **argv,
+                                     std::string_view command,
+                                     void (*printUsage)()) {
+  if (Status parsed = flags.parse(argc, argv, 2); !parsed)
+    return reportUsageError(command, parsed);
+  if (flags.has("help")) {
+    printUsage();
+    return kExitSuccess;
+  }
+  return std::nullopt;
+}
+
 } // namespace qjit::tool

@@ -2,8 +2,11 @@
 #ifndef QJIT_TOOLS_REPORT_H
 #define QJIT_TOOLS_REPORT_H
 
+#include "CommandLine.h"
+
 #include "qjit/Error.h"
 
+#include <optional>
 #include <string_view>
 
 namespace qjit::tool {
@@ -20,6 +23,14 @@ int reportFailure(std::string_view command, const Status &status);
 
 /// As reportFailure, plus a pointer to --help; returns kExitUsage.
 int reportUsageError(std::string_view command, const Status &status);
+
+/// The start the kernel subcommands share: parses argv[2..] into `flags` (which
+/// declare "help"). Returns the exit code when the command is done already
+/// (kExitUsage, reported, for a bad command line; kExitSuccess once
+/// `printUsage` answered --help), or nullopt when it should go on.
+std::optional<int> parseCommandFlags(CommandLine &flags, int argc, char **argv,
+                                     std::string_view command,
+                                     void (*printUsage)());
 
 } // namespace qjit::tool
 

@@ -307,12 +307,9 @@ int runCommand(int argc, char **argv) {
   addKernelFlags(flags);
   addBackendFlags(flags);
   flags.value("in").value("out").flag("help");
-  if (Status parsed = flags.parse(argc, argv, 2); !parsed)
-    return reportUsageError(kCommand, parsed);
-  if (flags.has("help")) {
-    printUsage();
-    return kExitSuccess;
-  }
+  if (std::optional<int> done =
+          parseCommandFlags(flags, argc, argv, kCommand, printUsage))
+    return *done;
   Expected<KernelRequest> request = readKernelRequest(flags);
   if (!request)
     return reportUsageError(kCommand, request.status());

@@ -40,10 +40,11 @@ void printCacheStats() {
   qjit::CacheStats s = qjit::processCacheStats();
   std::fprintf(stderr,
                "qjit cache: %llu hits, %llu misses, %llu compiles (%llu "
-               "failed, %.3f ms), %llu evictions\n",
+               "failed, %.3f ms), %llu evictions, %llu type-text memo hits\n",
                (unsigned long long)s.hits, (unsigned long long)s.misses,
                (unsigned long long)s.compiles, (unsigned long long)s.failures,
-               s.compileNanoseconds / 1e6, (unsigned long long)s.evictions);
+               s.compileNanoseconds / 1e6, (unsigned long long)s.evictions,
+               (unsigned long long)s.typeTextHits);
 }
 
 } // namespace

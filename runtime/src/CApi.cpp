@@ -138,6 +138,13 @@ Status checkKernel(const qjit_kernel *kernel) {
   return checkNotNull(kernel, "kernel");
 }
 
+Status noNativeFunction(const Kernel &kernel) {
+  return Status::error(ErrorCode::Unsupported,
+                       "kernel " + kernel.name() +
+                           " runs on the scalar reference: no native "
+                           "function (use qjit_kernel_run)");
+}
+
 } // namespace
 
 } // namespace qjit
@@ -302,10 +309,7 @@ qjit_status qjit_kernel_function(const qjit_kernel *kernel,
                      " takes params: use qjit_kernel_param_function");
     KernelFn fn = k.function();
     if (!fn)
-      return Status::error(ErrorCode::Unsupported,
-                           "kernel " + k.name() +
-                               " runs on the scalar reference: no native "
-                               "function (use qjit_kernel_run)");
+      return noNativeFunction(k);
     *function = fn;
     return Status::ok();
   });
@@ -324,10 +328,7 @@ qjit_status qjit_kernel_param_function(const qjit_kernel *kernel,
                      " takes no params: use qjit_kernel_function");
     ParamKernelFn fn = k.paramFunction();
     if (!fn)
-      return Status::error(ErrorCode::Unsupported,
-                           "kernel " + k.name() +
-                               " runs on the scalar reference: no native "
-                               "function (use qjit_kernel_run)");
+      return noNativeFunction(k);
     // Same ABI: qjit_kernel_params is KernelParams (see the static_assert).
     *function = reinterpret_cast<qjit_param_kernel_fn>(fn);
     return Status::ok();

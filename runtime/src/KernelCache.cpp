@@ -44,7 +44,7 @@ KernelCache::KernelResult runCompile(const KernelCache::CompileFn &compile) {
 
 struct KernelCache::Entry {
   /// What the entry's key points at.
-  KernelSpec spec;
+  std::shared_ptr<const KernelSpec> spec;
   /// Ready once the compile finished; what waiters for this key receive.
   std::shared_future<KernelResult> result;
   /// Set (with codeBytes and lruPosition) once compiled successfully; hits
@@ -68,8 +68,9 @@ void KernelCache::count(Counter counter, int64_t delta) {
                                      std::memory_order_relaxed);
 }
 
-KernelCache::KernelResult KernelCache::getOrCompile(const SpecKey &key,
-                                                    const CompileFn &compile) {
+KernelCache::KernelResult
+KernelCache::getOrCompile(const SpecKey &key, const CompileFn &compile,
+                          const std::shared_ptr<const KernelSpec> &shared) {
   std::unique_lock<std::mutex> lock(mutex_);
   if (auto it = entries_.find(key); it != entries_.end()) {
     Entry &entry = *it->second;
@@ -86,11 +87,11 @@ KernelCache::KernelResult KernelCache::getOrCompile(const SpecKey &key,
   count(Misses);
   count(Compiles);
   auto entry = std::make_shared<Entry>();
-  entry->spec = *key.spec;
+  entry->spec = shared ? shared : std::make_shared<const KernelSpec>(*key.spec);
   std::promise<KernelResult> promise;
   entry->result = promise.get_future().share();
   // Found again by pointer identity, even for a spec unequal to itself.
-  SpecKey ownKey(entry->spec, key.hash);
+  SpecKey ownKey(*entry->spec, key.hash);
   entries_.emplace(ownKey, entry);
   lock.unlock();
   return compileAndPublish(ownKey, entry, std::move(promise), compile);
@@ -164,7 +165,7 @@ CacheStats KernelCache::stats() const {
   return toStats(counters_);
 }
 
-CacheStats processCacheStats() {
+CacheStats KernelCache::processStats() {
   std::array<uint64_t, KernelCache::kCounterCount> counters;
   for (size_t i = 0; i < counters.size(); ++i)
     counters[i] = processCounters[i].load(std::memory_order_relaxed);

@@ -42,10 +42,18 @@ public:
   /// when it succeeds). Everything else that decides the code (backend,
   /// ISA, library versions) is fixed for the cache's owner, so the spec
   /// alone is the key. A hit builds no string and allocates nothing.
-  KernelResult getOrCompile(const SpecKey &key, const CompileFn &compile);
+  /// `shared`, when given, is a copy of *key.spec the cache may keep
+  /// instead of copying it: later lookups with that very object then
+  /// compare by address.
+  KernelResult
+  getOrCompile(const SpecKey &key, const CompileFn &compile,
+               const std::shared_ptr<const KernelSpec> &shared = nullptr);
   /// Drops every compiled kernel (compiles in flight finish and are kept).
   void clear();
   CacheStats stats() const;
+  /// The counters summed over every cache of the process (typeTextHits
+  /// aside, which caches do not see).
+  static CacheStats processStats();
 
   /// Counters, indexing both a cache's and the process-wide arrays.
   enum Counter : uint8_t {

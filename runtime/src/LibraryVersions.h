@@ -7,7 +7,8 @@
 namespace qjit {
 
 /// "qjit=0.1.0 llvm=22.1.0 asmjit=1.9.0": the libraries whose versions
-/// decide what code a spec compiles to, part of every cache key.
+/// decide what code a spec compiles to (fixed per process, so implied by
+/// every cache key; logged when a runtime is created).
 const std::string &libraryVersions();
 
 } // namespace qjit

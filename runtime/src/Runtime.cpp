@@ -6,6 +6,8 @@
 #include "LibraryVersions.h"
 #include "Log.h"
 #include "SharedBackend.h"
+#include "SpecKey.h"
+#include "TypeTextMemo.h"
 #include "qjit/TypeParser.h"
 
 #include <array>
@@ -40,12 +42,8 @@ Expected<BackendKind> parseBackendKind(std::string_view name) {
 class Runtime::Impl {
 public:
   Impl(const RuntimeOptions &options, IsaLevel isa)
-      : options(options), isa(isa),
-        keySuffix(" backend=" + std::string(backendKindName(options.backend)) +
-                  " isa=" + std::string(isaLevelName(isa)) +
-                  " host=" + std::string(isaLevelName(hostIsaLevel())) + " " +
-                  libraryVersions()),
-        cache(options.cache) {}
+      : options(options), isa(isa), cache(options.cache),
+        typeTextMemo(options.cache.maxKernels) {}
 
   /// Compiles with the first backend that can (see BackendKind).
   Expected<std::shared_ptr<const Kernel>> build(const KernelSpec &spec) {
@@ -72,21 +70,25 @@ public:
     return makeReferenceKernel(spec);
   }
 
-  /// Everything that decides the code: the spec (knobs included), the
-  /// backend choice, the ISA level generated for and the host's (backends
-  /// tune for the host within the level), and the generators' versions.
-  std::string cacheKey(const KernelSpec &spec) const {
-    return spec.canonicalString() + keySuffix;
+  /// The cache is keyed by the spec (knobs included) alone: everything
+  /// else that decides the code (the backend choice, the ISA level
+  /// generated for and the host's, within which backends tune, and the
+  /// generators' versions) is fixed for the runtime's life.
+  Expected<std::shared_ptr<const Kernel>>
+  compile(const SpecKey &key,
+          const std::shared_ptr<const KernelSpec> &shared = nullptr) {
+    return cache.getOrCompile(
+        key, [&] { return build(*key.spec); }, shared);
   }
 
   const RuntimeOptions options;
   const IsaLevel isa;
-  /// What cacheKey appends to the spec: fixed for the runtime's life.
-  const std::string keySuffix;
   /// The JIT backends to try, in order. Empty for BackendKind::Reference;
   /// exactly the requested one for an explicit JIT backend.
   std::vector<std::shared_ptr<SharedBackend>> jitBackends;
   KernelCache cache;
+  /// What compile(typeText, ...) calls lowered to.
+  TypeTextMemo typeTextMemo;
 };
 
 Runtime::Runtime(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -120,9 +122,10 @@ Runtime::create(const RuntimeOptions &options) {
                           isaLevelName(*isa), backend.status().message());
   }
   runtimeLogger().debug(
-      "runtime created: backend {}, isa {}, {} JIT backend(s)",
+      "runtime created: backend {}, isa {} (host {}), {} JIT backend(s), {}",
       backendKindName(options.backend), isaLevelName(*isa),
-      impl->jitBackends.size());
+      isaLevelName(hostIsaLevel()), impl->jitBackends.size(),
+      libraryVersions());
   return std::unique_ptr<Runtime>(new Runtime(std::move(impl)));
 }
 
@@ -134,19 +137,29 @@ Runtime::compile(std::string_view typeText, KernelOp op) {
 Expected<std::shared_ptr<const Kernel>>
 Runtime::compile(std::string_view typeText, KernelOp op,
                  const LoweringOptions &lowering) {
-  Expected<TypeDescriptor> type = parseTypeOrError(typeText);
-  if (!type)
-    return type.status();
-  Expected<KernelSpec> spec = lowerToKernelSpec(*type, op, lowering);
-  if (!spec)
-    return spec.status();
-  return compile(*spec);
+  std::shared_ptr<const LoweredSpec> lowered =
+      impl_->typeTextMemo.find(typeText, op, lowering);
+  if (!lowered) {
+    // Errors are not remembered: they are cheap to find again.
+    Expected<TypeDescriptor> type = parseTypeOrError(typeText);
+    if (!type)
+      return type.status();
+    Expected<KernelSpec> spec = lowerToKernelSpec(*type, op, lowering);
+    if (!spec)
+      return spec.status();
+    auto shared = std::make_shared<const KernelSpec>(std::move(*spec));
+    size_t hash = structuralHash(*shared);
+    lowered = std::make_shared<const LoweredSpec>(
+        LoweredSpec{std::move(shared), hash});
+    lowered =
+        impl_->typeTextMemo.insert(typeText, op, lowering, std::move(lowered));
+  }
+  return impl_->compile(SpecKey(*lowered->spec, lowered->hash), lowered->spec);
 }
 
 Expected<std::shared_ptr<const Kernel>>
 Runtime::compile(const KernelSpec &spec) {
-  return impl_->cache.getOrCompile(impl_->cacheKey(spec),
-                                   [&] { return impl_->build(spec); });
+  return impl_->compile(SpecKey(spec));
 }
 
 LoweringOptions Runtime::defaultLowering() const {
@@ -159,8 +172,21 @@ const RuntimeOptions &Runtime::options() const { return impl_->options; }
 
 IsaLevel Runtime::isa() const { return impl_->isa; }
 
-CacheStats Runtime::stats() const { return impl_->cache.stats(); }
+CacheStats Runtime::stats() const {
+  CacheStats stats = impl_->cache.stats();
+  stats.typeTextHits = impl_->typeTextMemo.hits();
+  return stats;
+}
 
-void Runtime::clearCache() { impl_->cache.clear(); }
+void Runtime::clearCache() {
+  impl_->typeTextMemo.clear();
+  impl_->cache.clear();
+}
+
+CacheStats processCacheStats() {
+  CacheStats stats = KernelCache::processStats();
+  stats.typeTextHits = TypeTextMemo::processHits();
+  return stats;
+}
 
 } // namespace qjit

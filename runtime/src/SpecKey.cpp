@@ -1,7 +1,8 @@
 //===- SpecKey.cpp - A KernelSpec as a hash-map key -----------------------===//
 #include "SpecKey.h"
 
-#include <array>
+#include "WordHash.h"
+
 #include <bit>
 #include <cstdint>
 #include <cstring>
@@ -12,12 +13,8 @@ namespace qjit {
 
 namespace {
 
-constexpr uint64_t kMultiplier = 0x9e3779b97f4a7c15ULL;
-
-uint64_t mix(uint64_t state, uint64_t word) {
-  state = (state ^ word) * kMultiplier;
-  return state ^ (state >> 29);
-}
+using wordhash::finish;
+using wordhash::mix;
 
 template <typename T> uint64_t wordOf(T value) {
   if constexpr (std::is_floating_point_v<T>)
@@ -26,51 +23,51 @@ template <typename T> uint64_t wordOf(T value) {
     return static_cast<uint64_t>(value);
 }
 
-/// Hashes a vector four words at a time in independent lanes: per-axis
-/// specs hold hundreds of scales, and one serial multiply chain over them
-/// would dominate a cache hit.
 template <typename T>
 uint64_t mixVector(uint64_t state, const std::vector<T> &values) {
-  std::array<uint64_t, 4> lanes = {state, state + 1, state + 2, state + 3};
-  size_t i = 0;
-  for (; i + 4 <= values.size(); i += 4)
-    for (size_t lane = 0; lane < 4; ++lane)
-      lanes[lane] = mix(lanes[lane], wordOf(values[i + lane]));
-  for (; i < values.size(); ++i)
-    lanes[0] = mix(lanes[0], wordOf(values[i]));
-  for (uint64_t lane : lanes)
-    state = mix(state, lane);
-  return mix(state, values.size());
+  return wordhash::mixWords(state, values.size(),
+                            [&](size_t i) { return wordOf(values[i]); });
+}
+
+/// The enums, flags and width, a byte each, rotated into one word (the
+/// fields past the eighth overlap the first ones: a weaker hash, never a
+/// wrong answer, since keys compare exactly).
+uint64_t smallFields(const KernelSpec &spec) {
+  const StorageSpec &storage = spec.storage;
+  uint64_t word = 0;
+  for (uint64_t field :
+       {wordOf(spec.op), wordOf(storage.kind), wordOf(storage.bits),
+        wordOf(storage.isSigned), wordOf(storage.packed),
+        wordOf(storage.floatFormat), wordOf(spec.expressed),
+        wordOf(spec.compute), wordOf(spec.layout.kind),
+        wordOf(spec.params.runtime), wordOf(spec.knobs.scaleOp),
+        wordOf(spec.knobs.zeroPoint), wordOf(spec.knobs.rounding)})
+    word = std::rotl(word, 8) ^ field;
+  return word;
 }
 
 bool sameBits(const std::vector<double> &a, const std::vector<double> &b) {
   return a.size() == b.size() &&
-         (a.empty() || std::memcmp(a.data(), b.data(),
-                                   a.size() * sizeof(double)) == 0);
+         (a.empty() ||
+          std::memcmp(a.data(), b.data(), a.size() * sizeof(double)) == 0);
 }
 
 } // namespace
 
 size_t structuralHash(const KernelSpec &spec) {
-  const StorageSpec &storage = spec.storage;
   const LayoutSpec &layout = spec.layout;
   uint64_t state = 0;
   for (uint64_t word :
-       {wordOf(spec.op), wordOf(storage.kind), wordOf(storage.bits),
-        wordOf(storage.isSigned), wordOf(storage.min), wordOf(storage.max),
-        wordOf(storage.packed), wordOf(storage.floatFormat),
-        wordOf(spec.expressed), wordOf(spec.compute), wordOf(layout.kind),
-        wordOf(layout.channels), wordOf(layout.inner),
-        wordOf(spec.params.runtime), wordOf(spec.knobs.scaleOp),
-        wordOf(spec.knobs.zeroPoint), wordOf(spec.knobs.rounding)})
+       {smallFields(spec), wordOf(spec.storage.min), wordOf(spec.storage.max),
+        wordOf(layout.channels), wordOf(layout.inner)})
     state = mix(state, word);
   for (const LayoutSpec::Dim &dim : layout.dims)
     state = mix(mix(state, wordOf(dim.extent)), wordOf(dim.block));
-  state = mixVector(state, storage.table);
+  state = mixVector(state, spec.storage.table);
   state = mixVector(state, spec.params.scales);
   state = mixVector(state, spec.params.zeroPoints);
   state = mixVector(state, spec.shape);
-  return static_cast<size_t>(state);
+  return static_cast<size_t>(finish(state));
 }
 
 bool sameSpec(const KernelSpec &a, const KernelSpec &b) {

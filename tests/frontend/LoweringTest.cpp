@@ -1,4 +1,6 @@
 //===- LoweringTest.cpp - Parsed type + op + options → KernelSpec ---------===//
+#include "LayoutSpecs.h"
+
 #include "qjit/HostFloat.h"
 #include "qjit/KernelSpec.h"
 #include "qjit/TypeParser.h"
@@ -9,6 +11,9 @@
 
 namespace qjit {
 namespace {
+
+using testing::blocked;
+using testing::perAxis;
 
 constexpr int64_t kDynamic = LayoutSpec::kDynamic;
 
@@ -35,21 +40,6 @@ Status lowerError(const TypeDescriptor &type,
 Status lowerError(const std::string &text,
                   const LoweringOptions &options = {}) {
   return lowerError(parse(text), options);
-}
-
-LayoutSpec perAxis(int64_t channels, int64_t inner) {
-  LayoutSpec layout;
-  layout.kind = LayoutSpec::Kind::PerAxis;
-  layout.channels = channels;
-  layout.inner = inner;
-  return layout;
-}
-
-LayoutSpec blocked(std::vector<LayoutSpec::Dim> dims) {
-  LayoutSpec layout;
-  layout.kind = LayoutSpec::Kind::Blocked;
-  layout.dims = std::move(dims);
-  return layout;
 }
 
 TEST(Lowering, Seed) {

@@ -29,6 +29,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace qjit {
@@ -290,6 +291,25 @@ private:
     return between(-(int64_t(1) << 40), int64_t(1) << 40);
   }
 
+  /// What openUniformHead wrote: the closer and the drawn storage and
+  /// expressed type.
+  struct UniformHead {
+    std::string closer;
+    Storage storage;
+    const ExpressedRange &range;
+  };
+
+  /// Opens a uniform type and writes its `STORAGE:EXPRESSED`.
+  UniformHead openUniformHead() {
+    std::string closer = openUniform();
+    Storage storage = uniformStorage();
+    const ExpressedRange &range = expressed();
+    word(storage.text);
+    punct(":");
+    word(range.name);
+    return {std::move(closer), std::move(storage), range};
+  }
+
   void scaleZero(const Storage &storage, const ExpressedRange &range) {
     word(floatLiteral(scaleIn(range)));
     const int64_t zp = zeroPoint(storage);
@@ -349,12 +369,7 @@ private:
       openTensor(randomDims(between(0, 4)));
     else if (context == 2)
       openUnrankedTensor();
-    const std::string closer = openUniform();
-    const Storage storage = uniformStorage();
-    const ExpressedRange &range = expressed();
-    word(storage.text);
-    punct(":");
-    word(range.name);
+    const auto [closer, storage, range] = openUniformHead();
     punct(",");
     scaleZero(storage, range);
     close(closer);
@@ -379,12 +394,7 @@ private:
     } else {
       axis = between(0, 100);
     }
-    const std::string closer = openUniform();
-    const Storage storage = uniformStorage();
-    const ExpressedRange &range = expressed();
-    word(storage.text);
-    punct(":");
-    word(range.name);
+    const auto [closer, storage, range] = openUniformHead();
     punct(":");
     word(integer(axis));
     punct(",");
@@ -422,12 +432,7 @@ private:
     const bool bare = chance(0.1);
     if (!bare)
       openTensor(dims);
-    const std::string closer = openUniform();
-    const Storage storage = uniformStorage();
-    const ExpressedRange &range = expressed();
-    word(storage.text);
-    punct(":");
-    word(range.name);
+    const auto [closer, storage, range] = openUniformHead();
     punct(":");
     punct("{");
     for (size_t i = 0; i < listed.size(); ++i) {

@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <future>
+#include <limits>
 #include <map>
 #include <random>
 #include <thread>
@@ -32,6 +33,16 @@ KernelSpec anySpec() {
   EXPECT_TRUE(spec);
   return *spec;
 }
+
+/// A spec per name, for keys: specs differing only in their informational
+/// shape are distinct keys.
+struct NamedKey {
+  KernelSpec spec = anySpec();
+  explicit NamedKey(std::string_view name) {
+    spec.shape.assign(name.begin(), name.end());
+  }
+  operator SpecKey() const { return SpecKey(spec); }
+};
 
 /// A kernel with a chosen code size that reports its destruction.
 class FakeKernel final : public Kernel {
@@ -67,13 +78,49 @@ KernelCache::CompileFn makeFake(size_t bytes = 0,
 
 std::shared_ptr<const Kernel> get(KernelCache &cache, const std::string &key,
                                   const KernelCache::CompileFn &compile) {
-  KernelCache::KernelResult kernel = cache.getOrCompile(key, compile);
+  KernelCache::KernelResult kernel = cache.getOrCompile(NamedKey(key), compile);
   EXPECT_TRUE(kernel) << kernel.status().message();
   return kernel ? *kernel : nullptr;
 }
 
 CacheLimits limits(size_t maxKernels, size_t maxCodeBytes = SIZE_MAX) {
   return CacheLimits{maxKernels, maxCodeBytes};
+}
+
+TEST(SpecKey, EqualSpecsHashAlikeAndUnequalOnesDiffer) {
+  KernelSpec a = anySpec();
+  KernelSpec b = anySpec();
+  EXPECT_EQ(SpecKey(a), SpecKey(b));
+  EXPECT_EQ(structuralHash(a), structuralHash(b));
+  for (auto change : std::vector<void (*)(KernelSpec &)>{
+           [](KernelSpec &s) { s.op = KernelOp::DCast; },
+           [](KernelSpec &s) { s.params.scales[0] *= 2; },
+           [](KernelSpec &s) { s.params.zeroPoints[0] += 1; },
+           [](KernelSpec &s) { s.knobs.rounding = RoundingMode::TowardZero; },
+           [](KernelSpec &s) { s.storage.max = 100; },
+           [](KernelSpec &s) { s.shape = {4}; }}) {
+    KernelSpec changed = a;
+    change(changed);
+    EXPECT_FALSE(SpecKey(a) == SpecKey(changed));
+    EXPECT_NE(structuralHash(a), structuralHash(changed));
+  }
+}
+
+TEST(SpecKey, ComparesScalesBitForBit) {
+  KernelSpec positive = anySpec();
+  positive.storage.kind = StorageType::Kind::Quantile;
+  positive.storage.table = {0.0, 1.0};
+  KernelSpec negative = positive;
+  negative.storage.table[0] = -0.0;
+  EXPECT_TRUE(positive == negative);          // operator== says 0.0 == -0.0 ...
+  EXPECT_FALSE(sameSpec(positive, negative)); // ... the key does not.
+  KernelSpec nan = positive;
+  nan.storage.table[1] = std::numeric_limits<double>::quiet_NaN();
+  KernelSpec nanCopy = nan;
+  EXPECT_TRUE(sameSpec(nan, nanCopy));
+  EXPECT_EQ(structuralHash(nan), structuralHash(nanCopy));
+  nanCopy.storage.max = 100;
+  EXPECT_FALSE(sameSpec(nan, nanCopy));
 }
 
 TEST(KernelCache, CountsHitsMissesAndCompiles) {
@@ -160,7 +207,7 @@ TEST(KernelCache, FailuresAreReportedAndNotCached) {
     ++calls;
     return Status::error(ErrorCode::BackendFailure, "no executable memory");
   };
-  KernelCache::KernelResult first = cache.getOrCompile("a", failing);
+  KernelCache::KernelResult first = cache.getOrCompile(NamedKey("a"), failing);
   ASSERT_FALSE(first);
   EXPECT_EQ(first.status().code(), ErrorCode::BackendFailure);
   EXPECT_EQ(first.status().message(), "no executable memory");
@@ -175,7 +222,7 @@ TEST(KernelCache, FailuresAreReportedAndNotCached) {
 TEST(KernelCache, ExceptionsFromACompileBecomeErrors) {
   KernelCache cache(limits(8));
   KernelCache::KernelResult kernel =
-      cache.getOrCompile("a", []() -> KernelCache::KernelResult {
+      cache.getOrCompile(NamedKey("a"), []() -> KernelCache::KernelResult {
         throw std::runtime_error("out of memory");
       });
   ASSERT_FALSE(kernel);
@@ -233,7 +280,7 @@ TEST(KernelCache, ManyThreadsCompileEachKeyExactlyOnce) {
       for (int round = 0; round < kRounds; ++round) {
         int key = static_cast<int>(random() % kKeys);
         auto kernel = cache.getOrCompile(
-            std::to_string(key), [&]() -> KernelCache::KernelResult {
+            NamedKey(std::to_string(key)), [&]() -> KernelCache::KernelResult {
               ++compiles[key];
               std::this_thread::yield(); // widen the race window
               return std::shared_ptr<const Kernel>(
@@ -279,7 +326,7 @@ TEST(KernelCache, ManyThreadsCompileLookUpAndEvict) {
         bool fail = random() % 10 == 0;
         ++requests;
         auto kernel = cache.getOrCompile(
-            std::to_string(key), [&]() -> KernelCache::KernelResult {
+            NamedKey(std::to_string(key)), [&]() -> KernelCache::KernelResult {
               if (++inFlight[key] != 1)
                 overlapped = true;
               std::this_thread::yield();

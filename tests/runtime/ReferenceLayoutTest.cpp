@@ -4,6 +4,7 @@
 // parameter k the zero point k makes the output the index map itself.
 //
 //===----------------------------------------------------------------------===//
+#include "LayoutSpecs.h"
 #include "ReferenceTestSupport.h"
 
 #include <gtest/gtest.h>
@@ -13,7 +14,9 @@
 namespace qjit {
 namespace {
 
+using testing::blocked;
 using testing::integerStorage;
+using testing::perAxis;
 using testing::perTensorSpec;
 using testing::quantize;
 
@@ -27,21 +30,6 @@ KernelSpec indexRevealingSpec(LayoutSpec layout) {
   spec.params.zeroPoints.resize(count);
   std::iota(spec.params.zeroPoints.begin(), spec.params.zeroPoints.end(), 0);
   return spec;
-}
-
-LayoutSpec perAxis(int64_t channels, int64_t inner) {
-  LayoutSpec layout;
-  layout.kind = LayoutSpec::Kind::PerAxis;
-  layout.channels = channels;
-  layout.inner = inner;
-  return layout;
-}
-
-LayoutSpec blocked(std::vector<LayoutSpec::Dim> dims) {
-  LayoutSpec layout;
-  layout.kind = LayoutSpec::Kind::Blocked;
-  layout.dims = std::move(dims);
-  return layout;
 }
 
 TEST(ReferenceLayout, PerAxisRepeatsOverOuterDims) {

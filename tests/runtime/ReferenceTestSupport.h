@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 namespace qjit::testing {
@@ -152,6 +153,19 @@ inline std::vector<uint8_t> encodeStored(const StorageSpec &storage,
   return bytes;
 }
 
+/// The container at `at` (a Signed-sized integer), sign- or zero-extended.
+template <typename Signed>
+int64_t loadContainer(const uint8_t *at, bool isSigned) {
+  Signed s;
+  std::make_unsigned_t<Signed> u;
+  std::memcpy(&s, at, sizeof s);
+  std::memcpy(&u, at, sizeof u);
+  // Not `?:`, whose common type would be unsigned.
+  if (isSigned)
+    return s;
+  return u;
+}
+
 /// A container buffer → values, checking each container is canonical
 /// (sign- or zero-extended from `bits`).
 inline std::vector<int64_t> decodeStored(const StorageSpec &storage,
@@ -163,38 +177,9 @@ inline std::vector<int64_t> decodeStored(const StorageSpec &storage,
   std::vector<int64_t> values(n);
   for (size_t i = 0; i < n; ++i) {
     const uint8_t *at = bytes.data() + i * width;
-    int64_t value;
-    if (width == 1) {
-      int8_t s;
-      uint8_t u;
-      std::memcpy(&s, at, 1);
-      std::memcpy(&u, at, 1);
-      // Not `?:`, whose common type would be unsigned.
-      if (storage.isSigned)
-        value = s;
-      else
-        value = u;
-    } else if (width == 2) {
-      int16_t s;
-      uint16_t u;
-      std::memcpy(&s, at, 2);
-      std::memcpy(&u, at, 2);
-      // Not `?:`, whose common type would be unsigned.
-      if (storage.isSigned)
-        value = s;
-      else
-        value = u;
-    } else {
-      int32_t s;
-      uint32_t u;
-      std::memcpy(&s, at, 4);
-      std::memcpy(&u, at, 4);
-      // Not `?:`, whose common type would be unsigned.
-      if (storage.isSigned)
-        value = s;
-      else
-        value = u;
-    }
+    int64_t value = width == 1   ? loadContainer<int8_t>(at, storage.isSigned)
+                    : width == 2 ? loadContainer<int16_t>(at, storage.isSigned)
+                                 : loadContainer<int32_t>(at, storage.isSigned);
     EXPECT_GE(value, storage.isSigned ? -(int64_t(1) << (storage.bits - 1)) : 0)
         << "container " << i << " is not sign-extended";
     EXPECT_LT(value, int64_t(1) << (storage.bits - (storage.isSigned ? 1 : 0)))

@@ -382,6 +382,67 @@ TEST(Runtime, CachesKernelsBySpec) {
   EXPECT_EQ(*d, c);
 }
 
+TEST(Runtime, RemembersWhatTypeTextLoweredTo) {
+  auto runtime = makeRuntime(withBackend(BackendKind::Reference));
+  ASSERT_TRUE(runtime);
+  uint64_t processHitsBefore = processCacheStats().typeTextHits;
+  auto first = compileOrFail(*runtime, kType, KernelOp::QCast);
+  EXPECT_EQ(runtime->stats().typeTextHits, 0u);
+  auto again = compileOrFail(*runtime, kType, KernelOp::QCast);
+  EXPECT_EQ(again, first);
+  CacheStats stats = runtime->stats();
+  EXPECT_EQ(stats.typeTextHits, 1u);
+  EXPECT_EQ(stats.hits, 1u);
+  EXPECT_EQ(stats.compiles, 1u);
+  EXPECT_EQ(processCacheStats().typeTextHits - processHitsBefore, 1u);
+
+  // Another op or other options are other entries, and other kernels.
+  EXPECT_NE(compileOrFail(*runtime, kType, KernelOp::DCast), first);
+  LoweringOptions runtimeScales = runtime->defaultLowering();
+  runtimeScales.runtimeParameters = true;
+  LoweringOptions towardZero = runtime->defaultLowering();
+  towardZero.knobs.rounding = RoundingMode::TowardZero;
+  for (const LoweringOptions &options : {runtimeScales, towardZero}) {
+    Expected<std::shared_ptr<const Kernel>> other =
+        runtime->compile(kType, KernelOp::QCast, options);
+    ASSERT_TRUE(other) << other.status().message();
+    EXPECT_NE(*other, first);
+  }
+  EXPECT_EQ(runtime->stats().typeTextHits, 1u);
+
+  // Other text for the same type misses the memo but not the cache.
+  EXPECT_EQ(compileOrFail(*runtime, "!quant.uniform<i8:f32, 2.00:10>",
+                          KernelOp::QCast),
+            first);
+  EXPECT_EQ(runtime->stats().typeTextHits, 1u);
+  EXPECT_EQ(runtime->stats().hits, 2u);
+
+  // Errors are not remembered.
+  for (int i = 0; i < 2; ++i)
+    EXPECT_FALSE(
+        runtime->compile("!quant.uniform<i8:f32, x>", KernelOp::QCast));
+  EXPECT_EQ(runtime->stats().typeTextHits, 1u);
+
+  // clearCache forgets the text too: the next call lowers and compiles.
+  runtime->clearCache();
+  uint64_t compiles = runtime->stats().compiles;
+  EXPECT_NE(compileOrFail(*runtime, kType, KernelOp::QCast), first);
+  EXPECT_EQ(runtime->stats().typeTextHits, 1u);
+  EXPECT_EQ(runtime->stats().compiles, compiles + 1);
+}
+
+TEST(Runtime, TypeTextMemoIsBoundedWithTheCache) {
+  RuntimeOptions options = withBackend(BackendKind::Reference);
+  options.cache.maxKernels = 1;
+  auto runtime = makeRuntime(options);
+  ASSERT_TRUE(runtime);
+  for (KernelOp op : {KernelOp::QCast, KernelOp::DCast, KernelOp::QCast})
+    compileOrFail(*runtime, kType, op);
+  EXPECT_EQ(runtime->stats().typeTextHits, 0u);
+  compileOrFail(*runtime, kType, KernelOp::QCast);
+  EXPECT_EQ(runtime->stats().typeTextHits, 1u);
+}
+
 TEST(Runtime, KernelsOutliveTheirRuntime) {
   std::shared_ptr<const Kernel> kernel;
   {

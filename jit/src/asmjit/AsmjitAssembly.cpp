@@ -52,19 +52,13 @@ void configureListingLogger(asmjit::StringLogger &logger) {
 Expected<std::string> x86Assembly(const KernelSpec &spec, IsaLevel level,
                                   const AsmOptions &options) {
   X86Isa isa(level);
-  if (Status status = checkX86Support(spec, isa); !status)
-    return status;
   asmjit::CodeHolder code;
   code.init(asmjit::Environment(asmjit::Arch::kX64));
   asmjit::StringLogger logger;
   configureListingLogger(logger);
   code.setLogger(&logger);
-  AssemblyErrors errors;
-  code.setErrorHandler(&errors);
-  x86::Assembler assembler(&code);
-  generateX86Kernel(assembler, isa, spec);
-  if (!errors.ok())
-    return errors.status(spec);
+  if (Status status = assembleX86Kernel(code, isa, spec); !status)
+    return status;
   std::string features = isa.avx512()
                              ? "+avx2,+fma,+f16c,+bmi2,+avx512f,+avx512bw,"
                                "+avx512vl,+avx512dq"

@@ -35,17 +35,10 @@ public:
 
   Expected<CompiledCode> compile(const KernelSpec &spec) override {
     auto start = std::chrono::steady_clock::now();
-    X86Isa isa(isa_);
-    if (Status status = checkX86Support(spec, isa); !status)
-      return status;
     asmjit::CodeHolder code;
     code.init(runtime_->environment());
-    AssemblyErrors errors;
-    code.setErrorHandler(&errors);
-    x86::Assembler assembler(&code);
-    generateX86Kernel(assembler, isa, spec);
-    if (!errors.ok())
-      return errors.status(spec);
+    if (Status status = assembleX86Kernel(code, X86Isa(isa_), spec); !status)
+      return status;
 
     void *entry = nullptr;
     if (asmjit::Error err = runtime_->add(&entry, &code))

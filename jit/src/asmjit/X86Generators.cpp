@@ -1,6 +1,7 @@
 //===- X86Generators.cpp - What the x86 generators cover ------------------===//
 #include "X86Generators.h"
 
+#include "AsmjitAssembly.h"
 #include "X86Conversions.h"
 
 #include <string>
@@ -45,6 +46,23 @@ void generateX86Kernel(x86::Assembler &a, const X86Isa &isa,
     generateX86StorageCast(a, isa, spec);
     return;
   }
+}
+
+Status assembleX86Kernel(asmjit::CodeHolder &code, const X86Isa &isa,
+                         const KernelSpec &spec) {
+  if (Status status = checkX86Support(spec, isa); !status)
+    return status;
+  AssemblyErrors errors;
+  code.setErrorHandler(&errors);
+  {
+    x86::Assembler assembler(&code);
+    generateX86Kernel(assembler, isa, spec);
+  }
+  // `errors` dies here; CodeHolder's own calls report by return value.
+  code.resetErrorHandler();
+  if (!errors.ok())
+    return errors.status(spec);
+  return Status::ok();
 }
 
 } // namespace qjit::asmjit_backend

@@ -31,6 +31,12 @@ void generateX86StorageCast(x86::Assembler &a, const X86Isa &isa,
 void generateX86Kernel(x86::Assembler &a, const X86Isa &isa,
                        const KernelSpec &spec);
 
+/// Checks `spec` against `isa`, then emits its kernel into `code`, which the
+/// caller has initialized (and may have given a logger). The first assembler
+/// error comes back as a Status.
+Status assembleX86Kernel(asmjit::CodeHolder &code, const X86Isa &isa,
+                         const KernelSpec &spec);
+
 } // namespace qjit::asmjit_backend
 
 #endif // QJIT_JIT_ASMJIT_X86GENERATORS_H

@@ -70,8 +70,12 @@ struct CacheStats {
   uint64_t failures = 0;  ///< Compiles that failed (failures are not cached).
   uint64_t evictions = 0; ///< Kernels dropped by the limits or clearCache().
   uint64_t compileNanoseconds = 0; ///< Total time spent compiling.
-  size_t kernels = 0;              ///< Kernels cached now.
-  size_t codeBytes = 0;            ///< Their machine code bytes.
+  /// compile(typeText, ...) calls that found the text, op and lowering
+  /// options already lowered (skipping parse and lowering; the kernel
+  /// lookup that follows counts as a hit or miss as usual).
+  uint64_t typeTextHits = 0;
+  size_t kernels = 0;   ///< Kernels cached now.
+  size_t codeBytes = 0; ///< Their machine code bytes.
 };
 
 struct RuntimeOptions {
@@ -163,8 +167,12 @@ private:
 };
 
 /// Compiles kernels and caches them (see CacheLimits). The cache key is
-/// the spec's canonical string, the backend choice, the effective and host
-/// ISA levels and the versions of qjit, LLVM and asmjit. Concurrent
+/// the spec (compared exactly, scales bit for bit) together with what is
+/// fixed per runtime: the backend choice, the effective and host ISA levels
+/// and the versions of qjit, LLVM and asmjit. compile(typeText, ...) also
+/// remembers what each (text, op, lowering options) lowered to, as many as
+/// CacheLimits::maxKernels, so a repeated call neither parses nor lowers;
+/// clearCache() forgets those too. Concurrent
 /// compile() calls for one key run one compile and all get its result;
 /// calls for kernels already compiled never wait for another compile.
 class Runtime {
@@ -199,7 +207,8 @@ public:
 
   /// This runtime's cache counters.
   CacheStats stats() const;
-  /// Drops every compiled kernel from the cache (live handles stay valid).
+  /// Drops every compiled kernel from the cache (live handles stay valid)
+  /// and every remembered lowering of a type text.
   void clearCache();
 
 private:
