@@ -15,7 +15,7 @@ packages=(
   # bench/report.py's plot
   python3-matplotlib
   # oracles the tests compare against
-  mlir-22-tools
+  mlir-22-tools python3-torch
   # benchmark peers
   libdnnl-dev libxnnpack-dev libpthreadpool-dev
   # sanitizers and fuzzing (clang matching the LLVM in use)
