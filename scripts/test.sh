@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Sets everything up, builds, and runs the whole test suite through ctest.
+# Sets everything up, builds, and runs the whole test suite through ctest;
+# then the hardening stages (docs/hardening.md): the suite under ASan+UBSan,
+# the concurrency tests under TSan and a short fuzz run. QJIT_SKIP_HARDENING=1
+# stops after the normal suite.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${QJIT_BUILD_DIR:-$root/build}"
@@ -7,3 +10,7 @@ build="${QJIT_BUILD_DIR:-$root/build}"
 "$root/scripts/build.sh"
 cd "$build"
 ctest --output-on-failure -j "$(nproc)" "$@"
+if [ "${QJIT_SKIP_HARDENING:-0}" != 1 ]; then
+  "$root/scripts/sanitize.sh"
+  "$root/scripts/fuzz.sh"
+fi
