@@ -28,7 +28,9 @@ Diagnostic locateDiagnostic(std::string_view text, size_t offset,
   if (lineEnd == std::string_view::npos)
     lineEnd = text.size();
   std::string_view sourceLine = text.substr(lineStart, lineEnd - lineStart);
-  if (!sourceLine.empty() && sourceLine.back() == '\r')
+  // The '\r' of a "\r\n" line break is not shown; any other '\r' is part of
+  // the line (the caret may point just past it, at the end of the input).
+  if (lineEnd < text.size() && !sourceLine.empty() && sourceLine.back() == '\r')
     sourceLine.remove_suffix(1);
 
   Diagnostic diagnostic;

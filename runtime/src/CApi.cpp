@@ -6,6 +6,7 @@
 #include "qjit/Version.h"
 
 #include <cstddef>
+#include <cstring>
 #include <new>
 #include <string>
 #include <type_traits>
@@ -81,8 +82,17 @@ template <typename Body> qjit_status guarded(Body body) {
   }
 }
 
-template <typename Enum> bool inRange(Enum value, Enum last) {
-  auto raw = static_cast<long long>(value);
+/// The integer a C caller stored in an enum. C allows any int there, but
+/// C++ must not read a value outside the enumerators' range as the enum
+/// (undefined behaviour), so its bytes are copied out instead.
+template <typename Enum> long long rawValue(const Enum &value) {
+  std::underlying_type_t<Enum> raw;
+  std::memcpy(&raw, &value, sizeof raw);
+  return static_cast<long long>(raw);
+}
+
+template <typename Enum> bool inRange(const Enum &value, Enum last) {
+  long long raw = rawValue(value);
   return raw >= 0 && raw <= static_cast<long long>(last);
 }
 
@@ -118,17 +128,17 @@ qjit_dtype sideDtype(const KernelSpec &spec, BufferSide side) {
                                        : storageDtype(spec.storage);
 }
 
-const char *dtypeName(qjit_dtype dtype) {
+const char *dtypeName(const qjit_dtype &dtype) {
   static constexpr const char *kNames[] = {"f16", "bf16", "f32",  "f64",
                                            "i8",  "u8",   "i16",  "u16",
                                            "i32", "u32",  "bytes"};
-  return inRange(dtype, QJIT_DTYPE_BYTES) ? kNames[dtype] : "invalid";
+  return inRange(dtype, QJIT_DTYPE_BYTES) ? kNames[rawValue(dtype)] : "invalid";
 }
 
-Status checkDtype(const Kernel &kernel, BufferSide side, qjit_dtype given,
-                  const char *role) {
+Status checkDtype(const Kernel &kernel, BufferSide side,
+                  const qjit_dtype &given, const char *role) {
   qjit_dtype expected = sideDtype(kernel.spec(), side);
-  if (given == expected)
+  if (rawValue(given) == expected)
     return Status::ok();
   return invalid(std::string(role) + " dtype is " + dtypeName(given) +
                  "; kernel " + kernel.name() + " needs " + dtypeName(expected));
@@ -176,9 +186,10 @@ qjit_status qjit_runtime_create(const qjit_runtime_options *options,
     if (options)
       c = *options;
     if (!inRange(c.backend, QJIT_BACKEND_REFERENCE))
-      return invalid("invalid backend " + std::to_string(c.backend));
+      return invalid("invalid backend " + std::to_string(rawValue(c.backend)));
     if (!inRange(c.semantics, QJIT_SEMANTICS_TFLITE))
-      return invalid("invalid semantics " + std::to_string(c.semantics));
+      return invalid("invalid semantics " +
+                     std::to_string(rawValue(c.semantics)));
     RuntimeOptions cpp;
     cpp.backend = static_cast<BackendKind>(c.backend);
     cpp.knobs = knobsForPreset(static_cast<SemanticsPreset>(c.semantics));
@@ -226,7 +237,7 @@ qjit_status qjit_kernel_compile(qjit_runtime *runtime, const char *type,
     if (Status s = checkNotNull(kernel, "kernel output"); !s)
       return s;
     if (!inRange(op, QJIT_OP_SCAST))
-      return invalid("invalid op " + std::to_string(op));
+      return invalid("invalid op " + std::to_string(rawValue(op)));
     LoweringOptions lowering = runtime->runtime->defaultLowering();
     if (options) {
       lowering.unpacked = options->unpacked != 0;

@@ -56,6 +56,19 @@ TEST(DiagnosticTest, EndOfInputPointsPastTheLastCharacter) {
             "input\n!quant.any<i8\n             ^");
 }
 
+// Found by qjit_fuzz_type_parser: a trailing '\r' without '\n' was cut
+// from the shown line, leaving the end-of-input caret past its end.
+TEST(DiagnosticTest, CaretAtTheEndStaysOnALoneCarriageReturnLine) {
+  Diagnostic alone = parseError("\r");
+  EXPECT_EQ(alone.line, 1u);
+  EXPECT_EQ(alone.column, 2u);
+  EXPECT_EQ(alone.sourceLine, "\r");
+
+  Diagnostic trailing = parseError("!quant.any<i8\r");
+  EXPECT_EQ(trailing.column, 15u);
+  EXPECT_EQ(trailing.sourceLine, "!quant.any<i8\r");
+}
+
 TEST(DiagnosticTest, InputNameComesFromTheOptions) {
   ParseOptions options;
   options.inputName = "types.txt";

@@ -55,9 +55,9 @@ void checkCase(Runtime &runtime, const KernelCase &call) {
   std::vector<uint8_t> src(call.src.size() + 1);
   std::copy(call.src.begin(), call.src.end(), src.begin() + 1); // unaligned
   std::vector<uint8_t> dst(call.dstBytes + 2 * kCanaryBytes, kCanary);
-  Status status = (*kernel)->run(src.data() + 1, call.src.size(),
-                                 dst.data() + kCanaryBytes, call.dstBytes,
-                                 call.n, &params);
+  Status status =
+      (*kernel)->run(src.data() + 1, call.src.size(), dst.data() + kCanaryBytes,
+                     call.dstBytes, call.n, &params);
   check(status.isOk(), "asmjit kernel refused " + call.spec.canonicalString() +
                            ": " + status.message());
   const std::string what = call.spec.canonicalString() + " on " +
@@ -67,8 +67,9 @@ void checkCase(Runtime &runtime, const KernelCase &call) {
             std::all_of(dst.end() - kCanaryBytes, dst.end(),
                         [](uint8_t b) { return b == kCanary; }),
         "asmjit kernel wrote outside dst: " + what);
-  check(std::equal(expected.begin(), expected.end(), dst.begin() + kCanaryBytes),
-        "asmjit kernel differs from the reference: " + what);
+  check(
+      std::equal(expected.begin(), expected.end(), dst.begin() + kCanaryBytes),
+      "asmjit kernel differs from the reference: " + what);
 }
 
 } // namespace

@@ -37,7 +37,8 @@ LoweringOptions pickLowering(Stream &stream) {
   LoweringOptions options;
   options.unpacked = bits & 1;
   options.knobs.rounding = static_cast<RoundingMode>((bits >> 1) % 3);
-  options.knobs.scaleOp = (bits >> 3) & 1 ? ScaleOp::Reciprocal : ScaleOp::Divide;
+  options.knobs.scaleOp =
+      (bits >> 3) & 1 ? ScaleOp::Reciprocal : ScaleOp::Divide;
   options.knobs.zeroPoint = (bits >> 4) & 1 ? ZeroPointOrder::AfterRounding
                                             : ZeroPointOrder::BeforeRounding;
   return options;

@@ -32,10 +32,9 @@ std::optional<std::vector<uint8_t>> runOnReference(const KernelCase &call) {
   if (!status && status.code() == ErrorCode::Unsupported &&
       call.spec.storage.kind != StorageType::Kind::Integer)
     return std::nullopt;
-  check(status.isOk(), "reference refused a valid call of " +
-                           call.spec.canonicalString() + " on " +
-                           std::to_string(call.n) +
-                           " elements: " + status.message());
+  check(status.isOk(),
+        "reference refused a valid call of " + call.spec.canonicalString() +
+            " on " + std::to_string(call.n) + " elements: " + status.message());
   return dst;
 }
 
@@ -57,9 +56,9 @@ void checkStoredBounds(const KernelCase &call,
       value = int32_t(word);
     check(value >= storage.min && value <= storage.max,
           "qcast stored " + std::to_string(value) + " outside [" +
-              std::to_string(storage.min) + ", " +
-              std::to_string(storage.max) + "] at element " +
-              std::to_string(i) + " of " + call.spec.canonicalString());
+              std::to_string(storage.min) + ", " + std::to_string(storage.max) +
+              "] at element " + std::to_string(i) + " of " +
+              call.spec.canonicalString());
   }
 }
 

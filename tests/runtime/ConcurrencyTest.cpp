@@ -43,7 +43,8 @@ constexpr KernelOp kOps[] = {KernelOp::QCast, KernelOp::DCast};
 /// "" when they agree.
 std::string runAgainstReference(const Kernel &kernel, std::mt19937_64 &random) {
   const KernelSpec &spec = kernel.spec();
-  const size_t inBytes = *bufferBytes(spec, kernelInputSide(spec.op), kElements);
+  const size_t inBytes =
+      *bufferBytes(spec, kernelInputSide(spec.op), kElements);
   const size_t outBytes =
       *bufferBytes(spec, kernelOutputSide(spec.op), kElements);
   std::vector<uint8_t> in(inBytes), out(outBytes), want(outBytes);

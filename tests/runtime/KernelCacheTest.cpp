@@ -307,10 +307,12 @@ TEST(KernelCache, ManyThreadsCompileEachKeyExactlyOnce) {
 
 TEST(KernelCache, ManyThreadsCompileLookUpAndEvict) {
   constexpr int kThreads = 8, kKeys = 12, kRounds = 300;
+  // Declared before the cache: its destructor destroys the last kernels,
+  // which count themselves here (ASan caught the reverse order).
+  std::atomic<int> destroyed{0}, created{0};
   KernelCache cache(limits(4));
   std::array<std::atomic<int>, kKeys> inFlight{};
   std::atomic<bool> overlapped{false};
-  std::atomic<int> destroyed{0}, created{0};
   std::atomic<uint64_t> requests{0};
   std::vector<std::thread> threads;
   uint64_t seed = testing::testSeed();
