@@ -19,11 +19,10 @@ clang_flags=(-G Ninja -DCMAKE_C_COMPILER=clang-22 -DCMAKE_CXX_COMPILER=clang++-2
   # Warnings are the normal (gcc, -Werror) build's job.
   -DQJIT_WERROR=OFF -DQJIT_BUILD_BENCH=OFF)
 
-# Every report is fatal; suppressions (none needed so far) would live in
-# scripts/sanitizers/.
-export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1:strict_init_order=1"
+# Every report is fatal. No suppressions are needed (LLVM, asmjit and the
+# JIT'd code included), so none are configured.
+export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:detect_stack_use_after_return=1:strict_string_checks=1:check_initialization_order=1:strict_init_order=1"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
-export LSAN_OPTIONS="suppressions=$root/scripts/sanitizers/lsan.supp"
 export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1"
 
 # Prints how long each stage took (CI budget: docs/hardening.md).
