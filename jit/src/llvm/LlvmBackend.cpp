@@ -3,6 +3,8 @@
 // compile(): KernelSpec → IR (KernelIr) → O3 for the host TargetMachine →
 // the backend's JitSession → finishKernel. assembly() and llvmIr() build
 // the same module with the same TargetMachine configuration (LlvmTarget).
+// emitForTarget() compiles for a cross target to flat code bytes
+// (TargetObject); for such targets assembly() is the listing of those bytes.
 //
 //===----------------------------------------------------------------------===//
 #include "qjit/LlvmBackend.h"
@@ -11,6 +13,7 @@
 #include "JitSession.h"
 #include "KernelIr.h"
 #include "Optimizer.h"
+#include "TargetObject.h"
 
 #include "qjit/Backend.h"
 
@@ -98,6 +101,12 @@ public:
     Expected<TargetConfig> config = asmTargetConfig(isa_, options);
     if (!config)
       return config.status();
+    if (!config->vector.isX86) {
+      Expected<TargetCode> code = emitForTarget(spec, options);
+      if (!code)
+        return code.status();
+      return std::move(code->listing);
+    }
     Expected<OptimizedModule> built = buildOptimized(
         spec, *config, "qjit_" + spec.kernelName(), kJitOptLevel);
     if (!built)
@@ -106,10 +115,7 @@ public:
       built->machine->Options.MCOptions.OutputAsmVariant = 1;
     llvm::SmallString<4096> text;
     llvm::raw_svector_ostream os(text);
-    os << "# spec: " << spec.canonicalString() << "\n"
-       << "# backend: llvm (isa cap " << isaLevelName(isa_) << ")\n"
-       << "# target: " << config->triple << " cpu=" << config->cpu << "\n"
-       << "# features: " << config->features << "\n";
+    os << listingHeader(spec, *config);
     llvm::legacy::PassManager passes;
     if (built->machine->addPassesToEmitFile(
             passes, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
@@ -119,7 +125,46 @@ public:
     return std::string(text.str());
   }
 
+  Expected<TargetCode> emitForTarget(const KernelSpec &spec,
+                                     const AsmOptions &options) override {
+    Expected<TargetConfig> config = asmTargetConfig(isa_, options);
+    if (!config)
+      return config.status();
+    if (config->vector.isX86)
+      return Status::error(ErrorCode::Unsupported,
+                           "llvm: emitForTarget compiles for cross targets "
+                           "(e.g. aarch64-linux-gnu); the host uses compile()");
+    std::string symbol = "qjit_" + spec.kernelName();
+    Expected<OptimizedModule> built =
+        buildOptimized(spec, *config, symbol, kJitOptLevel);
+    if (!built)
+      return built.status();
+    Expected<FlatImage> image =
+        emitFlatImage(*built->module, *built->machine, symbol);
+    if (!image)
+      return image.status();
+    Expected<std::string> listing = disassembleImage(*image, *built->machine);
+    if (!listing)
+      return listing.status();
+    TargetCode code;
+    code.triple = config->triple;
+    code.entryOffset = image->entryOffset;
+    code.listing = listingHeader(spec, *config) + "# flat image: " +
+                   std::to_string(image->bytes.size()) +
+                   " bytes, entry at offset " +
+                   std::to_string(image->entryOffset) + "\n" + *listing;
+    code.bytes = std::move(image->bytes);
+    return code;
+  }
+
 private:
+  std::string listingHeader(const KernelSpec &spec,
+                            const TargetConfig &config) const {
+    return "# spec: " + spec.canonicalString() + "\n# backend: llvm (isa cap " +
+           std::string(isaLevelName(isa_)) + ")\n# target: " + config.triple +
+           " cpu=" + config.cpu + "\n# features: " + config.features + "\n";
+  }
+
   IsaLevel isa_;
   TargetConfig host_;
   std::shared_ptr<JitSession> session_; ///< Null above the host's level.
