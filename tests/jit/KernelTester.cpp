@@ -365,8 +365,7 @@ size_t destinationBytes(const KernelSpec &spec, size_t n) {
 
 } // namespace
 
-::testing::AssertionResult KernelTester::prepareCall(size_t n,
-                                                     size_t srcOffset,
+::testing::AssertionResult KernelTester::prepareCall(size_t n, size_t srcOffset,
                                                      size_t dstOffset,
                                                      PreparedCall &call) {
   size_t srcBytes = sourceBytes(spec_, n);
@@ -444,8 +443,7 @@ KernelTester::compareOutput(const PreparedCall &call,
     element = byte / spec_.storage.containerBytes();
   return ::testing::AssertionFailure()
          << where.str() << ": first mismatch at element " << element << ": "
-         << describeElement(element, call.src.data(),
-                            want.data() + kGuardBytes,
+         << describeElement(element, call.src.data(), want.data() + kGuardBytes,
                             actual.data() + kGuardBytes);
 }
 

@@ -90,7 +90,6 @@ public:
                                            bool inputUnchanged) const;
 
 private:
-
   void inventCallParams();
   size_t period() const;
   /// The scale (in C) and zero point that element i uses.

@@ -55,7 +55,7 @@ constexpr unsigned kNarrow = 24, kWide = 26, kParamEntry = 28;
 constexpr float kRoundedLimit = 0x1p24f;
 constexpr int64_t kZeroSumLimit = int64_t(1) << 20;
 /// Run tables and parameter tables are addressed with `adr` (±1 MiB).
-constexpr size_t kMaxTableEntries = size_t(1) << 16;
+constexpr size_t kMaxTableEntries = size_t(1) << 15;
 
 Status unsupported(const std::string &what) {
   return Status::error(ErrorCode::Unsupported,
@@ -110,7 +110,7 @@ Expected<RunPlan> planRuns(const LayoutSpec &layout) {
   for (const LayoutSpec::Dim &dim : dims)
     runs *= static_cast<size_t>(dim.extent);
   if (runs > kMaxTableEntries)
-    return unsupported("layouts of more than 65536 runs per period");
+    return unsupported("layouts of more than 32768 runs per period");
   for (size_t r = 0; r < runs; ++r) {
     size_t rest = r, index = 0, stride = 1;
     for (size_t d = dims.size(); d-- > 0;) {
@@ -134,7 +134,7 @@ Status checkA64Support(const KernelSpec &spec) {
       (s.bits != 8 && s.bits != 16))
     return unsupported("storage other than 8- or 16-bit integers");
   if (spec.params.scales.size() > kMaxTableEntries)
-    return unsupported("more than 65536 baked parameters");
+    return unsupported("more than 32768 baked parameters");
   return Status::ok();
 }
 
@@ -277,8 +277,7 @@ private:
   }
 
   void emitRunLoop(const RunPlan &runs, const Label &runData) {
-    Label next = a_.newLabel(), sameRound = a_.newLabel(),
-          done = a_.newLabel();
+    Label next = a_.newLabel(), sameRound = a_.newLabel(), done = a_.newLabel();
     a_.adr(runTable, runData);
     a_.mov(runIndex, 0);
     if (runs.lengthExtent) {

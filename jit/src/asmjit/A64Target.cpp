@@ -42,9 +42,9 @@ Expected<TargetCode> a64TargetCode(const KernelSpec &spec,
     return linkFailure(err);
   TargetCode target;
   target.bytes.resize(code.codeSize());
-  if (asmjit::Error err = code.copyFlattenedData(
-          target.bytes.data(), target.bytes.size(),
-          asmjit::CopySectionFlags::kPadTargetBuffer))
+  if (asmjit::Error err =
+          code.copyFlattenedData(target.bytes.data(), target.bytes.size(),
+                                 asmjit::CopySectionFlags::kPadTargetBuffer))
     return linkFailure(err);
   target.triple = std::string(triple);
   target.entryOffset = 0;

@@ -149,8 +149,8 @@ public:
     TargetCode code;
     code.triple = config->triple;
     code.entryOffset = image->entryOffset;
-    code.listing = listingHeader(spec, *config) + "# flat image: " +
-                   std::to_string(image->bytes.size()) +
+    code.listing = listingHeader(spec, *config) +
+                   "# flat image: " + std::to_string(image->bytes.size()) +
                    " bytes, entry at offset " +
                    std::to_string(image->entryOffset) + "\n" + *listing;
     code.bytes = std::move(image->bytes);

@@ -97,12 +97,12 @@ Status applyAArch64Relocation(std::vector<uint8_t> &bytes, uint64_t type,
     break;
   }
   default:
-    return Status::error(ErrorCode::Unsupported,
-                         "llvm: the AArch64 object has a relocation of type " +
-                             llvm::object::getELFRelocationTypeName(
-                                 llvm::ELF::EM_AARCH64, type)
-                                 .str() +
-                             ", which flattening does not support");
+    return Status::error(
+        ErrorCode::Unsupported,
+        "llvm: the AArch64 object has a relocation of type " +
+            llvm::object::getELFRelocationTypeName(llvm::ELF::EM_AARCH64, type)
+                .str() +
+            ", which flattening does not support");
   }
   writeWord(bytes, place, insn);
   return Status::ok();
@@ -149,7 +149,7 @@ Expected<FlatImage> flatten(const llvm::object::ELFObjectFileBase &object,
       offsets[section.getIndex()] = at;
       llvm::Expected<llvm::StringRef> name = section.getName();
       image.sections.push_back({name ? name->str() : std::string("?"), at,
-                                 static_cast<size_t>(section.getSize()), code});
+                                static_cast<size_t>(section.getSize()), code});
       if (!name)
         llvm::consumeError(name.takeError());
     }
@@ -242,11 +242,6 @@ Expected<FlatImage> emitFlatImage(llvm::Module &module,
       return Status::error(ErrorCode::Unsupported,
                            "llvm: the target cannot emit object files");
     passes.run(module);
-  }
-  if (const char *dump = std::getenv("QJIT_DEBUG_OBJ")) {
-    std::error_code ec;
-    llvm::raw_fd_ostream out(dump, ec);
-    out.write(buffer.data(), buffer.size());
   }
   llvm::Expected<std::unique_ptr<llvm::object::ObjectFile>> object =
       llvm::object::ObjectFile::createObjectFile(llvm::MemoryBufferRef(

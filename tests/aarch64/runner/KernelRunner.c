@@ -52,9 +52,10 @@ static void fail(const char *what) {
 
 static void onSignal(int signal) {
   char text[128];
-  int length = snprintf(text, sizeof text,
-                        "qjit_aarch64_runner: signal %d in kernel %u, call %u\n",
-                        signal, (unsigned)currentKernel, (unsigned)currentCall);
+  int length =
+      snprintf(text, sizeof text,
+               "qjit_aarch64_runner: signal %d in kernel %u, call %u\n", signal,
+               (unsigned)currentKernel, (unsigned)currentCall);
   if (length > 0)
     (void)!write(2, text, (size_t)length);
   _exit(3);
@@ -83,7 +84,8 @@ static void *allocate(size_t bytes) {
 /* `bytes` at `offset` past a 64-byte boundary with guards around them. */
 static uint8_t *placeGuarded(uint8_t *storage, size_t offset) {
   uintptr_t base = (uintptr_t)storage;
-  uintptr_t aligned = (base + kGuardBytes + kAlign - 1) & ~(uintptr_t)(kAlign - 1);
+  uintptr_t aligned =
+      (base + kGuardBytes + kAlign - 1) & ~(uintptr_t)(kAlign - 1);
   return storage + (aligned - base) + offset;
 }
 
@@ -167,8 +169,7 @@ int main(int argc, char **argv) {
 
       uint8_t unchanged = memcmp(srcCopy, srcStorage, srcSpace) == 0;
       for (size_t b = 0; b < kGuardBytes; ++b)
-        if (dst[-1 - (ptrdiff_t)b] != kPoison ||
-            dst[dstBytes + b] != kPoison) {
+        if (dst[-1 - (ptrdiff_t)b] != kPoison || dst[dstBytes + b] != kPoison) {
           fprintf(stderr,
                   "qjit_aarch64_runner: kernel %u call %u wrote into a "
                   "guard\n",
