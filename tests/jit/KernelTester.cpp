@@ -173,6 +173,18 @@ void KernelTester::inventCallParams() {
     std::uniform_int_distribution<int64_t> zero(spec_.storage.min,
                                                 spec_.storage.max);
     call_.zeroPoints[k] = zero(rng_);
+    if (options_.wideZeroPoints && rng_() % 2) {
+      static constexpr int64_t kWide[] = {std::numeric_limits<int64_t>::min(),
+                                          std::numeric_limits<int64_t>::max(),
+                                          -(int64_t(1) << 30),
+                                          (int64_t(1) << 31) + 1,
+                                          -(int64_t(1) << 24) - 1,
+                                          (int64_t(1) << 53) + 1,
+                                          -(int64_t(1) << 62) - 3,
+                                          (int64_t(1) << 20) + 7};
+      call_.zeroPoints[k] = rng_() % 4 == 0 ? static_cast<int64_t>(rng_())
+                                            : kWide[rng_() % std::size(kWide)];
+    }
   }
 }
 

@@ -33,6 +33,9 @@ public:
     size_t lanes = 64;
     /// The largest size tried (rounded to whole layout periods).
     size_t largeSize = 70001;
+    /// Runtime zero points anywhere in int64 (half of them), not only
+    /// within the storage bounds: docs/semantics.md allows any value.
+    bool wideZeroPoints = false;
   };
 
   KernelTester(KernelSpec spec, uint64_t seed);

@@ -21,7 +21,6 @@
 
 #include <asmjit/arm/a64assembler.h>
 
-#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <optional>
@@ -45,15 +44,16 @@ const a64::GpW scratchW = a64::w9;
 // Broadcast parameters: scale (or its reciprocal), the zero point in f32,
 // the zero point as an i32 sum term, then bounds and limits.
 constexpr unsigned kScale = 16, kZeroCompute = 17, kZeroSum = 18, kLow = 19,
-                   kHigh = 20, kLimitLow = 21, kLimitHigh = 22;
+                   kHigh = 20, kLimitLow = 21, kLimitHigh = 22, kZeroLow = 23;
 // Temporaries beyond v0-v7.
-constexpr unsigned kNarrow = 24, kWide = 26, kParamEntry = 28;
+constexpr unsigned kNarrow = 24, kWide = 26, kParamEntry = 28, kSum = 29;
 
-/// round(u) + z is computed exactly in i32 after limiting round(u) to
-/// ±2^24 and z to ±2^20 (the LLVM backend's limits: the storage is at most
-/// 16 bits wide, so neither limit changes which side saturates).
+/// Baked zero points lie within ±2^20 (lowering keeps them within the
+/// storage bounds), so round(u) + z is computed exactly in i32 after
+/// limiting round(u) to ±2^24, which changes no saturation. Runtime zero
+/// points may be any int64: see emitWideZeroSum.
 constexpr float kRoundedLimit = 0x1p24f;
-constexpr int64_t kZeroSumLimit = int64_t(1) << 20;
+constexpr int64_t kBakedZeroLimit = int64_t(1) << 20;
 /// Run tables and parameter tables are addressed with `adr` (±1 MiB).
 constexpr size_t kMaxTableEntries = size_t(1) << 15;
 
@@ -135,6 +135,10 @@ Status checkA64Support(const KernelSpec &spec) {
     return unsupported("storage other than 8- or 16-bit integers");
   if (spec.params.scales.size() > kMaxTableEntries)
     return unsupported("more than 32768 baked parameters");
+  for (int64_t zero : spec.params.zeroPoints)
+    if (zero < -kBakedZeroLimit || zero > kBakedZeroLimit)
+      return unsupported("baked zero points beyond ±2^20 (lowering keeps "
+                         "them within the storage bounds)");
   return Status::ok();
 }
 
@@ -183,6 +187,10 @@ private:
   bool afterRoundingQuantize() const {
     return isQuantize() && !beforeRounding();
   }
+  /// round(u) + z for any int64 z (runtime parameters): in f64 lanes.
+  bool wideZeroSum() const {
+    return afterRoundingQuantize() && spec_.params.runtime;
+  }
   bool clampsBounds() const {
     return isQuantize() && !hasContainerRange(spec_.storage);
   }
@@ -193,11 +201,22 @@ private:
     a_.movk(scratchW, bits >> 16, asmjit::arm::lsl(16));
     a_.dup(v(reg).s4(), scratchW);
   }
+  void dupImmediate64(unsigned reg, uint64_t bits) {
+    a_.mov(scratch, bits);
+    a_.dup(v(reg).d2(), scratch);
+  }
 
   /// Registers that hold the same value for every element.
   void emitBroadcastConstants() {
     if (!isQuantize())
       return;
+    if (wideZeroSum()) { // Always clamped, in f64 (bounds are exact).
+      dupImmediate64(kLow, std::bit_cast<uint64_t>(
+                               static_cast<double>(spec_.storage.min)));
+      dupImmediate64(kHigh, std::bit_cast<uint64_t>(
+                                static_cast<double>(spec_.storage.max)));
+      return;
+    }
     if (afterRoundingQuantize()) {
       dupImmediate(kLimitLow, floatBits(-kRoundedLimit));
       dupImmediate(kLimitHigh, floatBits(kRoundedLimit));
@@ -262,18 +281,33 @@ private:
       a_.dup(v(kZeroCompute).s4(), v(kZeroCompute).s(0));
       return;
     }
-    Label belowHigh = a_.newLabel(), aboveLow = a_.newLabel();
-    a_.mov(scratch2, kZeroSumLimit);
-    a_.cmp(scratch, scratch2);
-    a_.b_le(belowHigh);
-    a_.mov(scratch, scratch2);
-    a_.bind(belowHigh);
-    a_.neg(scratch2, scratch2);
-    a_.cmp(scratch, scratch2);
-    a_.b_ge(aboveLow);
-    a_.mov(scratch, scratch2);
-    a_.bind(aboveLow);
-    a_.dup(v(kZeroSum).s4(), scratchW);
+    // z = high + low, high = z with its low 32 bits cleared, low = those
+    // bits (0 ≤ low < 2^32): both exact in f64, and no overflow.
+    a_.and_(scratch2, scratch, uint64_t(0xffffffff00000000));
+    a_.scvtf(v(kZeroSum).d(), scratch2);
+    a_.dup(v(kZeroSum).d2(), v(kZeroSum).d(0));
+    a_.mov(scratch2.w(), scratchW); // Zero-extends.
+    a_.ucvtf(v(kZeroLow).d(), scratch2);
+    a_.dup(v(kZeroLow).d2(), v(kZeroLow).d(0));
+  }
+
+  /// x (4 f32 lanes of integral values or ±inf) + z, saturated to the
+  /// bounds, as i32 lanes. (r + high) + low in f64 is exact whenever the
+  /// result lies within the bounds (then |r + high| < 2^33), and rounds
+  /// monotonically beyond them, so saturation sees the exact sum's side.
+  void emitWideZeroSum(const a64::Vec &x) {
+    a64::Vec low = v(kSum).d2(), high = v(kSum + 1).d2();
+    a_.fcvtl(low, x.s2());
+    a_.fcvtl2(high, x.s4());
+    for (const a64::Vec &t : {low, high}) {
+      a_.fadd(t, t, v(kZeroSum).d2());
+      a_.fadd(t, t, v(kZeroLow).d2());
+      a_.fmax(t, t, v(kLow).d2());
+      a_.fmin(t, t, v(kHigh).d2());
+      a_.fcvtzs(t, t);
+    }
+    a_.xtn(x.s2(), low);
+    a_.xtn2(x.s4(), high);
   }
 
   void emitRunLoop(const RunPlan &runs, const Label &runData) {
@@ -333,8 +367,7 @@ private:
         int64_t zero = spec_.params.zeroPoints[k];
         a_.embedUInt32(floatBits(scale));
         a_.embedUInt32(floatBits(static_cast<float>(zero)));
-        a_.embedInt32(static_cast<int32_t>(
-            std::clamp(zero, -kZeroSumLimit, kZeroSumLimit)));
+        a_.embedInt32(static_cast<int32_t>(zero));
         a_.embedUInt32(0);
       }
     }
@@ -371,12 +404,18 @@ private:
       }
       return;
     }
-    // Toward zero needs no frint: fcvtzs truncates, and truncation
+    // Toward zero needs no frint in i32: fcvtzs truncates, and truncation
     // commutes with the integral limits.
     if (spec_.knobs.rounding == RoundingMode::NearestEven)
       a_.frintn(x, x);
     else if (spec_.knobs.rounding == RoundingMode::NearestAway)
       a_.frinta(x, x);
+    else if (wideZeroSum())
+      a_.frintz(x, x);
+    if (wideZeroSum()) {
+      emitWideZeroSum(x);
+      return;
+    }
     a_.fmax(x, x, v(kLimitLow).s4());
     a_.fmin(x, x, v(kLimitHigh).s4());
     a_.fcvtzs(x, x);
