@@ -77,6 +77,17 @@ Sweep layoutSweep(bool runtime, const std::string &backend) {
   axes.knobs = layoutKnobs(backend);
   std::vector<LayoutSpec> layouts = representativeLayouts();
   axes.layouts.assign(layouts.begin() + 1, layouts.end()); // Not per-tensor.
+  // Dynamic whole-extent dims before the innermost one, too.
+  constexpr int64_t kDyn = LayoutSpec::kDynamic;
+  for (std::vector<LayoutSpec::Dim> dims :
+       {std::vector<LayoutSpec::Dim>{{4, 1}, {kDyn, kDyn}, {6, 3}},
+        std::vector<LayoutSpec::Dim>{
+            {2, 1}, {kDyn, kDyn}, {3, 1}, {kDyn, kDyn}}}) {
+    LayoutSpec layout;
+    layout.kind = LayoutSpec::Kind::Blocked;
+    layout.dims = dims;
+    axes.layouts.push_back(layout);
+  }
   axes.runtimeParams = {runtime};
   return {runtime ? "LayoutsRuntime" : "LayoutsBaked", axes};
 }

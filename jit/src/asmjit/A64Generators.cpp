@@ -37,8 +37,9 @@ using asmjit::Label;
 const a64::GpX src = a64::x0, dst = a64::x1, remaining = a64::x2,
                kernelParams = a64::x3, count = a64::x4, runTable = a64::x5,
                runIndex = a64::x6, runLength = a64::x7, paramIndex = a64::x8,
-               scratch = a64::x9, scratch2 = a64::x10, paramTable = a64::x16,
-               zeroPoints = a64::x17;
+               scratch = a64::x9, scratch2 = a64::x10, repeatCount = a64::x11,
+               repeatsLeft = a64::x12, groupRunsLeft = a64::x13,
+               paramTable = a64::x16, zeroPoints = a64::x17;
 const a64::GpW scratchW = a64::w9;
 
 // Broadcast parameters: scale (or its reciprocal), the zero point in f32,
@@ -76,12 +77,17 @@ bool hasContainerRange(const StorageSpec &s) {
 }
 
 /// How the elements of one layout period split into runs sharing one
-/// parameter: `runs` parameter indices, each for `length` elements (or for
-/// extents[lengthExtent] elements when the innermost extent is dynamic).
+/// parameter: `parameters` lists each run's parameter index; a run has
+/// `length` elements, or extents[lengthExtent] when the innermost extent
+/// is dynamic. A dynamic dim further out (a whole block: it adds nothing
+/// to the parameter index) repeats each group of `repeatedRuns`
+/// consecutive runs extents[repeatExtent] times.
 struct RunPlan {
   std::vector<uint32_t> parameters;
   int64_t length = 0;
   std::optional<unsigned> lengthExtent;
+  std::optional<unsigned> repeatExtent;
+  size_t repeatedRuns = 0;
 };
 
 Expected<RunPlan> planRuns(const LayoutSpec &layout) {
@@ -89,11 +95,16 @@ Expected<RunPlan> planRuns(const LayoutSpec &layout) {
   if (layout.kind == LayoutSpec::Kind::PerAxis)
     dims = {{layout.channels, 1}, {layout.inner, layout.inner}};
   RunPlan plan;
-  // Only the innermost dim may be dynamic: it is then one whole-extent run.
-  for (size_t d = 0; d + 1 < dims.size(); ++d)
-    if (dims[d].extent == LayoutSpec::kDynamic)
-      return unsupported("blocked layouts with a dynamic extent before the "
-                         "innermost dim");
+  // At most one dynamic dim before the innermost one (dims[0] is static).
+  for (size_t d = 1; d + 1 < dims.size(); ++d) {
+    if (dims[d].extent != LayoutSpec::kDynamic)
+      continue;
+    if (plan.repeatExtent)
+      return unsupported("blocked layouts with two dynamic extents before "
+                         "the innermost dim");
+    plan.repeatExtent = static_cast<unsigned>(d - 1);
+    dims[d] = {1, 1};
+  }
   LayoutSpec::Dim inner = dims.back();
   if (inner.extent == LayoutSpec::kDynamic) {
     plan.lengthExtent = layout.kind == LayoutSpec::Kind::PerAxis
@@ -103,6 +114,11 @@ Expected<RunPlan> planRuns(const LayoutSpec &layout) {
   } else {
     plan.length = inner.block;
     dims.back() = {inner.extent / inner.block, 1};
+  }
+  if (plan.repeatExtent) {
+    plan.repeatedRuns = 1;
+    for (size_t d = *plan.repeatExtent + 2; d < dims.size(); ++d)
+      plan.repeatedRuns *= static_cast<size_t>(dims[d].extent);
   }
   // Row-major walk over the runs of one period (the innermost dim now
   // counts runs); the parameter is the row-major grid index.
@@ -314,6 +330,13 @@ private:
     Label next = a_.newLabel(), sameRound = a_.newLabel(), done = a_.newLabel();
     a_.adr(runTable, runData);
     a_.mov(runIndex, 0);
+    if (runs.repeatExtent) {
+      a_.ldr(repeatCount, a64::ptr(kernelParams, 0)); // extents
+      a_.ldr(repeatCount,
+             a64::ptr(repeatCount, int32_t(*runs.repeatExtent * 8)));
+      a_.mov(repeatsLeft, repeatCount);
+      a_.mov(groupRunsLeft, runs.repeatedRuns);
+    }
     if (runs.lengthExtent) {
       a_.ldr(runLength, a64::ptr(kernelParams, 0)); // extents
       a_.ldr(runLength, a64::ptr(runLength, int32_t(*runs.lengthExtent * 8)));
@@ -329,12 +352,30 @@ private:
     a_.bind(sameRound);
     a_.ldr(a64::w8, a64::ptr(runTable, runIndex, asmjit::arm::lsl(2)));
     a_.add(runIndex, runIndex, 1);
+    if (runs.repeatExtent)
+      emitRepeat(runs);
     emitLoadParameters();
     a_.mov(count, runLength);
     a_.sub(remaining, remaining, runLength);
     emitElementLoop();
     a_.b(next);
     a_.bind(done);
+  }
+
+  /// After the last run of a group: run the group again until it ran
+  /// extents[repeatExtent] times, then go on to the next group.
+  void emitRepeat(const RunPlan &runs) {
+    Label inGroup = a_.newLabel(), groupDone = a_.newLabel();
+    a_.sub(groupRunsLeft, groupRunsLeft, 1);
+    a_.cbnz(groupRunsLeft, inGroup);
+    a_.mov(groupRunsLeft, runs.repeatedRuns);
+    a_.sub(repeatsLeft, repeatsLeft, 1);
+    a_.cbz(repeatsLeft, groupDone);
+    a_.sub(runIndex, runIndex, runs.repeatedRuns);
+    a_.b(inGroup);
+    a_.bind(groupDone);
+    a_.mov(repeatsLeft, repeatCount);
+    a_.bind(inGroup);
   }
 
   /// `count` elements from src to dst with the loaded parameters.

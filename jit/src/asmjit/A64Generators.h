@@ -5,8 +5,8 @@
 // an AArch64 machine or under qemu-user (tests/aarch64).
 // Covered: qcast (every knob) and dcast of 8- and 16-bit integer storage
 // (signed, unsigned, any bounds) with f32 or f16 expressed values,
-// per-tensor, per-axis and blocked layouts (at most the innermost extent
-// dynamic), baked or runtime parameters.
+// per-tensor, per-axis and blocked layouts (dynamic extents: the innermost
+// and one more), baked or runtime parameters.
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_ASMJIT_A64GENERATORS_H
