@@ -7,15 +7,16 @@
 // (RNE, per the untouched default FPCR). 16 elements per main iteration
 // (four q registers), then one element at a time.
 //
-// Layouts other than per-tensor run as "runs": the elements of one period
-// fall into runs of the innermost block length that share one parameter;
-// a table (in the code section) lists each run's parameter index, and the
-// parameters are loaded into the broadcast registers before each run, so
-// no element needs a division or modulo. Registers follow AAPCS64: only
+// Layouts other than per-tensor run as "runs" (A64RunPlan.h): a table (in
+// the code section) lists each run's parameter index, and the parameters
+// are loaded into the broadcast registers before each run, so no element
+// needs a division or modulo. Registers follow AAPCS64: only
 // caller-saved x0-x17, v0-v7 and v16-v31 are used (the kernel is a leaf).
 //
 //===----------------------------------------------------------------------===//
 #include "A64Generators.h"
+
+#include "A64RunPlan.h"
 
 #include "qjit/HostFloat.h"
 
@@ -24,7 +25,6 @@
 #include <bit>
 #include <cstdint>
 #include <optional>
-#include <vector>
 
 namespace qjit::asmjit_backend {
 
@@ -55,8 +55,6 @@ constexpr unsigned kNarrow = 24, kWide = 26, kParamEntry = 28, kSum = 29;
 /// points may be any int64: see emitWideZeroSum.
 constexpr float kRoundedLimit = 0x1p24f;
 constexpr int64_t kBakedZeroLimit = int64_t(1) << 20;
-/// Run tables and parameter tables are addressed with `adr` (±1 MiB).
-constexpr size_t kMaxTableEntries = size_t(1) << 15;
 
 Status unsupported(const std::string &what) {
   return Status::error(ErrorCode::Unsupported,
@@ -76,70 +74,6 @@ bool hasContainerRange(const StorageSpec &s) {
                     : (s.min == 0 && s.max == span - 1);
 }
 
-/// How the elements of one layout period split into runs sharing one
-/// parameter: `parameters` lists each run's parameter index; a run has
-/// `length` elements, or extents[lengthExtent] when the innermost extent
-/// is dynamic. A dynamic dim further out (a whole block: it adds nothing
-/// to the parameter index) repeats each group of `repeatedRuns`
-/// consecutive runs extents[repeatExtent] times.
-struct RunPlan {
-  std::vector<uint32_t> parameters;
-  int64_t length = 0;
-  std::optional<unsigned> lengthExtent;
-  std::optional<unsigned> repeatExtent;
-  size_t repeatedRuns = 0;
-};
-
-Expected<RunPlan> planRuns(const LayoutSpec &layout) {
-  std::vector<LayoutSpec::Dim> dims = layout.dims;
-  if (layout.kind == LayoutSpec::Kind::PerAxis)
-    dims = {{layout.channels, 1}, {layout.inner, layout.inner}};
-  RunPlan plan;
-  // At most one dynamic dim before the innermost one (dims[0] is static).
-  for (size_t d = 1; d + 1 < dims.size(); ++d) {
-    if (dims[d].extent != LayoutSpec::kDynamic)
-      continue;
-    if (plan.repeatExtent)
-      return unsupported("blocked layouts with two dynamic extents before "
-                         "the innermost dim");
-    plan.repeatExtent = static_cast<unsigned>(d - 1);
-    dims[d] = {1, 1};
-  }
-  LayoutSpec::Dim inner = dims.back();
-  if (inner.extent == LayoutSpec::kDynamic) {
-    plan.lengthExtent = layout.kind == LayoutSpec::Kind::PerAxis
-                            ? 0u
-                            : static_cast<unsigned>(dims.size() - 2);
-    dims.back() = {1, 1};
-  } else {
-    plan.length = inner.block;
-    dims.back() = {inner.extent / inner.block, 1};
-  }
-  if (plan.repeatExtent) {
-    plan.repeatedRuns = 1;
-    for (size_t d = *plan.repeatExtent + 2; d < dims.size(); ++d)
-      plan.repeatedRuns *= static_cast<size_t>(dims[d].extent);
-  }
-  // Row-major walk over the runs of one period (the innermost dim now
-  // counts runs); the parameter is the row-major grid index.
-  size_t runs = 1;
-  for (const LayoutSpec::Dim &dim : dims)
-    runs *= static_cast<size_t>(dim.extent);
-  if (runs > kMaxTableEntries)
-    return unsupported("layouts of more than 32768 runs per period");
-  for (size_t r = 0; r < runs; ++r) {
-    size_t rest = r, index = 0, stride = 1;
-    for (size_t d = dims.size(); d-- > 0;) {
-      size_t extent = dims[d].extent, block = dims[d].block;
-      index += ((rest % extent) / block) * stride;
-      rest /= extent;
-      stride *= extent / block;
-    }
-    plan.parameters.push_back(static_cast<uint32_t>(index));
-  }
-  return plan;
-}
-
 Status checkA64Support(const KernelSpec &spec) {
   if (spec.op == KernelOp::SCast)
     return unsupported("scast");
@@ -149,7 +83,7 @@ Status checkA64Support(const KernelSpec &spec) {
   if (s.kind != StorageType::Kind::Integer || s.packed ||
       (s.bits != 8 && s.bits != 16))
     return unsupported("storage other than 8- or 16-bit integers");
-  if (spec.params.scales.size() > kMaxTableEntries)
+  if (spec.params.scales.size() > kMaxRunTableEntries)
     return unsupported("more than 32768 baked parameters");
   for (int64_t zero : spec.params.zeroPoints)
     if (zero < -kBakedZeroLimit || zero > kBakedZeroLimit)
