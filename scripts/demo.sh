@@ -51,7 +51,7 @@ step "6. The machine code: x86-64 from asmjit, AArch64 NEON from LLVM"
 show asm '!quant.uniform<i8:f32, 2.0:10>' --op=qcast --backend=asmjit | head -45
 echo "..."
 show asm '!quant.uniform<i8:f32, 2.0:10>' --op=qcast --backend=llvm \
-  -mtriple=aarch64-linux-gnu | grep -E '^\s*(fdiv|fcvt|sqxtn|ld1|st1|ldr\s+q|str\s+q|fadd)' | head -12
+  -mtriple=aarch64-linux-gnu | grep -E '\s(fdiv|fcvt|sqxtn|ld1|st1|ldr\s+q|str\s+q|fadd)' | head -12
 
 step "7. How fast: every backend against the scalar reference"
 show bench '!quant.uniform<i8:f32, 0.05:3>' --op=qcast --n=1048576

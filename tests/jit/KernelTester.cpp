@@ -17,8 +17,8 @@ namespace qjit::testing {
 
 namespace {
 
-constexpr size_t kGuardBytes = 64;
-constexpr uint8_t kPoison = 0xA5;
+constexpr size_t kGuardBytes = KernelTester::kGuardBytes;
+constexpr uint8_t kPoison = KernelTester::kPoison;
 
 /// (src, dst) byte offsets from a 64-byte boundary, cycled through sizes.
 constexpr size_t kMisalignments[][2] = {{0, 0}, {1, 3}, {4, 2},
@@ -104,7 +104,6 @@ public:
     return std::vector<uint8_t>(data_ - kGuardBytes,
                                 data_ + bytes_ + kGuardBytes);
   }
-  size_t dataOffset() const { return kGuardBytes; }
 
 private:
   std::vector<uint8_t> storage_;
@@ -174,6 +173,18 @@ void KernelTester::inventCallParams() {
     std::uniform_int_distribution<int64_t> zero(spec_.storage.min,
                                                 spec_.storage.max);
     call_.zeroPoints[k] = zero(rng_);
+    if (options_.wideZeroPoints && rng_() % 2) {
+      static constexpr int64_t kWide[] = {std::numeric_limits<int64_t>::min(),
+                                          std::numeric_limits<int64_t>::max(),
+                                          -(int64_t(1) << 30),
+                                          (int64_t(1) << 31) + 1,
+                                          -(int64_t(1) << 24) - 1,
+                                          (int64_t(1) << 53) + 1,
+                                          -(int64_t(1) << 62) - 3,
+                                          (int64_t(1) << 20) + 7};
+      call_.zeroPoints[k] = rng_() % 4 == 0 ? static_cast<int64_t>(rng_())
+                                            : kWide[rng_() % std::size(kWide)];
+    }
   }
 }
 
@@ -339,54 +350,104 @@ std::vector<size_t> KernelTester::sizes() const {
   return ::testing::AssertionSuccess();
 }
 
-::testing::AssertionResult KernelTester::checkOnce(const void *entry, size_t n,
-                                                   size_t srcOffset,
-                                                   size_t dstOffset) {
-  bool quantizing = spec_.op == KernelOp::QCast;
-  bool dequantizing = spec_.op == KernelOp::DCast;
-  size_t srcBytes = quantizing ? expressedBytes(spec_.expressed, n)
-                               : storageBytes(spec_.storage, n);
-  size_t dstBytes = dequantizing ? expressedBytes(spec_.expressed, n)
-                                 : storageBytes(spec_.storage, n);
+::testing::AssertionResult
+KernelTester::prepareCalls(std::vector<PreparedCall> &calls) {
+  std::vector<size_t> all = sizes();
+  calls.resize(all.size());
+  for (size_t s = 0; s < all.size(); ++s) {
+    const size_t *offsets = kMisalignments[s % std::size(kMisalignments)];
+    ::testing::AssertionResult result =
+        prepareCall(all[s], offsets[0], offsets[1], calls[s]);
+    if (!result)
+      return result;
+  }
+  return ::testing::AssertionSuccess();
+}
+
+namespace {
+
+size_t sourceBytes(const KernelSpec &spec, size_t n) {
+  return spec.op == KernelOp::QCast ? expressedBytes(spec.expressed, n)
+                                    : storageBytes(spec.storage, n);
+}
+size_t destinationBytes(const KernelSpec &spec, size_t n) {
+  return spec.op == KernelOp::DCast ? expressedBytes(spec.expressed, n)
+                                    : storageBytes(spec.storage, n);
+}
+
+} // namespace
+
+::testing::AssertionResult KernelTester::prepareCall(size_t n, size_t srcOffset,
+                                                     size_t dstOffset,
+                                                     PreparedCall &call) {
+  size_t srcBytes = sourceBytes(spec_, n);
   GuardedBuffer src(srcBytes, srcOffset);
   fillInput(src.data(), n);
-  std::vector<uint8_t> srcBefore = src.all();
-  GuardedBuffer expected(dstBytes, dstOffset), actual(dstBytes, dstOffset);
-
+  GuardedBuffer expected(destinationBytes(spec_, n), dstOffset);
   KernelParams params = call_.view();
-  const KernelParams *paramsPtr = spec_.takesParams() ? &params : nullptr;
-  Status reference =
-      runReference(spec_, src.data(), expected.data(), n, paramsPtr);
+  Status reference = runReference(spec_, src.data(), expected.data(), n,
+                                  spec_.takesParams() ? &params : nullptr);
   if (!reference)
     return ::testing::AssertionFailure()
            << spec_.canonicalString() << ": the reference rejected n=" << n
            << ": " << reference.message();
-  if (paramsPtr)
+  call.n = n;
+  call.srcOffset = srcOffset;
+  call.dstOffset = dstOffset;
+  call.src.assign(src.data(), src.data() + srcBytes);
+  call.expected = expected.all();
+  return ::testing::AssertionSuccess();
+}
+
+::testing::AssertionResult KernelTester::checkOnce(const void *entry, size_t n,
+                                                   size_t srcOffset,
+                                                   size_t dstOffset) {
+  PreparedCall call;
+  if (::testing::AssertionResult prepared =
+          prepareCall(n, srcOffset, dstOffset, call);
+      !prepared)
+    return prepared;
+  GuardedBuffer src(call.src.size(), srcOffset);
+  std::copy(call.src.begin(), call.src.end(), src.data());
+  std::vector<uint8_t> srcBefore = src.all();
+  GuardedBuffer actual(destinationBytes(spec_, n), dstOffset);
+  KernelParams params = call_.view();
+  if (spec_.takesParams())
     reinterpret_cast<ParamKernelFn>(const_cast<void *>(entry))(
-        src.data(), actual.data(), n, paramsPtr);
+        src.data(), actual.data(), n, &params);
   else
     reinterpret_cast<KernelFn>(const_cast<void *>(entry))(src.data(),
                                                           actual.data(), n);
+  return compareOutput(call, actual.all(), src.all() == srcBefore);
+}
 
+::testing::AssertionResult
+KernelTester::compareOutput(const PreparedCall &call,
+                            const std::vector<uint8_t> &actual,
+                            bool inputUnchanged) const {
   std::ostringstream where;
-  where << spec_.canonicalString() << " n=" << n << " src+" << srcOffset
-        << " dst+" << dstOffset;
-  if (src.all() != srcBefore)
+  where << spec_.canonicalString() << " n=" << call.n << " src+"
+        << call.srcOffset << " dst+" << call.dstOffset;
+  if (!inputUnchanged)
     return ::testing::AssertionFailure()
            << where.str() << ": the kernel modified its input";
-  const std::vector<uint8_t> &want = expected.all(), &got = actual.all();
-  auto mismatch = std::mismatch(want.begin(), want.end(), got.begin());
+  const std::vector<uint8_t> &want = call.expected;
+  if (actual.size() != want.size())
+    return ::testing::AssertionFailure()
+           << where.str() << ": " << actual.size()
+           << " output bytes with guards, expected " << want.size();
+  auto mismatch = std::mismatch(want.begin(), want.end(), actual.begin());
   if (mismatch.first == want.end())
     return ::testing::AssertionSuccess();
   size_t byte = mismatch.first - want.begin();
-  size_t begin = expected.dataOffset();
-  if (byte < begin || byte >= begin + dstBytes)
+  size_t dstBytes = want.size() - 2 * kGuardBytes;
+  if (byte < kGuardBytes || byte >= kGuardBytes + dstBytes)
     return ::testing::AssertionFailure()
            << where.str() << ": the kernel wrote outside its output, at byte "
-           << static_cast<ptrdiff_t>(byte - begin) << " of " << dstBytes;
-  byte -= begin;
+           << static_cast<ptrdiff_t>(byte - kGuardBytes) << " of " << dstBytes;
+  byte -= kGuardBytes;
   size_t element;
-  if (dequantizing)
+  if (spec_.op == KernelOp::DCast)
     element = byte / valueTypeBytes(spec_.expressed);
   else if (spec_.storage.packed)
     element = byte * (8 / spec_.storage.bits);
@@ -394,8 +455,8 @@ std::vector<size_t> KernelTester::sizes() const {
     element = byte / spec_.storage.containerBytes();
   return ::testing::AssertionFailure()
          << where.str() << ": first mismatch at element " << element << ": "
-         << describeElement(element, src.data(), expected.data(),
-                            actual.data());
+         << describeElement(element, call.src.data(), want.data() + kGuardBytes,
+                            actual.data() + kGuardBytes);
 }
 
 std::string KernelTester::describeElement(size_t element, const uint8_t *src,

@@ -33,6 +33,9 @@ public:
     size_t lanes = 64;
     /// The largest size tried (rounded to whole layout periods).
     size_t largeSize = 70001;
+    /// Runtime zero points anywhere in int64 (half of them), not only
+    /// within the storage bounds: docs/semantics.md allows any value.
+    bool wideZeroPoints = false;
   };
 
   KernelTester(KernelSpec spec, uint64_t seed);
@@ -53,7 +56,6 @@ public:
 
   const KernelSpec &spec() const { return spec_; }
 
-private:
   /// Call-time parameters for specs that take them (fixed per tester).
   struct CallParams {
     std::vector<int64_t> extents;
@@ -62,7 +64,35 @@ private:
     bool nullZeroPoints = false;
     KernelParams view() const;
   };
+  const CallParams &callParams() const { return call_; }
 
+  /// Bytes of poison (kPoison) on each side of every output buffer.
+  static constexpr size_t kGuardBytes = 64;
+  static constexpr uint8_t kPoison = 0xA5;
+
+  /// One call, prepared for a kernel that runs elsewhere (tests/aarch64
+  /// runs it under qemu): fresh inputs and the reference's output.
+  struct PreparedCall {
+    size_t n = 0, srcOffset = 0, dstOffset = 0;
+    std::vector<uint8_t> src; ///< The input bytes (no guards).
+    /// The reference's output with kGuardBytes of kPoison on both sides:
+    /// what the kernel's poisoned, guarded output must become.
+    std::vector<uint8_t> expected;
+  };
+  /// Inputs for n elements (buffers `srcOffset` / `dstOffset` bytes past a
+  /// 64-byte boundary) and the reference's output; fails when the
+  /// reference rejects the call.
+  ::testing::AssertionResult prepareCall(size_t n, size_t srcOffset,
+                                         size_t dstOffset, PreparedCall &call);
+  /// The calls check() makes: every size of sizes() with its misalignment.
+  ::testing::AssertionResult prepareCalls(std::vector<PreparedCall> &calls);
+  /// Compares a kernel's guarded output (same layout as `expected`) with
+  /// the reference, describing the first mismatch.
+  ::testing::AssertionResult compareOutput(const PreparedCall &call,
+                                           const std::vector<uint8_t> &actual,
+                                           bool inputUnchanged) const;
+
+private:
   void inventCallParams();
   size_t period() const;
   /// The scale (in C) and zero point that element i uses.

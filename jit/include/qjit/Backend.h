@@ -12,9 +12,12 @@
 #include "qjit/Isa.h"
 #include "qjit/KernelSpec.h"
 
+#include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace qjit {
 
@@ -36,6 +39,19 @@ struct AsmOptions {
   bool intelSyntax = false; ///< x86 only.
 };
 
+/// Machine code for a target other than the host (e.g. aarch64-linux-gnu),
+/// never executed by this process: position independent, every constant
+/// and relocation resolved, so it runs wherever `bytes` are mapped
+/// executable at a 4 KiB-aligned address (AArch64 `adrp` works in pages).
+/// The entry point follows KernelFn / ParamKernelFn per the spec.
+struct TargetCode {
+  std::vector<uint8_t> bytes;
+  size_t entryOffset = 0;
+  std::string triple;
+  /// What `qjit asm` prints for this target: a listing of these very bytes.
+  std::string listing;
+};
+
 class Backend {
 public:
   virtual ~Backend() = default;
@@ -46,6 +62,11 @@ public:
   /// target, features).
   virtual Expected<std::string> assembly(const KernelSpec &spec,
                                          const AsmOptions &options) = 0;
+  /// Code bytes of `spec` for `options.triple` (a cross target; empty
+  /// means the host, which only some backends support). Unsupported
+  /// targets and specs fail with ErrorCode::Unsupported.
+  virtual Expected<TargetCode> emitForTarget(const KernelSpec &spec,
+                                             const AsmOptions &options) = 0;
 };
 
 /// The backends this build has, by name: "llvm", "asmjit".

@@ -2,10 +2,10 @@
 //
 // The asmjit backend assembles kernels directly (no IR, no register
 // allocator): x86-64 AVX-512 / AVX2 kernels into a JitRuntime (which maps
-// the code W^X), and AArch64 NEON listings for any host.
+// the code W^X), and AArch64 NEON code bytes and listings on any host.
 //
 //===----------------------------------------------------------------------===//
-#include "A64Generators.h"
+#include "A64Target.h"
 #include "AsmjitAssembly.h"
 #include "X86Generators.h"
 
@@ -66,12 +66,25 @@ public:
 
   Expected<std::string> assembly(const KernelSpec &spec,
                                  const AsmOptions &options) override {
-    if (isAArch64Triple(options.triple))
-      return a64Assembly(spec, options.triple);
+    if (isAArch64Triple(options.triple)) {
+      Expected<TargetCode> code = emitForTarget(spec, options);
+      if (!code)
+        return code.status();
+      return std::move(code->listing);
+    }
     Expected<IsaLevel> level = listingIsaLevel(isa_, options);
     if (!level)
       return level.status();
     return x86Assembly(spec, *level, options);
+  }
+
+  Expected<TargetCode> emitForTarget(const KernelSpec &spec,
+                                     const AsmOptions &options) override {
+    if (!isAArch64Triple(options.triple))
+      return Status::error(ErrorCode::Unsupported,
+                           "asmjit backend: emitForTarget generates for "
+                           "aarch64 triples; the host uses compile()");
+    return a64TargetCode(spec, options.triple);
   }
 
 private:

@@ -3,6 +3,8 @@
 // compile(): KernelSpec → IR (KernelIr) → O3 for the host TargetMachine →
 // the backend's JitSession → finishKernel. assembly() and llvmIr() build
 // the same module with the same TargetMachine configuration (LlvmTarget).
+// emitForTarget() compiles for AArch64 ELF targets to flat code bytes
+// (TargetObject); for those, assembly() is the listing of those bytes.
 //
 //===----------------------------------------------------------------------===//
 #include "qjit/LlvmBackend.h"
@@ -11,11 +13,13 @@
 #include "JitSession.h"
 #include "KernelIr.h"
 #include "Optimizer.h"
+#include "TargetObject.h"
 
 #include "qjit/Backend.h"
 
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Triple.h>
 
 #include <atomic>
 #include <chrono>
@@ -98,6 +102,12 @@ public:
     Expected<TargetConfig> config = asmTargetConfig(isa_, options);
     if (!config)
       return config.status();
+    if (producesFlatCode(*config)) {
+      Expected<TargetCode> code = emitForTarget(spec, options);
+      if (!code)
+        return code.status();
+      return std::move(code->listing);
+    }
     Expected<OptimizedModule> built = buildOptimized(
         spec, *config, "qjit_" + spec.kernelName(), kJitOptLevel);
     if (!built)
@@ -106,10 +116,7 @@ public:
       built->machine->Options.MCOptions.OutputAsmVariant = 1;
     llvm::SmallString<4096> text;
     llvm::raw_svector_ostream os(text);
-    os << "# spec: " << spec.canonicalString() << "\n"
-       << "# backend: llvm (isa cap " << isaLevelName(isa_) << ")\n"
-       << "# target: " << config->triple << " cpu=" << config->cpu << "\n"
-       << "# features: " << config->features << "\n";
+    os << listingHeader(spec, *config);
     llvm::legacy::PassManager passes;
     if (built->machine->addPassesToEmitFile(
             passes, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
@@ -119,7 +126,54 @@ public:
     return std::string(text.str());
   }
 
+  Expected<TargetCode> emitForTarget(const KernelSpec &spec,
+                                     const AsmOptions &options) override {
+    Expected<TargetConfig> config = asmTargetConfig(isa_, options);
+    if (!config)
+      return config.status();
+    if (!producesFlatCode(*config))
+      return Status::error(ErrorCode::Unsupported,
+                           "llvm: emitForTarget compiles for AArch64 ELF "
+                           "targets (e.g. aarch64-linux-gnu), not '" +
+                               config->triple + "'; the host uses compile()");
+    std::string symbol = "qjit_" + spec.kernelName();
+    Expected<OptimizedModule> built =
+        buildOptimized(spec, *config, symbol, kJitOptLevel);
+    if (!built)
+      return built.status();
+    Expected<FlatImage> image =
+        emitFlatImage(*built->module, *built->machine, symbol);
+    if (!image)
+      return image.status();
+    Expected<std::string> listing = disassembleImage(*image, *built->machine);
+    if (!listing)
+      return listing.status();
+    TargetCode code;
+    code.triple = config->triple;
+    code.entryOffset = image->entryOffset;
+    code.listing = listingHeader(spec, *config) +
+                   "# flat image: " + std::to_string(image->bytes.size()) +
+                   " bytes, entry at offset " +
+                   std::to_string(image->entryOffset) + "\n" + *listing;
+    code.bytes = std::move(image->bytes);
+    return code;
+  }
+
 private:
+  /// Cross targets whose objects TargetObject flattens: for them `qjit
+  /// asm` prints the listing of the flat code the tests run.
+  static bool producesFlatCode(const TargetConfig &config) {
+    llvm::Triple triple(config.triple);
+    return triple.isAArch64() && triple.isOSBinFormatELF();
+  }
+
+  std::string listingHeader(const KernelSpec &spec,
+                            const TargetConfig &config) const {
+    return "# spec: " + spec.canonicalString() + "\n# backend: llvm (isa cap " +
+           std::string(isaLevelName(isa_)) + ")\n# target: " + config.triple +
+           " cpu=" + config.cpu + "\n# features: " + config.features + "\n";
+  }
+
   IsaLevel isa_;
   TargetConfig host_;
   std::shared_ptr<JitSession> session_; ///< Null above the host's level.

@@ -110,6 +110,7 @@ void initializeLlvmTargets() {
     LLVMInitializeAArch64Target();
     LLVMInitializeAArch64TargetMC();
     LLVMInitializeAArch64AsmPrinter();
+    LLVMInitializeAArch64Disassembler(); // Listings of emitForTarget code.
   });
 }
 

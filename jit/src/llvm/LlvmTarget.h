@@ -50,7 +50,8 @@ llvm::orc::JITTargetMachineBuilder machineBuilder(const TargetConfig &config);
 Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(const TargetConfig &config);
 
-/// Registers the native and AArch64 targets once (thread-safe).
+/// Registers the native and AArch64 targets (with the AArch64
+/// disassembler) once (thread-safe).
 void initializeLlvmTargets();
 
 } // namespace qjit::llvmjit
