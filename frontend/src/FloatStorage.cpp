@@ -47,12 +47,12 @@ double decodeFloatStorage(const FloatStorageFormat &format, uint32_t code) {
            magnitude == format.signBit() - 1)
     value = std::numeric_limits<double>::quiet_NaN();
   else if (exponentField == 0)
-    value = std::ldexp(double(fraction), format.minNormalExponent() -
-                                             int(format.mantissaBits));
+    value = std::ldexp(double(fraction),
+                       format.minNormalExponent() - int(format.mantissaBits));
   else
-    value = std::ldexp(double(fraction + (uint32_t(1) << format.mantissaBits)),
-                       int(exponentField) - format.bias -
-                           int(format.mantissaBits));
+    value =
+        std::ldexp(double(fraction + (uint32_t(1) << format.mantissaBits)),
+                   int(exponentField) - format.bias - int(format.mantissaBits));
   return negative ? -value : value;
 }
 
@@ -101,9 +101,9 @@ uint32_t encodeFloatStorage(const FloatStorageFormat &format, double v) {
     int quantum = format.minNormalExponent() - int(format.mantissaBits);
     return sign | uint32_t(std::ldexp(magnitude, -quantum));
   }
-  uint32_t fraction = uint32_t(
-      std::ldexp(magnitude, int(format.mantissaBits) - exponent) -
-      double(uint32_t(1) << format.mantissaBits));
+  uint32_t fraction =
+      uint32_t(std::ldexp(magnitude, int(format.mantissaBits) - exponent) -
+               double(uint32_t(1) << format.mantissaBits));
   uint32_t exponentField = uint32_t(exponent + format.bias);
   return sign | (exponentField << format.mantissaBits) | fraction;
 }
@@ -121,7 +121,8 @@ FloatStorageBounds floatStorageBounds(const StorageSpec &storage) {
     bool towardZero = (rounded > 0) == upper;
     return decodeFloatStorage(format, towardZero ? code - 1 : code + 1);
   };
-  return {inward(double(storage.min), false), inward(double(storage.max), true)};
+  return {inward(double(storage.min), false),
+          inward(double(storage.max), true)};
 }
 
 } // namespace qjit

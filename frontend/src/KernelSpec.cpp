@@ -339,9 +339,8 @@ Status verifyKernelSpec(const KernelSpec &spec) {
                    " expressed values");
   if (Status status = verifyLayout(spec.layout); !status)
     return status;
-  if (!spec.knobs.saturate &&
-      (spec.storage.kind != StorageType::Kind::Float ||
-       spec.storage.floatFormat == FloatType::F4E2M1FN))
+  if (!spec.knobs.saturate && (spec.storage.kind != StorageType::Kind::Float ||
+                               spec.storage.floatFormat == FloatType::F4E2M1FN))
     return invalid("only f8E4M3FN and f8E5M2 storage can turn saturation off");
   if (!spec.params.runtime) {
     size_t count = static_cast<size_t>(spec.layout.parameterCount());

@@ -351,7 +351,8 @@ std::vector<double> lowerTable(const QuantType &quantile, ValueType compute) {
   for (double entry : quantile.table) {
     double held = entry;
     if (quantile.expressed)
-      held = detail::roundToFloatType(entry, *quantile.expressed).value_or(entry);
+      held =
+          detail::roundToFloatType(entry, *quantile.expressed).value_or(entry);
     table.push_back(roundToValueType(held, compute));
   }
   return table;

@@ -52,8 +52,8 @@ uint32_t quantizeToFloat(C x, C scale, int64_t zeroPoint,
       (std::isinf(v) ||
        std::fabs(roundToFloatStorage(format, double(v))) > format.largest)) {
     uint32_t sign = std::signbit(v) ? format.signBit() : 0;
-    return sign | (format.hasInfinity ? format.positiveInfinity
-                                      : format.positiveNaN);
+    return sign |
+           (format.hasInfinity ? format.positiveInfinity : format.positiveNaN);
   }
   double clamped = double(v);
   if (clamped < target.bounds.lo)
@@ -90,8 +90,8 @@ C dequantizeQuantile(const std::vector<double> &table, int64_t min,
   int64_t k = stored - min;
   int64_t last = static_cast<int64_t>(table.size()) - 1;
   k = k < 0 ? 0 : (k > last ? last : k);
-  C difference = static_cast<C>(table[static_cast<size_t>(k)]) -
-                 static_cast<C>(zeroPoint);
+  C difference =
+      static_cast<C>(table[static_cast<size_t>(k)]) - static_cast<C>(zeroPoint);
   return difference * scale;
 }
 

@@ -41,8 +41,8 @@ double oracleValue(FloatType format, uint32_t code) {
   llvm::APFloat value(semanticsOf(format),
                       llvm::APInt(formatBits(format), code));
   bool losesInfo = false;
-  value.convert(llvm::APFloat::IEEEdouble(),
-                llvm::APFloat::rmNearestTiesToEven, &losesInfo);
+  value.convert(llvm::APFloat::IEEEdouble(), llvm::APFloat::rmNearestTiesToEven,
+                &losesInfo);
   return value.convertToDouble();
 }
 
@@ -56,7 +56,7 @@ uint32_t oracleCode(FloatType format, double v, bool saturate) {
   double largest = largestOf(format);
   uint32_t signBit = 1u << (formatBits(format) - 1);
   if (std::isnan(v))
-    return format == FloatType::F8E5M2 ? 0x7E
+    return format == FloatType::F8E5M2     ? 0x7E
            : format == FloatType::F8E4M3FN ? 0x7F
                                            : 0; // f4: the zero point, 0.
   bool fourBit = format == FloatType::F4E2M1FN;
@@ -101,8 +101,8 @@ TEST(CompactReference, DequantizeEveryCodeMatchesAPFloat) {
     std::vector<uint8_t> stored(codes);
     for (uint32_t c = 0; c < codes; ++c)
       stored[c] = static_cast<uint8_t>(c);
-    for (auto [scale, zeroPoint] : {std::pair{1.0, int64_t(0)},
-                                    std::pair{0.375, int64_t(3)}}) {
+    for (auto [scale, zeroPoint] :
+         {std::pair{1.0, int64_t(0)}, std::pair{0.375, int64_t(3)}}) {
       KernelSpec spec = perTensorSpec(KernelOp::DCast, floatStorage(format),
                                       ValueType::F32, scale, zeroPoint);
       std::vector<float> out(codes);
@@ -125,11 +125,28 @@ TEST(CompactReference, DequantizeEveryCodeMatchesAPFloat) {
 /// Edge values, both signs, and the midpoint of every pair of adjacent
 /// codes with its neighbours in f32.
 std::vector<float> edgeInputs(FloatType format) {
-  std::vector<float> values = {448,    464,      465,      480,   57344,
-                               59392,  61439,    61440,    65536, 6,
-                               7,      8,        0.25f,    0.75f, 0x1p-9f,
-                               0x1p-10f, 0x1p-11f, 0x1p-16f, 0x1p-17f,
-                               1e-30f, 0,        1e30f,
+  std::vector<float> values = {448,
+                               464,
+                               465,
+                               480,
+                               57344,
+                               59392,
+                               61439,
+                               61440,
+                               65536,
+                               6,
+                               7,
+                               8,
+                               0.25f,
+                               0.75f,
+                               0x1p-9f,
+                               0x1p-10f,
+                               0x1p-11f,
+                               0x1p-16f,
+                               0x1p-17f,
+                               1e-30f,
+                               0,
+                               1e30f,
                                std::numeric_limits<float>::infinity(),
                                std::numeric_limits<float>::denorm_min()};
   uint32_t half = 1u << (formatBits(format) - 1);
@@ -208,8 +225,8 @@ TEST(CompactReference, QuantizeRandomMatchesAPFloat) {
         uint32_t word = bits(rng);
         int exponent = static_cast<int>(word % 40) - 22;
         float mantissa = 1.0f + float(bits(rng) & 0x7FFFFF) * 0x1p-23f;
-        inputs.push_back(std::ldexp(word & 0x80000000u ? -mantissa : mantissa,
-                                    exponent));
+        inputs.push_back(
+            std::ldexp(word & 0x80000000u ? -mantissa : mantissa, exponent));
       }
       std::vector<uint32_t> codes = quantizeF32(spec, inputs);
       for (size_t i = 0; i < inputs.size(); ++i)
@@ -219,9 +236,9 @@ TEST(CompactReference, QuantizeRandomMatchesAPFloat) {
 }
 
 TEST(CompactReference, ExplicitBoundsNarrowTheFormat) {
-  KernelSpec spec = perTensorSpec(KernelOp::QCast,
-                                  floatStorage(FloatType::F8E4M3FN),
-                                  ValueType::F32, 1.0, 0);
+  KernelSpec spec =
+      perTensorSpec(KernelOp::QCast, floatStorage(FloatType::F8E4M3FN),
+                    ValueType::F32, 1.0, 0);
   spec.storage.min = -100;
   spec.storage.max = 100;
   std::vector<float> inputs = {100, 200, -1000, 90, 1000};
@@ -239,9 +256,9 @@ TEST(CompactReference, ExplicitBoundsNarrowTheFormat) {
 TEST(CompactReference, NaNAndZeroPoint) {
   QuantKnobs knobs;
   float nan = std::numeric_limits<float>::quiet_NaN();
-  KernelSpec spec = perTensorSpec(KernelOp::QCast,
-                                  floatStorage(FloatType::F4E2M1FN),
-                                  ValueType::F32, 0.5, 3, knobs);
+  KernelSpec spec =
+      perTensorSpec(KernelOp::QCast, floatStorage(FloatType::F4E2M1FN),
+                    ValueType::F32, 0.5, 3, knobs);
   // f4E2M1FN has no NaN: NaN stores the zero point, 3 (code 0x5).
   EXPECT_EQ(quantizeF32(spec, {nan, 1.0f})[0], 0x5u);
   EXPECT_EQ(quantizeF32(spec, {nan, 1.0f})[1], 0x6u); // 1/0.5 + 3 = 5 → 4
@@ -267,12 +284,22 @@ TEST(CompactReference, PackedFp4) {
 
 // --- Quantile ---------------------------------------------------------------
 
-const std::vector<double> kNf4 = {
-    -1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453,
-    -0.28444138169288635, -0.18477343022823334, -0.09105003625154495, 0.0,
-    0.07958029955625534, 0.16093020141124725, 0.24611230194568634,
-    0.33791524171829224, 0.44070982933044434, 0.5626170039176941,
-    0.7229568362236023, 1.0};
+const std::vector<double> kNf4 = {-1.0,
+                                  -0.6961928009986877,
+                                  -0.5250730514526367,
+                                  -0.39491748809814453,
+                                  -0.28444138169288635,
+                                  -0.18477343022823334,
+                                  -0.09105003625154495,
+                                  0.0,
+                                  0.07958029955625534,
+                                  0.16093020141124725,
+                                  0.24611230194568634,
+                                  0.33791524171829224,
+                                  0.44070982933044434,
+                                  0.5626170039176941,
+                                  0.7229568362236023,
+                                  1.0};
 
 std::vector<double> asFloats(std::vector<double> table) {
   for (double &entry : table)
@@ -314,9 +341,9 @@ size_t nearestIndex(const std::vector<double> &table, double v) {
 }
 
 void checkQuantileQcast(const std::vector<double> &table, uint64_t seed) {
-  KernelSpec spec = perTensorSpec(KernelOp::QCast,
-                                  quantileStorage(table, 4, 0, false),
-                                  ValueType::F32, 1.0, 0);
+  KernelSpec spec =
+      perTensorSpec(KernelOp::QCast, quantileStorage(table, 4, 0, false),
+                    ValueType::F32, 1.0, 0);
   std::vector<float> inputs = {0, -0.0f, 2, -2, 1e-20f, -1e-20f};
   for (size_t a = 0; a < table.size(); ++a)
     for (size_t b = 0; b < table.size(); ++b) {
@@ -333,8 +360,8 @@ void checkQuantileQcast(const std::vector<double> &table, uint64_t seed) {
     ASSERT_EQ(stored[i], nearestIndex(table, double(inputs[i] + 0.0f)))
         << "x = " << inputs[i];
   float inf = std::numeric_limits<float>::infinity();
-  std::vector<uint32_t> ends = quantizeF32(
-      spec, {inf, -inf, std::numeric_limits<float>::quiet_NaN()});
+  std::vector<uint32_t> ends =
+      quantizeF32(spec, {inf, -inf, std::numeric_limits<float>::quiet_NaN()});
   EXPECT_EQ(ends[0], nearestIndex(table, 1e30));
   EXPECT_EQ(ends[1], nearestIndex(table, -1e30));
   EXPECT_EQ(ends[2], nearestIndex(table, 0.0)); // the zero point
@@ -345,13 +372,13 @@ TEST(CompactReference, QuantileNearestEntryNf4) {
 }
 
 TEST(CompactReference, QuantileUnsortedWithDuplicatesTiesToLowerIndex) {
-  std::vector<double> table = {0.5, -1, 0.5, 0, 2, -1, 0.25, 1,
-                               -0.5, 3, 0.75, -2, 0.125, 1, 0, -3};
+  std::vector<double> table = {0.5,  -1, 0.5,  0,  2,     -1, 0.25, 1,
+                               -0.5, 3,  0.75, -2, 0.125, 1,  0,    -3};
   checkQuantileQcast(table, testSeed());
   // Exactly between entries 0 (0.5) and 6 (0.25): the lower index, 0.
-  KernelSpec spec = perTensorSpec(KernelOp::QCast,
-                                  quantileStorage(table, 4, 0, false),
-                                  ValueType::F32, 1.0, 0);
+  KernelSpec spec =
+      perTensorSpec(KernelOp::QCast, quantileStorage(table, 4, 0, false),
+                    ValueType::F32, 1.0, 0);
   EXPECT_EQ(quantizeF32(spec, {0.375f})[0], 0u);
   EXPECT_EQ(quantizeF32(spec, {0.0625f})[0], 3u); // 0 (index 3) vs 0.125
 }

@@ -16,14 +16,14 @@
 namespace qjit {
 
 struct FloatStorageFormat {
-  unsigned bits = 8;         ///< Code width (sign included).
-  unsigned mantissaBits = 3; ///< Fraction bits.
-  int bias = 7;              ///< Exponent bias.
-  bool hasInfinity = false;  ///< f8E5M2: exponent all ones, fraction 0.
-  bool hasNaN = true;        ///< f8E4M3FN: 0x7F / 0xFF only.
-  double largest = 448;      ///< Largest finite value.
-  uint32_t positiveNaN = 0x7F;      ///< The NaN code qcast stores.
-  uint32_t positiveInfinity = 0;    ///< hasInfinity only.
+  unsigned bits = 8;             ///< Code width (sign included).
+  unsigned mantissaBits = 3;     ///< Fraction bits.
+  int bias = 7;                  ///< Exponent bias.
+  bool hasInfinity = false;      ///< f8E5M2: exponent all ones, fraction 0.
+  bool hasNaN = true;            ///< f8E4M3FN: 0x7F / 0xFF only.
+  double largest = 448;          ///< Largest finite value.
+  uint32_t positiveNaN = 0x7F;   ///< The NaN code qcast stores.
+  uint32_t positiveInfinity = 0; ///< hasInfinity only.
   int minNormalExponent() const { return 1 - bias; }
   uint32_t signBit() const { return uint32_t(1) << (bits - 1); }
 };

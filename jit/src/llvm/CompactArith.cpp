@@ -84,9 +84,9 @@ llvm::Value *quantizeToFloat(IrContext &ir, const QuantPlan &plan,
     isNaN = b.CreateFCmpUNO(v, v);
   else
     v = replaceNaN(ir, v, params.zeroCompute);
-  llvm::Value *clamped = b.CreateSelect(
-      b.CreateFCmpOGT(v, ir.computeConstant(bounds.hi, lanes)),
-      ir.computeConstant(bounds.hi, lanes), v);
+  llvm::Value *clamped =
+      b.CreateSelect(b.CreateFCmpOGT(v, ir.computeConstant(bounds.hi, lanes)),
+                     ir.computeConstant(bounds.hi, lanes), v);
   clamped = b.CreateSelect(
       b.CreateFCmpOLT(clamped, ir.computeConstant(bounds.lo, lanes)),
       ir.computeConstant(bounds.lo, lanes), clamped);
@@ -99,9 +99,9 @@ llvm::Value *quantizeToFloat(IrContext &ir, const QuantPlan &plan,
       b.CreateAnd(b.CreateLShr(bits, integer(shift)), integer(1));
   llvm::Value *rounded = b.CreateAdd(
       bits, b.CreateAdd(odd, integer((int64_t(1) << (shift - 1)) - 1)));
-  llvm::Value *normal = b.CreateSub(
-      b.CreateLShr(rounded, integer(shift)),
-      integer(int64_t(int(c.bias) - format.bias) << M));
+  llvm::Value *normal =
+      b.CreateSub(b.CreateLShr(rounded, integer(shift)),
+                  integer(int64_t(int(c.bias) - format.bias) << M));
   // Subnormal range: count quanta with one nearest-even addition.
   double magic = std::ldexp(1.0, format.minNormalExponent() - M +
                                      static_cast<int>(c.mantissa));
@@ -116,12 +116,13 @@ llvm::Value *quantizeToFloat(IrContext &ir, const QuantPlan &plan,
 
   llvm::Type *i32Lanes = ir.vectorOf(ir.i32, lanes);
   auto sign = [&](llvm::Value *value) {
-    llvm::Value *top = b.CreateLShr(b.CreateBitCast(value, intLanes),
-                                    integer(c.width - 1));
+    llvm::Value *top =
+        b.CreateLShr(b.CreateBitCast(value, intLanes), integer(c.width - 1));
     return b.CreateShl(b.CreateTrunc(top, i32Lanes),
                        ir.intConstant(ir.i32, format.bits - 1, lanes));
   };
-  llvm::Value *result = b.CreateOr(b.CreateTrunc(code, i32Lanes), sign(clamped));
+  llvm::Value *result =
+      b.CreateOr(b.CreateTrunc(code, i32Lanes), sign(clamped));
   if (!ir.spec.knobs.saturate) {
     // RNE beyond the largest finite value: above its upper half-quantum,
     // or on it when the tie goes to the (even) next binade.
@@ -139,43 +140,45 @@ llvm::Value *quantizeToFloat(IrContext &ir, const QuantPlan &plan,
         result);
   }
   if (isNaN)
-    result = b.CreateSelect(isNaN,
-                            ir.intConstant(ir.i32, format.positiveNaN, lanes),
-                            result);
+    result = b.CreateSelect(
+        isNaN, ir.intConstant(ir.i32, format.positiveNaN, lanes), result);
   return result;
 }
 
 llvm::Value *dequantizeFloat(IrContext &ir, llvm::Value *q, unsigned lanes) {
   llvm::IRBuilder<> &b = ir.builder;
   FloatStorageFormat format = floatStorageFormat(ir.spec.storage.floatFormat);
-  auto i32 = [&](int64_t value) { return ir.intConstant(ir.i32, value, lanes); };
+  auto i32 = [&](int64_t value) {
+    return ir.intConstant(ir.i32, value, lanes);
+  };
   llvm::Type *f32 = llvm::Type::getFloatTy(ir.context);
   llvm::Type *f32Lanes = ir.vectorOf(f32, lanes);
   int M = static_cast<int>(format.mantissaBits);
   uint32_t signBit = format.signBit();
 
   llvm::Value *magnitude = b.CreateAnd(q, i32(signBit - 1));
-  llvm::Value *sign = b.CreateShl(b.CreateAnd(q, i32(signBit)),
-                                  i32(32 - format.bits));
-  llvm::Value *normal = b.CreateBitCast(
-      b.CreateAdd(b.CreateShl(magnitude, i32(23 - M)),
-                  i32(int64_t(127 - format.bias) << 23)),
-      f32Lanes);
+  llvm::Value *sign =
+      b.CreateShl(b.CreateAnd(q, i32(signBit)), i32(32 - format.bits));
+  llvm::Value *normal =
+      b.CreateBitCast(b.CreateAdd(b.CreateShl(magnitude, i32(23 - M)),
+                                  i32(int64_t(127 - format.bias) << 23)),
+                      f32Lanes);
   llvm::Value *subnormal = b.CreateFMul(
       b.CreateSIToFP(magnitude, f32Lanes),
-      llvm::ConstantFP::get(f32Lanes, std::ldexp(1.0, format.minNormalExponent() - M)));
+      llvm::ConstantFP::get(f32Lanes,
+                            std::ldexp(1.0, format.minNormalExponent() - M)));
   llvm::Value *value = b.CreateSelect(
       b.CreateICmpULT(magnitude, i32(int64_t(1) << M)), subnormal, normal);
   llvm::Value *nan = llvm::ConstantFP::getNaN(f32Lanes);
   if (format.hasInfinity) {
-    value = b.CreateSelect(
-        b.CreateICmpEQ(magnitude, i32(format.positiveInfinity)),
-        llvm::ConstantFP::getInfinity(f32Lanes), value);
+    value =
+        b.CreateSelect(b.CreateICmpEQ(magnitude, i32(format.positiveInfinity)),
+                       llvm::ConstantFP::getInfinity(f32Lanes), value);
     value = b.CreateSelect(
         b.CreateICmpUGT(magnitude, i32(format.positiveInfinity)), nan, value);
   } else if (format.hasNaN) {
-    value = b.CreateSelect(b.CreateICmpEQ(magnitude, i32(signBit - 1)), nan,
-                           value);
+    value =
+        b.CreateSelect(b.CreateICmpEQ(magnitude, i32(signBit - 1)), nan, value);
   }
   value = b.CreateBitCast(
       b.CreateOr(b.CreateBitCast(value, ir.vectorOf(ir.i32, lanes)), sign),
@@ -200,8 +203,8 @@ llvm::Value *quantizeToQuantile(IrContext &ir, const QuantPlan &plan,
   llvm::IRBuilder<> &b = ir.builder;
   const StorageSpec &storage = ir.spec.storage;
   QuantileSearch search = buildQuantileSearch(storage.table, ir.spec.compute);
-  llvm::Value *v = replaceNaN(ir, shiftedScaled(ir, plan, x, params),
-                              params.zeroCompute);
+  llvm::Value *v =
+      replaceNaN(ir, shiftedScaled(ir, plan, x, params), params.zeroCompute);
   llvm::Value *position = ir.intConstant(ir.i32, 0, lanes);
   llvm::Type *i32Lanes = ir.vectorOf(ir.i32, lanes);
   for (double threshold : search.thresholds)
@@ -221,8 +224,7 @@ llvm::Value *quantizeToQuantile(IrContext &ir, const QuantPlan &plan,
   return emitTableLookup(ir, ir.i32, stored, position, lanes);
 }
 
-llvm::Value *dequantizeQuantile(IrContext &ir, llvm::Value *q,
-                                unsigned lanes) {
+llvm::Value *dequantizeQuantile(IrContext &ir, llvm::Value *q, unsigned lanes) {
   llvm::IRBuilder<> &b = ir.builder;
   const StorageSpec &storage = ir.spec.storage;
   int64_t last = static_cast<int64_t>(storage.table.size()) - 1;
@@ -233,8 +235,8 @@ llvm::Value *dequantizeQuantile(IrContext &ir, llvm::Value *q,
     // nearest bound's, so no clamp is needed per lane.
     int64_t lowest = lowestStored(storage);
     for (int64_t k = 0; k < (int64_t(1) << storage.bits); ++k)
-      entries.push_back(
-          storage.table[size_t(std::clamp(lowest + k - storage.min, int64_t(0), last))]);
+      entries.push_back(storage.table[size_t(
+          std::clamp(lowest + k - storage.min, int64_t(0), last))]);
     index = b.CreateSub(q, ir.intConstant(ir.i32, lowest, lanes));
   } else {
     entries = storage.table;

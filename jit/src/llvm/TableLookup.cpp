@@ -30,12 +30,13 @@ llvm::Value *concatenate(IrContext &ir, std::vector<llvm::Value *> parts) {
   while (parts.size() > 1) {
     std::vector<llvm::Value *> joined;
     for (size_t i = 0; i + 1 < parts.size(); i += 2) {
-      unsigned width =
-          llvm::cast<llvm::FixedVectorType>(parts[i]->getType())->getNumElements();
+      unsigned width = llvm::cast<llvm::FixedVectorType>(parts[i]->getType())
+                           ->getNumElements();
       llvm::SmallVector<int, 64> mask;
       for (unsigned lane = 0; lane < 2 * width; ++lane)
         mask.push_back(static_cast<int>(lane));
-      joined.push_back(ir.builder.CreateShuffleVector(parts[i], parts[i + 1], mask));
+      joined.push_back(
+          ir.builder.CreateShuffleVector(parts[i], parts[i + 1], mask));
     }
     parts = std::move(joined);
   }
@@ -56,8 +57,8 @@ llvm::Value *permuteLookup(IrContext &ir, llvm::Type *element,
     for (size_t k = first; k < first + kSlice; ++k)
       slice.push_back(
           constantOf(element, entries[std::min(k, entries.size() - 1)]));
-    level.push_back(b.CreateIntrinsic(permute, {},
-                                      {llvm::ConstantVector::get(slice), index}));
+    level.push_back(b.CreateIntrinsic(
+        permute, {}, {llvm::ConstantVector::get(slice), index}));
   }
   // Bit 3 of the index picks between neighbouring slices, bit 4 between
   // pairs of them, and so on.
@@ -81,10 +82,9 @@ llvm::Value *emitTableLookup(IrContext &ir, llvm::Type *element,
                              const std::vector<double> &entries,
                              llvm::Value *index, unsigned lanes) {
   llvm::IRBuilder<> &b = ir.builder;
-  bool permutes = ir.target.isX86 && ir.target.vectorBits >= 256 &&
-                  lanes % kSlice == 0 &&
-                  (element->isFloatTy() || element == ir.i32) &&
-                  entries.size() <= 64;
+  bool permutes =
+      ir.target.isX86 && ir.target.vectorBits >= 256 && lanes % kSlice == 0 &&
+      (element->isFloatTy() || element == ir.i32) && entries.size() <= 64;
   if (permutes) {
     std::vector<llvm::Value *> parts;
     for (unsigned first = 0; first < lanes; first += kSlice)
@@ -104,8 +104,9 @@ llvm::Value *emitTableLookup(IrContext &ir, llvm::Type *element,
   llvm::Value *addresses = b.CreateInBoundsGEP(element, global, offsets);
   if (lanes == 1)
     return b.CreateLoad(element, addresses);
-  return b.CreateMaskedGather(ir.vectorOf(element, lanes), addresses,
-                              llvm::Align(element->getPrimitiveSizeInBits() / 8));
+  return b.CreateMaskedGather(
+      ir.vectorOf(element, lanes), addresses,
+      llvm::Align(element->getPrimitiveSizeInBits() / 8));
 }
 
 } // namespace qjit::llvmjit
