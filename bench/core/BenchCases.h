@@ -26,7 +26,7 @@ enum class CaseLayout : uint8_t {
 };
 
 struct BenchCase {
-  std::string_view name;    ///< "i8_per_tensor": used in benchmark names.
+  std::string_view name; ///< "i8_per_tensor": used in benchmark names.
   /// MLIR storage spelling: "i8", "u4", "f8E4M3FN", a !quant.quantile.
   std::string_view storage;
   CaseLayout layout;
