@@ -12,13 +12,17 @@
 //===----------------------------------------------------------------------===//
 #include "CompactArith.h"
 
+#include "ElementIo.h"
 #include "TableLookup.h"
 
 #include "qjit/FloatStorage.h"
+#include "qjit/HostFloat.h"
 #include "qjit/QuantileSearch.h"
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
+#include <optional>
 
 namespace qjit::llvmjit {
 
@@ -197,6 +201,54 @@ int64_t lowestStored(const StorageSpec &storage) {
 /// value itself (one entry per possible container value).
 constexpr unsigned kMaxDirectBits = 6;
 
+/// The number of thresholds at or below v (lanes of C, not NaN). With
+/// register permutes: a binary search, one bit of the position per step,
+/// each step comparing with the threshold its lane's prefix selects (a
+/// table lookup); the table is padded with NaN thresholds, which compare
+/// false. Otherwise: one comparison per threshold, counted.
+llvm::Value *searchPosition(IrContext &ir, const QuantileSearch &search,
+                            llvm::Value *v, unsigned lanes) {
+  llvm::IRBuilder<> &b = ir.builder;
+  llvm::Type *i32Lanes = ir.vectorOf(ir.i32, lanes);
+  llvm::Value *position = ir.intConstant(ir.i32, 0, lanes);
+  uint64_t size = llvm::PowerOf2Ceil(std::max<size_t>(search.values.size(), 2));
+  bool permutes = ir.target.isX86 && ir.target.vectorBits >= 256 &&
+                  lanes % 8 == 0 && ir.spec.compute == ValueType::F32 &&
+                  size <= 64 && search.thresholds.size() > 2;
+  if (!permutes) {
+    for (double threshold : search.thresholds)
+      position = b.CreateSub(
+          position,
+          b.CreateSExt(b.CreateFCmpOGE(v, ir.computeConstant(threshold, lanes)),
+                       i32Lanes));
+    return position;
+  }
+  std::vector<double> thresholds(size - 1,
+                                 std::numeric_limits<double>::quiet_NaN());
+  std::copy(search.thresholds.begin(), search.thresholds.end(),
+            thresholds.begin());
+  for (uint64_t bit = size / 2; bit >= 1; bit /= 2) {
+    // Candidates p + bit with p a multiple of 2·bit: threshold p + bit − 1.
+    std::vector<double> candidates;
+    for (uint64_t p = 0; p < size; p += 2 * bit)
+      candidates.push_back(thresholds[p + bit - 1]);
+    llvm::Value *threshold =
+        candidates.size() == 1
+            ? ir.computeConstant(candidates[0], lanes)
+            : emitTableLookup(
+                  ir, ir.compute, candidates,
+                  b.CreateLShr(
+                      position,
+                      ir.intConstant(ir.i32, llvm::Log2_64(2 * bit), lanes)),
+                  lanes);
+    llvm::Value *above = b.CreateSExt(b.CreateFCmpOGE(v, threshold), i32Lanes);
+    position = b.CreateOr(
+        position,
+        b.CreateAnd(above, ir.intConstant(ir.i32, int64_t(bit), lanes)));
+  }
+  return position;
+}
+
 llvm::Value *quantizeToQuantile(IrContext &ir, const QuantPlan &plan,
                                 llvm::Value *x, const ParamValues &params,
                                 unsigned lanes) {
@@ -205,13 +257,7 @@ llvm::Value *quantizeToQuantile(IrContext &ir, const QuantPlan &plan,
   QuantileSearch search = buildQuantileSearch(storage.table, ir.spec.compute);
   llvm::Value *v =
       replaceNaN(ir, shiftedScaled(ir, plan, x, params), params.zeroCompute);
-  llvm::Value *position = ir.intConstant(ir.i32, 0, lanes);
-  llvm::Type *i32Lanes = ir.vectorOf(ir.i32, lanes);
-  for (double threshold : search.thresholds)
-    position = b.CreateSub(
-        position,
-        b.CreateSExt(b.CreateFCmpOGE(v, ir.computeConstant(threshold, lanes)),
-                     i32Lanes));
+  llvm::Value *position = searchPosition(ir, search, v, lanes);
   bool identity = true;
   std::vector<double> stored;
   for (size_t p = 0; p < search.tableIndex.size(); ++p) {
@@ -252,6 +298,106 @@ llvm::Value *dequantizeQuantile(IrContext &ir, llvm::Value *q, unsigned lanes) {
   return emitTableLookup(ir, ir.compute, entries, index, lanes);
 }
 
+/// q − lowest: the position of a stored value in a direct table.
+llvm::Value *storedIndex(IrContext &ir, llvm::Value *q) {
+  unsigned n =
+      q->getType()->isVectorTy()
+          ? llvm::cast<llvm::FixedVectorType>(q->getType())->getNumElements()
+          : 1;
+  return ir.builder.CreateSub(
+      q, ir.intConstant(ir.i32, lowestStored(ir.spec.storage), n));
+}
+
+/// One scale and zero point baked in, and at most 64 possible stored
+/// values: every result fl(fl(F(q) − z)·s) is a table entry, computed here
+/// with the kernel's own IEEE operations in C, so the kernel only looks up.
+std::optional<std::vector<double>> bakedResultTable(IrContext &ir) {
+  const KernelSpec &spec = ir.spec;
+  const StorageSpec &storage = spec.storage;
+  if (spec.params.runtime || spec.layout.kind != LayoutSpec::Kind::PerTensor ||
+      storage.bits > kMaxDirectBits || spec.compute != ValueType::F32)
+    return std::nullopt;
+  float scale = static_cast<float>(
+      roundToValueType(spec.params.scales[0], spec.expressed));
+  float zero = static_cast<float>(spec.params.zeroPoints[0]);
+  std::vector<double> results;
+  int64_t lowest = lowestStored(storage);
+  for (int64_t k = 0; k < (int64_t(1) << storage.bits); ++k) {
+    int64_t stored = lowest + k;
+    float value;
+    if (storage.kind == StorageType::Kind::Float) {
+      value = static_cast<float>(decodeFloatStorage(
+          floatStorageFormat(storage.floatFormat), uint32_t(stored)));
+    } else {
+      int64_t last = static_cast<int64_t>(storage.table.size()) - 1;
+      value = static_cast<float>(storage.table[size_t(
+          std::clamp(stored - storage.min, int64_t(0), last))]);
+    }
+    float difference = value - zero;
+    float product = difference * scale;
+    results.push_back(product);
+  }
+  if (results.size() < 2)
+    results.resize(2, results.back());
+  return results;
+}
+
+/// fp8 codes converted through binary16 (F16C's vcvtph2ps, AArch64's
+/// fcvtl): the code's bits, moved into a half, are its value times 2^-k.
+bool halfConversionApplies(IrContext &ir, unsigned lanes) {
+  const StorageSpec &storage = ir.spec.storage;
+  return storage.kind == StorageType::Kind::Float && storage.bits == 8 &&
+         ir.spec.compute == ValueType::F32 && lanes % 8 == 0 &&
+         (!ir.target.isX86 || ir.target.vectorBits >= 256);
+}
+
+struct HalfCodes {
+  llvm::Value *values;   ///< f32 lanes: F(code) · 2^-exponentShift.
+  int exponentShift = 0; ///< k.
+};
+
+/// f8E5M2 is the top byte of a binary16 (same bias, inf, NaN): F exactly.
+/// f8E4M3FN's magnitude bits shifted left 7 are a binary16 of bias 15,
+/// i.e. F · 2^-8, subnormals included; its NaN (0x7F / 0xFF) becomes a
+/// binary16 quiet NaN.
+HalfCodes halfCodes(IrContext &ir, llvm::Value *src, llvm::Value *index,
+                    Lanes lanes) {
+  llvm::IRBuilder<> &b = ir.builder;
+  unsigned n = lanes.count;
+  auto i16 = [&](int64_t value) { return ir.intConstant(ir.i16, value, n); };
+  llvm::Value *bytes = ir.load(ir.i8, ir.byteAddress(src, index), lanes);
+  llvm::Type *i16Lanes = ir.vectorOf(ir.i16, n);
+  llvm::Value *half;
+  HalfCodes codes;
+  if (ir.spec.storage.floatFormat == FloatType::F8E5M2) {
+    half = b.CreateShl(b.CreateZExt(bytes, i16Lanes), i16(8));
+  } else {
+    llvm::Value *extended = b.CreateSExt(bytes, i16Lanes);
+    half = b.CreateAnd(b.CreateShl(extended, i16(7)), i16(0xBF80));
+    llvm::Value *isNaN =
+        b.CreateICmpEQ(b.CreateAnd(extended, i16(0x7F)), i16(0x7F));
+    // 0x3F80 (and the sign) becomes the quiet NaN 0x7E00, the reference's.
+    half = b.CreateXor(
+        half, b.CreateAnd(b.CreateSExt(isNaN, i16Lanes), i16(0x3F80 ^ 0x7E00)));
+    codes.exponentShift = 8;
+  }
+  codes.values =
+      b.CreateFPExt(b.CreateBitCast(half, ir.vectorOf(b.getHalfTy(), n)),
+                    ir.vectorOf(ir.compute, n));
+  return codes;
+}
+
+/// Baked scales s with s·2^k exact and finite for every parameter.
+bool scalesFold(IrContext &ir, int exponentShift) {
+  if (ir.spec.params.runtime)
+    return false;
+  for (double scale : ir.spec.params.scales)
+    if (std::fabs(roundToValueType(scale, ir.spec.expressed)) >
+        std::ldexp(1.0, 100 - exponentShift))
+      return false;
+  return true;
+}
+
 } // namespace
 
 llvm::Value *emitCompactQuantize(IrContext &ir, const QuantPlan &plan,
@@ -262,12 +408,37 @@ llvm::Value *emitCompactQuantize(IrContext &ir, const QuantPlan &plan,
   return quantizeToQuantile(ir, plan, x, params, lanes);
 }
 
-llvm::Value *emitCompactDequantize(IrContext &ir, llvm::Value *q,
-                                   const ParamValues &params, unsigned lanes) {
-  llvm::Value *value = ir.spec.storage.kind == StorageType::Kind::Float
-                           ? dequantizeFloat(ir, q, lanes)
-                           : dequantizeQuantile(ir, q, lanes);
+llvm::Value *emitCompactDequantize(IrContext &ir, llvm::Value *src,
+                                   llvm::Value *index, Lanes lanes,
+                                   const ParamValues &params) {
   llvm::IRBuilder<> &b = ir.builder;
+  unsigned n = lanes.count;
+  if (std::optional<std::vector<double>> results = bakedResultTable(ir))
+    return emitTableLookup(ir, ir.compute, *results,
+                           storedIndex(ir, loadStored(ir, src, index, lanes)),
+                           n);
+  if (halfConversionApplies(ir, n)) {
+    HalfCodes codes = halfCodes(ir, src, index, lanes);
+    // y = (F·2^k − z)·s, F·2^k exact; with baked scales folded as
+    // (F − z/2^k)·(s·2^k), the same real product (see halfCodes).
+    double up = std::ldexp(1.0, codes.exponentShift);
+    if (scalesFold(ir, codes.exponentShift)) {
+      llvm::Value *zero =
+          b.CreateFMul(params.zeroCompute, ir.computeConstant(1 / up, n));
+      llvm::Value *scale =
+          b.CreateFMul(params.scale, ir.computeConstant(up, n));
+      return b.CreateFMul(b.CreateFSub(codes.values, zero), scale);
+    }
+    llvm::Value *value =
+        codes.exponentShift == 0
+            ? codes.values
+            : b.CreateFMul(codes.values, ir.computeConstant(up, n));
+    return b.CreateFMul(b.CreateFSub(value, params.zeroCompute), params.scale);
+  }
+  llvm::Value *q = loadStored(ir, src, index, lanes);
+  llvm::Value *value = ir.spec.storage.kind == StorageType::Kind::Float
+                           ? dequantizeFloat(ir, q, n)
+                           : dequantizeQuantile(ir, q, n);
   return b.CreateFMul(b.CreateFSub(value, params.zeroCompute), params.scale);
 }
 

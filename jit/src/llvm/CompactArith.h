@@ -27,9 +27,11 @@ void adaptPlanToCompactStorage(QuantPlan &plan, const KernelSpec &spec);
 llvm::Value *emitCompactQuantize(IrContext &ir, const QuantPlan &plan,
                                  llvm::Value *x, const ParamValues &params,
                                  unsigned lanes);
-/// Compute-type lanes from codes / stored values (i32 lanes as loaded).
-llvm::Value *emitCompactDequantize(IrContext &ir, llvm::Value *q,
-                                   const ParamValues &params, unsigned lanes);
+/// Compute-type lanes of elements index.. of `src` (loaded here: fp8
+/// codes convert on 16-bit lanes).
+llvm::Value *emitCompactDequantize(IrContext &ir, llvm::Value *src,
+                                   llvm::Value *index, Lanes lanes,
+                                   const ParamValues &params);
 
 } // namespace qjit::llvmjit
 

@@ -73,11 +73,11 @@ void KernelEmitter::emitElements(llvm::Value *e, Lanes lanes,
     return;
   }
   case KernelOp::DCast: {
-    llvm::Value *q = loadStored(ir_, src_, e, lanes);
     storeExpressed(ir_, dst_, e,
                    isCompactStorage(ir_.spec.storage)
-                       ? emitCompactDequantize(ir_, q, params, lanes.count)
-                       : emitDequantize(ir_, q, params, lanes.count),
+                       ? emitCompactDequantize(ir_, src_, e, lanes, params)
+                       : emitDequantize(ir_, loadStored(ir_, src_, e, lanes),
+                                        params, lanes.count),
                    lanes);
     return;
   }
