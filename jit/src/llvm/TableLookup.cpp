@@ -3,6 +3,8 @@
 
 #include <llvm/IR/IntrinsicsX86.h>
 
+#include <cstring>
+
 namespace qjit::llvmjit {
 
 namespace {
@@ -76,7 +78,89 @@ llvm::Value *permuteLookup(IrContext &ir, llvm::Type *element,
   return level[0];
 }
 
+/// AVX2's in-lane unpack (punpckl* / punpckh*) of two 256-bit vectors of
+/// `count` elements: per 128-bit half, the low or high halves interleaved.
+llvm::Value *unpackInLanes(IrContext &ir, llvm::Value *a, llvm::Value *b,
+                           unsigned count, bool high) {
+  llvm::SmallVector<int, 64> mask;
+  unsigned half = count / 2, quarter = count / 4;
+  for (unsigned lane = 0; lane < 2; ++lane)
+    for (unsigned i = 0; i < quarter; ++i) {
+      int from = static_cast<int>(lane * half + (high ? quarter : 0) + i);
+      mask.push_back(from);
+      mask.push_back(from + static_cast<int>(count));
+    }
+  return ir.builder.CreateShuffleVector(a, b, mask);
+}
+
+/// Lanes the byte-plane lookup converts at once (one 16-byte load).
+constexpr unsigned kPlaneLanes = 32;
+
 } // namespace
+
+bool nibbleLookupApplies(IrContext &ir, Lanes lanes,
+                         const std::vector<double> &entries) {
+  const StorageSpec &storage = ir.spec.storage;
+  return ir.target.isX86 && ir.target.vectorBits >= 256 && storage.packed &&
+         storage.bits == 4 && entries.size() == 16 &&
+         lanes.count == kPlaneLanes && !lanes.mask;
+}
+
+llvm::Value *emitNibbleLookup(IrContext &ir, llvm::Value *src,
+                              llvm::Value *index,
+                              const std::vector<double> &entries) {
+  llvm::IRBuilder<> &b = ir.builder;
+  llvm::Value *packed =
+      ir.load(ir.i8, ir.byteAddress(src, b.CreateLShr(index, 1)), Lanes{16});
+  llvm::Value *low = b.CreateAnd(packed, ir.intConstant(ir.i8, 0x0F, 16));
+  llvm::Value *high = b.CreateLShr(packed, ir.intConstant(ir.i8, 4, 16));
+  // Nibble order such that the in-lane unpacks below leave elements in
+  // order: the low 128 bits hold elements 0-3, 8-11, 16-19, 24-27, the
+  // high ones 4-7, 12-15, 20-23, 28-31. Element e is nibble e % 2 of
+  // byte e / 2.
+  llvm::SmallVector<int, kPlaneLanes> order;
+  for (unsigned lane = 0; lane < 2; ++lane)
+    for (unsigned group = 0; group < 4; ++group)
+      for (unsigned i = 0; i < 4; ++i) {
+        unsigned e = 8 * group + 4 * lane + i;
+        order.push_back(static_cast<int>(e / 2 + (e % 2 ? 16 : 0)));
+      }
+  llvm::Value *nibbles = b.CreateShuffleVector(low, high, order);
+  std::vector<llvm::Value *> planes;
+  for (unsigned k = 0; k < 4; ++k) {
+    llvm::SmallVector<llvm::Constant *, kPlaneLanes> plane;
+    for (unsigned e = 0; e < kPlaneLanes; ++e) {
+      float entry = static_cast<float>(entries[e % 16]);
+      uint32_t word;
+      std::memcpy(&word, &entry, 4);
+      plane.push_back(b.getInt8(static_cast<uint8_t>(word >> (8 * k))));
+    }
+    planes.push_back(
+        b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_pshuf_b, {},
+                          {llvm::ConstantVector::get(plane), nibbles}));
+  }
+  llvm::Type *words = ir.vectorOf(ir.i16, 16);
+  std::vector<llvm::Value *> outputs;
+  for (bool highBytes : {false, true}) {
+    llvm::Value *low16 = b.CreateBitCast(
+        unpackInLanes(ir, planes[0], planes[1], 32, highBytes), words);
+    llvm::Value *high16 = b.CreateBitCast(
+        unpackInLanes(ir, planes[2], planes[3], 32, highBytes), words);
+    for (bool highWords : {false, true})
+      outputs.push_back(unpackInLanes(ir, low16, high16, 16, highWords));
+  }
+  auto concatenate = [&](llvm::Value *x, llvm::Value *y) {
+    unsigned count =
+        llvm::cast<llvm::FixedVectorType>(x->getType())->getNumElements();
+    llvm::SmallVector<int, 64> both;
+    for (unsigned i = 0; i < 2 * count; ++i)
+      both.push_back(static_cast<int>(i));
+    return b.CreateShuffleVector(x, y, both);
+  };
+  return b.CreateBitCast(concatenate(concatenate(outputs[0], outputs[1]),
+                                     concatenate(outputs[2], outputs[3])),
+                         ir.vectorOf(ir.compute, kPlaneLanes));
+}
 
 llvm::Value *emitTableLookup(IrContext &ir, llvm::Type *element,
                              const std::vector<double> &entries,

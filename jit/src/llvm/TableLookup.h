@@ -5,6 +5,7 @@
 // registers and vpermps / vpermd pick each lane's entry, and a select tree
 // on the index's high bits combines the slices (16 entries: 2 permutes and
 // a blend). Elsewhere a constant global is read per lane (a gather).
+// Packed 4-bit elements with 16 entries have a byte-shuffle variant.
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_LLVM_TABLELOOKUP_H
@@ -21,6 +22,19 @@ namespace qjit::llvmjit {
 llvm::Value *emitTableLookup(IrContext &ir, llvm::Type *element,
                              const std::vector<double> &entries,
                              llvm::Value *index, unsigned lanes);
+
+/// Whether emitNibbleLookup applies: AVX2, packed 4-bit storage, 16
+/// compute-type (f32) entries, a full vector of 32 lanes.
+bool nibbleLookupApplies(IrContext &ir, Lanes lanes,
+                         const std::vector<double> &entries);
+/// entries[nibble] for the 32 packed 4-bit elements index.. of `src`, by
+/// byte shuffles (vpshufb, cheap everywhere, unlike 32-bit permutes on
+/// some x86): byte k of every entry forms a 16-byte plane one vpshufb
+/// indexes by the nibbles; in-lane unpacks of the four planes' results
+/// rebuild the f32 bits in element order.
+llvm::Value *emitNibbleLookup(IrContext &ir, llvm::Value *src,
+                              llvm::Value *index,
+                              const std::vector<double> &entries);
 
 } // namespace qjit::llvmjit
 
