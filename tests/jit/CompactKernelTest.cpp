@@ -12,9 +12,13 @@
 
 #include "qjit/Backend.h"
 #include "qjit/Isa.h"
+#include "qjit/QuantileSearch.h"
+#include "qjit/Reference.h"
 #include "qjit/Runtime.h"
 
 #include <gtest/gtest.h>
+
+#include <cmath>
 
 namespace qjit {
 namespace {
@@ -103,6 +107,47 @@ TEST_P(CompactKernelTest, Layouts) {
   size_t storages = axes.compact.size();
   size_t expected = (storages + 2 + storages) * 7 * 2;
   EXPECT_EQ(check(axes), compiles() ? expected : 0u);
+}
+
+TEST_P(CompactKernelTest, QuantileQcastAtEveryThreshold) {
+  // Baked per-tensor quantile qcast compares inputs with thresholds moved
+  // to the input side: check the few ulps around each one, both scale ops.
+  if (!compiles())
+    GTEST_SKIP() << "the backend refuses quantile storage";
+  for (const StorageSpec &storage : testing::compactStorages()) {
+    if (storage.kind != StorageType::Kind::Quantile)
+      continue;
+    QuantileSearch search = buildQuantileSearch(storage.table, ValueType::F32);
+    for (auto [scale, zero] :
+         {std::pair{0.0137, int64_t(0)}, std::pair{3.0, int64_t(1)},
+          std::pair{0.7, int64_t(-2)}})
+      for (ScaleOp op : {ScaleOp::Divide, ScaleOp::Reciprocal}) {
+        KernelSpec spec;
+        spec.storage = storage;
+        spec.params.scales = {static_cast<float>(scale)};
+        spec.params.zeroPoints = {zero};
+        spec.knobs.scaleOp = op;
+        std::vector<float> inputs;
+        for (double threshold : search.thresholds) {
+          float x = static_cast<float>((threshold - double(zero)) * scale);
+          for (int step = 0; step < 6; ++step)
+            x = std::nextafter(x, -1e30f);
+          for (int step = 0; step < 12; ++step) {
+            inputs.push_back(x);
+            x = std::nextafter(x, 1e30f);
+          }
+        }
+        Expected<CompiledCode> code = backend_->compile(spec);
+        ASSERT_TRUE(code) << code.status().message();
+        std::vector<uint8_t> want(storageBytes(storage, inputs.size()));
+        std::vector<uint8_t> got(want.size(), 0xA5);
+        ASSERT_TRUE(
+            runReference(spec, inputs.data(), want.data(), inputs.size()));
+        reinterpret_cast<KernelFn>(const_cast<void *>(code->entry))(
+            inputs.data(), got.data(), inputs.size());
+        EXPECT_EQ(got, want) << spec.canonicalString();
+      }
+  }
 }
 
 std::vector<BackendAtLevel> backendsAndLevels() {

@@ -97,6 +97,9 @@ std::optional<std::vector<double>> bakedResultTable(IrContext &ir) {
 llvm::Value *emitCompactQuantize(IrContext &ir, const QuantPlan &plan,
                                  llvm::Value *x, const ParamValues &params,
                                  unsigned lanes) {
+  if (ir.spec.storage.kind == StorageType::Kind::Quantile)
+    if (llvm::Value *stored = emitQuantileEncodeFromInput(ir, x, lanes))
+      return stored;
   llvm::Value *v = shiftedScaled(ir, plan, x, params);
   if (ir.spec.storage.kind == StorageType::Kind::Float)
     return emitFloatEncode(ir, v, params.zeroCompute, lanes);

@@ -23,6 +23,11 @@ int64_t lowestStored(const StorageSpec &storage);
 /// lanes); NaN lanes use `zero` (C(z)).
 llvm::Value *emitQuantileEncode(IrContext &ir, llvm::Value *v,
                                 llvm::Value *zero, unsigned lanes);
+/// As emitQuantileEncode, straight from the expressed values x (compute
+/// lanes) for one baked scale and zero point: the thresholds are moved to
+/// the input at compile time, so no lane divides. Null otherwise.
+llvm::Value *emitQuantileEncodeFromInput(IrContext &ir, llvm::Value *x,
+                                         unsigned lanes);
 /// The table entries (compute lanes) of stored values q (i32 lanes).
 llvm::Value *emitQuantileDecode(IrContext &ir, llvm::Value *q, unsigned lanes);
 

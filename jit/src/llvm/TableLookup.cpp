@@ -45,6 +45,26 @@ llvm::Value *concatenate(IrContext &ir, std::vector<llvm::Value *> parts) {
   return parts[0];
 }
 
+/// Tables of up to 4 entries, replicated in both 128-bit halves, are read
+/// by vpermilps (in-lane, cheaper than the lane-crossing vpermps).
+constexpr size_t kInLaneEntries = 4;
+
+llvm::Value *inLaneLookup(IrContext &ir, llvm::Type *element,
+                          const std::vector<double> &entries,
+                          llvm::Value *index) {
+  llvm::IRBuilder<> &b = ir.builder;
+  llvm::Type *floats = llvm::FixedVectorType::get(b.getFloatTy(), kSlice);
+  llvm::SmallVector<llvm::Constant *, kSlice> table;
+  for (size_t k = 0; k < kSlice; ++k)
+    table.push_back(constantOf(
+        element, entries[std::min(k % kInLaneEntries, entries.size() - 1)]));
+  llvm::Value *values =
+      b.CreateBitCast(llvm::ConstantVector::get(table), floats);
+  llvm::Value *picked = b.CreateIntrinsic(
+      llvm::Intrinsic::x86_avx_vpermilvar_ps_256, {}, {values, index});
+  return b.CreateBitCast(picked, llvm::FixedVectorType::get(element, kSlice));
+}
+
 /// One 8-lane chunk through vpermps / vpermd and a select tree.
 llvm::Value *permuteLookup(IrContext &ir, llvm::Type *element,
                            const std::vector<double> &entries,
@@ -171,9 +191,12 @@ llvm::Value *emitTableLookup(IrContext &ir, llvm::Type *element,
       (element->isFloatTy() || element == ir.i32) && entries.size() <= 64;
   if (permutes) {
     std::vector<llvm::Value *> parts;
-    for (unsigned first = 0; first < lanes; first += kSlice)
-      parts.push_back(permuteLookup(ir, element, entries,
-                                    lanesOf(ir, index, first, kSlice)));
+    for (unsigned first = 0; first < lanes; first += kSlice) {
+      llvm::Value *chunk = lanesOf(ir, index, first, kSlice);
+      parts.push_back(entries.size() <= kInLaneEntries
+                          ? inLaneLookup(ir, element, entries, chunk)
+                          : permuteLookup(ir, element, entries, chunk));
+    }
     return concatenate(ir, std::move(parts));
   }
   llvm::SmallVector<llvm::Constant *, 64> values;
