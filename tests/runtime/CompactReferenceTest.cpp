@@ -395,6 +395,38 @@ TEST(CompactReference, QuantileDequantizeClampsOutOfBounds) {
   EXPECT_EQ(out, (std::vector<float>{-4, -4, -3, 2, 2, 2, -3}));
 }
 
+TEST(CompactReference, VerifyRejectsMalformedCompactStorage) {
+  auto verify = [](KernelSpec spec) { return verifyKernelSpec(spec).code(); };
+  KernelSpec fp8 =
+      perTensorSpec(KernelOp::QCast, floatStorage(FloatType::F8E4M3FN),
+                    ValueType::F32, 1.0, 0);
+  EXPECT_EQ(verify(fp8), ErrorCode::Ok);
+  KernelSpec bad = fp8;
+  bad.storage.isSigned = true; // Codes are unsigned bit patterns.
+  EXPECT_EQ(verify(bad), ErrorCode::InvalidArgument);
+  bad = fp8;
+  bad.storage.max = 449;
+  EXPECT_EQ(verify(bad), ErrorCode::InvalidArgument);
+  bad = fp8;
+  bad.storage.floatFormat = FloatType::F8E4M3FNUZ;
+  EXPECT_EQ(verify(bad), ErrorCode::InvalidArgument);
+  bad = perTensorSpec(KernelOp::QCast, integerStorage(8, true), ValueType::F32,
+                      1.0, 0);
+  bad.knobs.saturate = false; // Integers always saturate.
+  EXPECT_EQ(verify(bad), ErrorCode::InvalidArgument);
+  bad = perTensorSpec(KernelOp::QCast, floatStorage(FloatType::F4E2M1FN, true),
+                      ValueType::F32, 1.0, 0);
+  bad.knobs.saturate = false; // f4E2M1FN cannot overflow to anything.
+  EXPECT_EQ(verify(bad), ErrorCode::InvalidArgument);
+  bad = perTensorSpec(KernelOp::DCast, quantileStorage({-1, 0, 1}, 2, 0, false),
+                      ValueType::F32, 1.0, 0);
+  EXPECT_EQ(verify(bad), ErrorCode::Ok);
+  bad.storage.table[1] = std::numeric_limits<double>::quiet_NaN();
+  EXPECT_EQ(verify(bad), ErrorCode::InvalidArgument);
+  bad.storage.table = {-1, 0}; // One entry per stored value in [0, 2].
+  EXPECT_EQ(verify(bad), ErrorCode::InvalidArgument);
+}
+
 TEST(CompactReference, LoweringPrintsAndNormalizes) {
   auto spec = [](std::string_view text, KernelOp op, LoweringOptions options) {
     Expected<TypeDescriptor> type = parseTypeOrError(text);
