@@ -7,6 +7,7 @@
 #include "qjit/QuantileSearch.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <limits>
 
@@ -154,6 +155,15 @@ llvm::Value *emitQuantileEncodeFromInput(IrContext &ir, llvm::Value *x,
                                          unsigned lanes) {
   const KernelSpec &spec = ir.spec;
   if (spec.params.runtime || spec.layout.kind != LayoutSpec::Kind::PerTensor)
+    return nullptr;
+  // The chain is monotone (and never NaN for a non-NaN x) only for a
+  // positive finite scale whose reciprocal, when used, is finite too.
+  double scale = roundToValueType(spec.params.scales[0], spec.expressed);
+  double reciprocal = spec.compute == ValueType::F64
+                          ? 1 / scale
+                          : double(1.0f / static_cast<float>(scale));
+  if (!(scale > 0) || !std::isfinite(scale) ||
+      (spec.knobs.scaleOp == ScaleOp::Reciprocal && !std::isfinite(reciprocal)))
     return nullptr;
   llvm::IRBuilder<> &b = ir.builder;
   QuantileSearch search = buildQuantileSearch(spec.storage.table, spec.compute);
