@@ -259,6 +259,48 @@ def target_lines(results):
         lines + [""]
 
 
+# Compact formats (issue 8) against qjit's own int8 kernels in the same run:
+# (op, case) -> (int8 case, minimum ratio).
+COMPACT_TARGETS = {
+    ("dcast", "i4_block32"): ("i8_block32", 0.8),
+    ("qcast", "i4_block32"): ("i8_block32", 0.5),
+    ("dcast", "f8e4m3fn_per_tensor"): ("i8_per_tensor", 0.8),
+    ("qcast", "f8e4m3fn_per_tensor"): ("i8_per_tensor", 0.5),
+    ("dcast", "nf4_per_tensor"): ("i8_per_tensor", 0.8),
+    ("qcast", "nf4_per_tensor"): ("i8_per_tensor", 0.5),
+}
+
+
+def best_qjit(rows, n):
+    return max((rows[b][n]["el_ns"] for b in QJIT_ROWS
+                if b in rows and n in rows[b]), default=None)
+
+
+def compact_lines(results):
+    """Compact formats against qjit's int8 kernels (qjit's best rows)."""
+    lines = []
+    for (op, case), (base, need) in COMPACT_TARGETS.items():
+        rows = results.throughput.get((op, case))
+        base_rows = results.throughput.get((op, base))
+        if not rows or not base_rows:
+            continue
+        for n in sorted({n for r in rows.values() for n in r}):
+            value, reference = best_qjit(rows, n), best_qjit(base_rows, n)
+            if value is None or reference is None:
+                continue
+            ratio = value / reference
+            lines.append("| %s %s | %s | %.2f el/ns | %.2f× %s | ≥ %.1f× | %s |"
+                         % (op, case, size_name(n), value, ratio, base, need,
+                            "met" if ratio >= need else "**not met**"))
+    if not lines:
+        return []
+    return ["## Compact formats", "",
+            "Packed int4, fp8 and NF4 against qjit's own int8 kernels "
+            "(best backend of each), as issue 8 asks.", "",
+            "| case | N | qjit | vs int8 | target | |",
+            "|---|---|---:|---:|---:|---|"] + lines + [""]
+
+
 def write_plot(results, path):
     try:
         import matplotlib
@@ -332,6 +374,7 @@ def main():
         lines += ["![throughput vs N](%s)" % os.path.relpath(
             args.out_png, os.path.dirname(args.out_md)), ""]
     lines += target_lines(results)
+    lines += compact_lines(results)
     lines += ["## Throughput", "",
               "Rows: `llvm`, `asmjit` (qjit, best ISA of the host), "
               "`reference` (qjit's scalar reference, up to 1M elements), "

@@ -20,7 +20,9 @@ const char kKernelFlagsHelp[] =
     "  --rounding=nearest-even|nearest-away|toward-zero\n"
     "  --scale-op=divide|reciprocal\n"
     "  --zero-point=before-rounding|after-rounding\n"
-    "                              knob flags override --semantics\n";
+    "                              knob flags override --semantics\n"
+    "  --no-saturate               f8E4M3FN / f8E5M2 storage: overflow\n"
+    "                              stores NaN / ±inf (ONNX saturate=0)\n";
 
 const char kBackendFlagsHelp[] =
     "  --backend=auto|llvm|asmjit|reference\n"
@@ -101,6 +103,7 @@ Expected<QuantKnobs> readKnobs(const CommandLine &flags) {
   knobs.rounding = rounding->value_or(knobs.rounding);
   knobs.scaleOp = scaleOp->value_or(knobs.scaleOp);
   knobs.zeroPoint = zeroPoint->value_or(knobs.zeroPoint);
+  knobs.saturate = !flags.has("no-saturate");
   return knobs;
 }
 
@@ -113,7 +116,8 @@ void addKernelFlags(CommandLine &flags) {
       .value("semantics")
       .value("rounding")
       .value("scale-op")
-      .value("zero-point");
+      .value("zero-point")
+      .flag("no-saturate");
 }
 
 Expected<KernelRequest> readKernelRequest(const CommandLine &flags) {

@@ -8,6 +8,14 @@ namespace qjit::bench {
 
 namespace {
 
+/// NF4 (QLoRA's 4-bit NormalFloat table) as the storage of a uniform type.
+constexpr std::string_view kNf4Storage =
+    "!quant.quantile<u4:f32, {-1.0, -0.6961928009986877, -0.5250730514526367, "
+    "-0.39491748809814453, -0.28444138169288635, -0.18477343022823334, "
+    "-0.09105003625154495, 0.0, 0.07958029955625534, 0.16093020141124725, "
+    "0.24611230194568634, 0.33791524171829224, 0.44070982933044434, "
+    "0.5626170039176941, 0.7229568362236023, 1.0}>";
+
 constexpr BenchCase kCases[] = {
     {"i8_per_tensor", "i8", CaseLayout::PerTensor, true, false},
     {"u8_per_tensor", "u8", CaseLayout::PerTensor, true, false},
@@ -15,6 +23,12 @@ constexpr BenchCase kCases[] = {
     {"i8_per_axis_first", "i8", CaseLayout::PerAxisFirst, false, false},
     {"i8_block32", "i8", CaseLayout::Block32, false, true},
     {"i4_per_tensor", "i4", CaseLayout::PerTensor, true, false},
+    // Compact formats (docs/semantics.md section 8), measured against the
+    // int8 cases above: packed int4 blockwise (the GPTQ / q4 shape), fp8
+    // and NF4.
+    {"i4_block32", "i4", CaseLayout::Block32, false, true},
+    {"f8e4m3fn_per_tensor", "f8E4M3FN", CaseLayout::PerTensor, false, false},
+    {"nf4_per_tensor", kNf4Storage, CaseLayout::PerTensor, false, false},
 };
 
 /// A scale with all 24 significand bits in play (so neither division nor

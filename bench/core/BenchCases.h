@@ -26,8 +26,9 @@ enum class CaseLayout : uint8_t {
 };
 
 struct BenchCase {
-  std::string_view name;    ///< "i8_per_tensor": used in benchmark names.
-  std::string_view storage; ///< MLIR storage spelling: "i8", "u8", "i4".
+  std::string_view name; ///< "i8_per_tensor": used in benchmark names.
+  /// MLIR storage spelling: "i8", "u4", "f8E4M3FN", a !quant.quantile.
+  std::string_view storage;
   CaseLayout layout;
   /// Non-zero zero points. Per-axis and blockwise cases are symmetric
   /// because oneDNN 2.6 reorders accept only a common zero point.

@@ -5,6 +5,7 @@
 #include "qjit/Reference.h"
 #include "qjit/TypeParser.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace qjit::bench {
@@ -203,8 +204,16 @@ Status Workload::fillInput() {
   // units of the first parameter.
   double scale = scales_.empty() ? 1.0 : scales_[0];
   double zp = zeroPoints_.empty() ? 0.0 : zeroPoints_[0];
-  double lo = (static_cast<double>(storage.min) - zp - 4) * scale;
-  double hi = (static_cast<double>(storage.max) - zp + 4) * scale;
+  double low = static_cast<double>(storage.min);
+  double high = static_cast<double>(storage.max);
+  double margin = 4;
+  if (storage.kind == StorageType::Kind::Quantile) { // The table's range.
+    low = *std::min_element(storage.table.begin(), storage.table.end());
+    high = *std::max_element(storage.table.begin(), storage.table.end());
+    margin = 0.1;
+  }
+  double lo = (low - zp - margin) * scale;
+  double hi = (high - zp + margin) * scale;
   for (size_t e = 0; e < n_; ++e)
     storeExpressed(spec_.expressed, input_.data(), e,
                    lo + (hi - lo) * random.unit());

@@ -4,6 +4,7 @@
 #include "ShortestDecimal.h"
 
 #include <charconv>
+#include <cmath>
 #include <string>
 
 namespace qjit {
@@ -99,6 +100,19 @@ std::string_view zeroPointOrderName(ZeroPointOrder order) {
   return "?";
 }
 
+int64_t floatStorageLargest(FloatType format) {
+  switch (format) {
+  case FloatType::F8E4M3FN:
+    return 448;
+  case FloatType::F8E5M2:
+    return 57344;
+  case FloatType::F4E2M1FN:
+    return 6;
+  default:
+    return 0;
+  }
+}
+
 unsigned StorageSpec::containerBytes() const {
   if (bits <= 8)
     return 1;
@@ -166,7 +180,7 @@ void appendList(std::string &out, const std::vector<T> &values) {
   out += ']';
 }
 
-/// "i8", "u4", "f8E4M3FN", "quantile(u4)".
+/// "i8", "u4", "f8E4M3FN", "quantile-u4".
 std::string storageName(const StorageSpec &storage) {
   std::string integer =
       (storage.isSigned ? "i" : "u") + std::to_string(storage.bits);
@@ -254,11 +268,26 @@ Status verifyStorage(const StorageSpec &storage) {
       return invalid("quantile table needs one entry per storage value");
     break;
   }
-  case StorageType::Kind::Float:
+  case StorageType::Kind::Float: {
+    if (storage.floatFormat != FloatType::F8E4M3FN &&
+        storage.floatFormat != FloatType::F8E5M2 &&
+        storage.floatFormat != FloatType::F4E2M1FN)
+      return invalid("float storage must be f8E4M3FN, f8E5M2 or f4E2M1FN");
     if (storage.bits != floatTypeBits(storage.floatFormat))
       return invalid("float storage width does not match its format");
+    if (storage.isSigned)
+      return invalid("float storage codes are unsigned bit patterns");
+    int64_t largest = floatStorageLargest(storage.floatFormat);
+    if (storage.min < -largest || storage.max > largest)
+      return invalid("storage bounds outside the range of " +
+                     storageName(storage));
     break;
   }
+  }
+  if (storage.kind == StorageType::Kind::Quantile)
+    for (double entry : storage.table)
+      if (!std::isfinite(entry))
+        return invalid("quantile table entries must be finite");
   if (storage.packed && storage.bits != 1 && storage.bits != 2 &&
       storage.bits != 4)
     return invalid("only 1-, 2- and 4-bit storage can be packed");
@@ -310,6 +339,9 @@ Status verifyKernelSpec(const KernelSpec &spec) {
                    " expressed values");
   if (Status status = verifyLayout(spec.layout); !status)
     return status;
+  if (!spec.knobs.saturate && (spec.storage.kind != StorageType::Kind::Float ||
+                               spec.storage.floatFormat == FloatType::F4E2M1FN))
+    return invalid("only f8E4M3FN and f8E5M2 storage can turn saturation off");
   if (!spec.params.runtime) {
     size_t count = static_cast<size_t>(spec.layout.parameterCount());
     if (spec.params.scales.size() != count ||
@@ -359,6 +391,8 @@ std::string KernelSpec::canonicalString() const {
   out += zeroPointOrderName(knobs.zeroPoint);
   out += ',';
   out += roundingModeName(knobs.rounding);
+  if (storage.kind == StorageType::Kind::Float)
+    out += knobs.saturate ? ",saturate" : ",no-saturate";
   out += " shape=";
   if (shape.empty())
     out += "none";

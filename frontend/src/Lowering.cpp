@@ -24,6 +24,7 @@
 #include "qjit/KernelSpec.h"
 #include "qjit/TypeParser.h"
 
+#include "FloatFormat.h"
 #include "ShortestDecimal.h"
 
 #include <cmath>
@@ -87,6 +88,33 @@ Expected<ValueType> lowerExpressed(const QuantType &type) {
   }
 }
 
+bool isStorageFloatFormat(FloatType format) {
+  return format == FloatType::F8E4M3FN || format == FloatType::F8E5M2 ||
+         format == FloatType::F4E2M1FN;
+}
+
+Status checkStorage(const StorageType &storage) {
+  switch (storage.kind) {
+  case StorageType::Kind::Integer:
+    return Status::ok();
+  case StorageType::Kind::Float:
+    if (isStorageFloatFormat(storage.floatType))
+      return Status::ok();
+    return unsupported("float storage " +
+                       std::string(floatTypeName(storage.floatType)) +
+                       " is not supported: kernels store f8E4M3FN, f8E5M2 "
+                       "or f4E2M1FN");
+  case StorageType::Kind::Quantile:
+    if (!storage.quantile)
+      return unsupported("quantile storage without its quantile type");
+    if (storage.quantile->storage.kind != StorageType::Kind::Integer)
+      return unsupported("a quantile type with float storage is not "
+                         "supported: its stored values must be integers");
+    return Status::ok();
+  }
+  return Status::ok();
+}
+
 Status checkComputable(const QuantType &type) {
   switch (type.family) {
   case QuantType::Family::Any:
@@ -96,21 +124,14 @@ Status checkComputable(const QuantType &type) {
     return unsupported("!quant.calibrated records a range, not a scale and "
                        "zero point: no kernel can compute it");
   case QuantType::Family::Quantile:
-    return unsupported("!quant.quantile is not supported yet");
+    if (type.storage.kind != StorageType::Kind::Integer)
+      return unsupported("a quantile type with float storage is not "
+                         "supported: its stored values must be integers");
+    return Status::ok();
   case QuantType::Family::Uniform:
     break;
   }
-  switch (type.storage.kind) {
-  case StorageType::Kind::Integer:
-    return Status::ok();
-  case StorageType::Kind::Float:
-    return unsupported("float storage (" +
-                       std::string(floatTypeName(type.storage.floatType)) +
-                       ") is not supported yet");
-  case StorageType::Kind::Quantile:
-    return unsupported("quantile storage is not supported yet");
-  }
-  return Status::ok();
+  return checkStorage(type.storage);
 }
 
 /// The type's shape with dynamic dims filled from `fill` (LoweringOptions'
@@ -303,6 +324,12 @@ Expected<ParameterSpec> lowerParameters(const QuantType &type,
   params.runtime = runtime;
   if (runtime)
     return params;
+  // A standalone quantile type is its table: scale 1, zero point 0.
+  if (type.family == QuantType::Family::Quantile) {
+    params.scales = {1.0};
+    params.zeroPoints = {0};
+    return params;
+  }
   for (double scale : type.scales) {
     double rounded = roundToValueType(scale, expressed);
     if (!(rounded > 0.0) || std::isinf(rounded))
@@ -317,16 +344,57 @@ Expected<ParameterSpec> lowerParameters(const QuantType &type,
   return params;
 }
 
-StorageSpec lowerStorage(const StorageType &storage, bool unpacked) {
+/// Quantile entries as kernels use them: rounded to the table's type, then
+/// to the compute type (docs/semantics.md, 8.4).
+std::vector<double> lowerTable(const QuantType &quantile, ValueType compute) {
+  std::vector<double> table;
+  for (double entry : quantile.table) {
+    double held = entry;
+    if (quantile.expressed)
+      held =
+          detail::roundToFloatType(entry, *quantile.expressed).value_or(entry);
+    table.push_back(roundToValueType(held, compute));
+  }
+  return table;
+}
+
+/// `element` is the type being lowered: a uniform type, or a standalone
+/// quantile type (whose own storage indexes its table).
+StorageSpec lowerStorage(const QuantType &element, ValueType compute,
+                         bool unpacked) {
+  const StorageType &storage = element.storage;
   StorageSpec spec;
   spec.kind = storage.kind;
   spec.bits = storage.width;
   spec.isSigned = storage.isSigned;
   spec.min = storage.min;
   spec.max = storage.max;
+  if (storage.kind == StorageType::Kind::Float) {
+    spec.floatFormat = storage.floatType;
+    spec.bits = floatTypeBits(storage.floatType);
+    spec.isSigned = false; // Codes are bit patterns.
+  } else if (storage.kind == StorageType::Kind::Quantile) {
+    spec.table = lowerTable(*storage.quantile, compute);
+  } else if (element.family == QuantType::Family::Quantile) {
+    spec.kind = StorageType::Kind::Quantile;
+    spec.table = lowerTable(element, compute);
+  }
   bool packable = spec.bits == 1 || spec.bits == 2 || spec.bits == 4;
   spec.packed = packable && !unpacked;
   return spec;
+}
+
+/// The knobs that select a different qcast for `storage` (8.2, 8.4): the
+/// others are normalized so equal computations share one kernel.
+QuantKnobs lowerKnobs(QuantKnobs knobs, const StorageSpec &storage) {
+  if (storage.kind != StorageType::Kind::Integer) {
+    knobs.zeroPoint = ZeroPointOrder::BeforeRounding;
+    knobs.rounding = RoundingMode::NearestEven;
+  }
+  if (storage.kind != StorageType::Kind::Float ||
+      storage.floatFormat == FloatType::F4E2M1FN)
+    knobs.saturate = true;
+  return knobs;
 }
 
 /// Everything lowering and lowerCallExtents share: the checks, the shape
@@ -373,9 +441,9 @@ Expected<KernelSpec> lowerToKernelSpec(const TypeDescriptor &type, KernelOp op,
 
   KernelSpec spec;
   spec.op = op;
-  spec.storage = lowerStorage(element.storage, options.unpacked);
   spec.expressed = *expressed;
   spec.compute = *expressed == ValueType::F64 ? ValueType::F64 : ValueType::F32;
+  spec.storage = lowerStorage(element, spec.compute, options.unpacked);
   spec.layout = toLayoutSpec(layout->dims);
   Expected<ParameterSpec> params =
       lowerParameters(element, *expressed, options.runtimeParameters);
@@ -383,7 +451,7 @@ Expected<KernelSpec> lowerToKernelSpec(const TypeDescriptor &type, KernelOp op,
     return params.status();
   spec.params = std::move(*params);
   if (op == KernelOp::QCast)
-    spec.knobs = options.knobs;
+    spec.knobs = lowerKnobs(options.knobs, spec.storage);
   if (layout->shape)
     spec.shape = *layout->shape;
   if (Status s = verifyKernelSpec(spec); !s)

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "qjit/Reference.h"
 
+#include "CompactArithmetic.h"
 #include "ElementAccess.h"
 #include "ParameterLayout.h"
 #include "ScalarArithmetic.h"
@@ -60,16 +61,66 @@ Parameters<C> gatherParameters(const KernelSpec &spec,
   return gathered;
 }
 
+/// qcast of one element for the spec's storage kind.
+template <typename C> class ElementQuantizer {
+public:
+  explicit ElementQuantizer(const KernelSpec &spec) : spec_(spec) {
+    const StorageSpec &storage = spec.storage;
+    if (storage.kind == StorageType::Kind::Float)
+      target_ = {floatStorageFormat(storage.floatFormat),
+                 floatStorageBounds(storage), spec.knobs.saturate};
+    if (storage.kind == StorageType::Kind::Quantile)
+      search_ = buildQuantileSearch(storage.table, spec.compute);
+  }
+
+  int64_t operator()(C x, C scale, int64_t zeroPoint) const {
+    const StorageSpec &storage = spec_.storage;
+    switch (storage.kind) {
+    case StorageType::Kind::Integer:
+      break;
+    case StorageType::Kind::Float:
+      return reference::quantizeToFloat(x, scale, zeroPoint, spec_.knobs,
+                                        target_);
+    case StorageType::Kind::Quantile:
+      return reference::quantizeToQuantile(x, scale, zeroPoint, spec_.knobs,
+                                           search_, storage.min);
+    }
+    return reference::quantizeValue(x, scale, zeroPoint, spec_.knobs,
+                                    storage.min, storage.max);
+  }
+
+private:
+  const KernelSpec &spec_;
+  reference::FloatStorageTarget target_;
+  QuantileSearch search_;
+};
+
+template <typename C>
+C dequantizeElement(const KernelSpec &spec,
+                    const FloatStorageFormat &floatFormat, int64_t stored,
+                    C scale, int64_t zeroPoint) {
+  switch (spec.storage.kind) {
+  case StorageType::Kind::Integer:
+    break;
+  case StorageType::Kind::Float:
+    return reference::dequantizeFloat(
+        floatFormat, static_cast<uint32_t>(stored), scale, zeroPoint);
+  case StorageType::Kind::Quantile:
+    return reference::dequantizeQuantile(spec.storage.table, spec.storage.min,
+                                         stored, scale, zeroPoint);
+  }
+  return reference::dequantizeValue(stored, scale, zeroPoint);
+}
+
 template <typename C>
 void quantizeAll(const KernelSpec &spec, const ParameterLayout &layout,
                  const Parameters<C> &parameters, const void *src, void *dst,
                  size_t n) {
+  ElementQuantizer<C> quantize(spec);
   for (size_t i = 0; i < n; ++i) {
     uint64_t k = reference::parameterIndex(layout, i);
     C x = static_cast<C>(reference::loadExpressed(spec.expressed, src, i));
-    int64_t q = reference::quantizeValue(x, parameters.scales[k],
-                                         parameters.zeroPoints[k], spec.knobs,
-                                         spec.storage.min, spec.storage.max);
+    int64_t q = quantize(x, parameters.scales[k], parameters.zeroPoints[k]);
     reference::storeStored(spec.storage, dst, i, q);
   }
 }
@@ -78,11 +129,12 @@ template <typename C>
 void dequantizeAll(const KernelSpec &spec, const ParameterLayout &layout,
                    const Parameters<C> &parameters, const void *src, void *dst,
                    size_t n) {
+  FloatStorageFormat floatFormat = floatStorageFormat(spec.storage.floatFormat);
   for (size_t i = 0; i < n; ++i) {
     uint64_t k = reference::parameterIndex(layout, i);
     int64_t q = reference::loadStored(spec.storage, src, i);
-    C y = reference::dequantizeValue(q, parameters.scales[k],
-                                     parameters.zeroPoints[k]);
+    C y = dequantizeElement(spec, floatFormat, q, parameters.scales[k],
+                            parameters.zeroPoints[k]);
     reference::storeExpressed(spec.expressed, dst, i, y);
   }
 }
@@ -120,10 +172,6 @@ Status runReference(const KernelSpec &spec, const void *src, void *dst,
                     size_t n, const KernelParams *params) {
   if (Status status = verifyKernelSpec(spec); !status)
     return status;
-  if (spec.storage.kind != StorageType::Kind::Integer)
-    return Status::error(ErrorCode::Unsupported,
-                         "reference: float and quantile storage are not "
-                         "implemented yet");
   // n fits the layout; params hold what the spec takes (runtime scales
   // included when n > 0).
   if (Status status = checkKernelCall(spec, n, params); !status)

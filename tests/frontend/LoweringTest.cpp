@@ -116,10 +116,9 @@ TEST(Lowering, RejectsWhatNoKernelComputes) {
       {"!quant.calibrated<f32<-1.0:1.0>>", "!quant.calibrated"},
       {"!quant.uniform<i8:tf32, 1.0>", "tf32"},
       {"!quant.uniform<i8:f8E5M2, 1.0>", "f8E5M2"},
-      {"!quant.uniform<f8E4M3FN:f32, 1.0>", "f8E4M3FN"},
-      {"!quant.quantile<i4:f16, {-1.0,-0.5,0.0,0.5,1.0,1.5,2.0,2.5,3.0,3.5,"
-       "4.0,4.5,5.0,5.5,6.0,6.5}>",
-       "quantile"},
+      {"!quant.quantile<f4E2M1FN:f16, {-6.0,-5.0,-4.0,-3.0,-2.0,-1.0,0.0,"
+       "1.0,2.0,3.0,4.0,5.0,6.0}>",
+       "quantile type with float storage"},
   };
   for (const Case &c : cases) {
     Status status = lowerError(c.text);

@@ -3,6 +3,7 @@
 
 #include "TestSeed.h"
 
+#include "qjit/FloatStorage.h"
 #include "qjit/HostFloat.h"
 #include "qjit/Reference.h"
 
@@ -74,6 +75,16 @@ double loadExpressedBits(ValueType type, const uint8_t *buffer, size_t i) {
     return d;
   }
   return 0;
+}
+
+/// Where both buffers hold a NaN, makes `actual`'s bytes `expected`'s.
+void equateNaNs(ValueType type, const uint8_t *expected, uint8_t *actual,
+                size_t n) {
+  unsigned bytes = valueTypeBytes(type);
+  for (size_t i = 0; i < n; ++i)
+    if (std::isnan(loadExpressedBits(type, expected, i)) &&
+        std::isnan(loadExpressedBits(type, actual, i)))
+      std::memcpy(actual + i * bytes, expected + i * bytes, bytes);
 }
 
 std::string hexBytes(const uint8_t *bytes, size_t count) {
@@ -170,8 +181,11 @@ void KernelTester::inventCallParams() {
     double scale = rng_() % 4 == 0 ? std::ldexp(1.0, exponent)
                                    : std::ldexp(mantissa(rng_), exponent);
     storeExpressedBits(spec_.expressed, call_.scales.data(), k, scale);
-    std::uniform_int_distribution<int64_t> zero(spec_.storage.min,
-                                                spec_.storage.max);
+    // Float and quantile storage: zero points of the table's or format's
+    // scale rather than over the (index or integer) bounds.
+    bool compact = spec_.storage.kind != StorageType::Kind::Integer;
+    std::uniform_int_distribution<int64_t> zero(
+        compact ? -2 : spec_.storage.min, compact ? 2 : spec_.storage.max);
     call_.zeroPoints[k] = zero(rng_);
     if (options_.wideZeroPoints && rng_() % 2) {
       static constexpr int64_t kWide[] = {std::numeric_limits<int64_t>::min(),
@@ -220,7 +234,47 @@ int64_t KernelTester::elementZeroPoint(size_t i) const {
   return call_.nullZeroPoints ? 0 : call_.zeroPoints[k];
 }
 
+double KernelTester::interestingCompactValue(size_t i) {
+  double scale = elementScale(i);
+  double zero = static_cast<double>(elementZeroPoint(i));
+  const StorageSpec &storage = spec_.storage;
+  std::vector<double> points;
+  if (storage.kind == StorageType::Kind::Float) {
+    FloatStorageFormat format = floatStorageFormat(storage.floatFormat);
+    uint32_t code = static_cast<uint32_t>(rng_() % (format.signBit() - 1));
+    points = {decodeFloatStorage(format, code),
+              decodeFloatStorage(format, code + 1)};
+    static constexpr double kEdges[] = {448,   464,   465,     480,  57344,
+                                        59392, 61440, 61439.5, 6,    7,
+                                        100,   96,    1e-3,    1e-6, 0.0};
+    if (rng_() % 4 == 0)
+      points = {kEdges[rng_() % std::size(kEdges)]};
+  } else {
+    std::vector<double> sorted = storage.table;
+    std::sort(sorted.begin(), sorted.end());
+    size_t k = rng_() % sorted.size();
+    points = {sorted[k], sorted[std::min(k + 1, sorted.size() - 1)]};
+  }
+  double v = points[0];
+  switch (rng_() % 4) {
+  case 0: // A tie between neighbours (exact in double).
+    v = (points[0] + points[points.size() - 1]) / 2;
+    break;
+  case 1: // Just off it.
+    v = (points[0] + points[points.size() - 1]) / 2 *
+        (1 + (rng_() % 2 ? 1e-7 : -1e-7));
+    break;
+  default:
+    break;
+  }
+  if (rng_() % 2)
+    v = -v;
+  return (v - zero) * scale;
+}
+
 double KernelTester::interestingExpressedValue(size_t i) {
+  if (spec_.storage.kind != StorageType::Kind::Integer && rng_() % 2 == 0)
+    return interestingCompactValue(i);
   double scale = elementScale(i);
   double zero = static_cast<double>(elementZeroPoint(i));
   double lo = static_cast<double>(spec_.storage.min) - zero;
@@ -436,7 +490,12 @@ KernelTester::compareOutput(const PreparedCall &call,
     return ::testing::AssertionFailure()
            << where.str() << ": " << actual.size()
            << " output bytes with guards, expected " << want.size();
-  auto mismatch = std::mismatch(want.begin(), want.end(), actual.begin());
+  std::vector<uint8_t> got = actual;
+  if (spec_.op == KernelOp::DCast) // NaN sign and payload are unspecified
+                                   // (semantics 5.3).
+    equateNaNs(spec_.expressed, want.data() + kGuardBytes,
+               got.data() + kGuardBytes, call.n);
+  auto mismatch = std::mismatch(want.begin(), want.end(), got.begin());
   if (mismatch.first == want.end())
     return ::testing::AssertionSuccess();
   size_t byte = mismatch.first - want.begin();
@@ -456,7 +515,7 @@ KernelTester::compareOutput(const PreparedCall &call,
   return ::testing::AssertionFailure()
          << where.str() << ": first mismatch at element " << element << ": "
          << describeElement(element, call.src.data(), want.data() + kGuardBytes,
-                            actual.data() + kGuardBytes);
+                            got.data() + kGuardBytes);
 }
 
 std::string KernelTester::describeElement(size_t element, const uint8_t *src,
@@ -488,6 +547,69 @@ std::string KernelTester::describeElement(size_t element, const uint8_t *src,
        << (spec_.op == KernelOp::DCast ? expressedText(actual)
                                        : storedBytes(actual));
   return text.str();
+}
+
+std::vector<StorageSpec> compactStorages() {
+  std::vector<StorageSpec> storages;
+  for (FloatType format :
+       {FloatType::F8E4M3FN, FloatType::F8E5M2, FloatType::F4E2M1FN}) {
+    StorageSpec storage;
+    storage.kind = StorageType::Kind::Float;
+    storage.floatFormat = format;
+    storage.bits = floatTypeBits(format);
+    storage.isSigned = false;
+    storage.max = floatStorageLargest(format);
+    storage.min = -storage.max;
+    storages.push_back(storage);
+    if (format == FloatType::F4E2M1FN) {
+      storage.packed = true;
+      storages.push_back(storage);
+    }
+    if (format == FloatType::F8E4M3FN) {
+      storage.min = -100;
+      storage.max = 300;
+      storages.push_back(storage);
+    }
+  }
+  auto quantile = [](unsigned bits, bool isSigned, int64_t min,
+                     std::vector<double> table, bool packed) {
+    StorageSpec storage;
+    storage.kind = StorageType::Kind::Quantile;
+    storage.bits = bits;
+    storage.isSigned = isSigned;
+    storage.min = min;
+    storage.max = min + static_cast<int64_t>(table.size()) - 1;
+    for (double &entry : table)
+      entry = static_cast<float>(entry);
+    storage.table = std::move(table);
+    storage.packed = packed;
+    return storage;
+  };
+  std::vector<double> nf4 = {-1.0,
+                             -0.6961928009986877,
+                             -0.5250730514526367,
+                             -0.39491748809814453,
+                             -0.28444138169288635,
+                             -0.18477343022823334,
+                             -0.09105003625154495,
+                             0.0,
+                             0.07958029955625534,
+                             0.16093020141124725,
+                             0.24611230194568634,
+                             0.33791524171829224,
+                             0.44070982933044434,
+                             0.5626170039176941,
+                             0.7229568362236023,
+                             1.0};
+  storages.push_back(quantile(4, false, 0, nf4, true));
+  storages.push_back(quantile(4, false, 0, nf4, false));
+  storages.push_back(
+      quantile(3, true, -3, {0.5, -1, 0.5, 0.25, 2, -0.75}, false));
+  std::vector<double> wide;
+  for (int k = 0; k < 64; ++k)
+    wide.push_back(std::ldexp(double((k * 37) % 64) - 31.5, -4));
+  storages.push_back(quantile(6, false, 0, wide, false));
+  return storages;
 }
 
 std::vector<QuantKnobs> allKnobs() {
@@ -527,6 +649,31 @@ double sweepScale(size_t k) {
   return kScales[k % std::size(kScales)] * (1 + 0.01 * (k / 7));
 }
 
+/// The qcast knobs swept for `storage` (one default set for other ops):
+/// float and quantile storage use only the scale op (and f8 formats
+/// saturation), the rest is normalized as lowering does.
+std::vector<QuantKnobs> sweptKnobs(const SweepAxes &axes, KernelOp op,
+                                   const StorageSpec &storage) {
+  if (op != KernelOp::QCast)
+    return {QuantKnobs{}};
+  if (storage.kind == StorageType::Kind::Integer)
+    return axes.knobs;
+  bool saturation = storage.kind == StorageType::Kind::Float &&
+                    storage.floatFormat != FloatType::F4E2M1FN;
+  std::vector<QuantKnobs> knobs;
+  for (const QuantKnobs &given : axes.knobs)
+    for (bool saturate : {true, false}) {
+      if (!saturate && !saturation)
+        continue;
+      QuantKnobs normalized;
+      normalized.scaleOp = given.scaleOp;
+      normalized.saturate = saturate;
+      if (std::find(knobs.begin(), knobs.end(), normalized) == knobs.end())
+        knobs.push_back(normalized);
+    }
+  return knobs;
+}
+
 } // namespace
 
 std::vector<KernelSpec> specSweep(const SweepAxes &axes) {
@@ -535,6 +682,7 @@ std::vector<KernelSpec> specSweep(const SweepAxes &axes) {
     bool isSigned, packed, narrow;
   };
   std::vector<StorageChoice> storages;
+  std::vector<StorageSpec> storageSpecs;
   for (unsigned bits : axes.widths)
     for (bool isSigned : axes.signedness)
       for (bool narrow : {false, true}) {
@@ -544,39 +692,49 @@ std::vector<KernelSpec> specSweep(const SweepAxes &axes) {
         if (axes.packed && (bits == 1 || bits == 2 || bits == 4))
           storages.push_back({bits, isSigned, true, narrow});
       }
+  for (const StorageChoice &choice : storages) {
+    StorageSpec storage;
+    storage.bits = choice.bits;
+    storage.isSigned = choice.isSigned;
+    storage.packed = choice.packed;
+    storage.min =
+        typeMin(choice.bits, choice.isSigned) + (choice.narrow ? 1 : 0);
+    storage.max =
+        typeMax(choice.bits, choice.isSigned) - (choice.narrow ? 1 : 0);
+    storageSpecs.push_back(storage);
+  }
+  storageSpecs.insert(storageSpecs.end(), axes.compact.begin(),
+                      axes.compact.end());
 
   std::vector<KernelSpec> specs;
   for (KernelOp op : axes.ops)
-    for (const StorageChoice &choice : storages)
+    for (const StorageSpec &storage : storageSpecs)
       for (ValueType expressed : axes.expressed)
         for (const LayoutSpec &layout : axes.layouts)
           for (bool runtime : axes.runtimeParams)
-            for (size_t k = 0; k < axes.knobs.size(); ++k) {
-              if (op != KernelOp::QCast && k > 0)
-                break; // Knobs only matter to qcast.
+            for (const QuantKnobs &knobs : sweptKnobs(axes, op, storage)) {
               KernelSpec spec;
               spec.op = op;
-              spec.storage.bits = choice.bits;
-              spec.storage.isSigned = choice.isSigned;
-              spec.storage.packed = choice.packed;
-              spec.storage.min = typeMin(choice.bits, choice.isSigned) +
-                                 (choice.narrow ? 1 : 0);
-              spec.storage.max = typeMax(choice.bits, choice.isSigned) -
-                                 (choice.narrow ? 1 : 0);
+              spec.storage = storage;
               spec.expressed = expressed;
               spec.compute =
                   expressed == ValueType::F64 ? ValueType::F64 : ValueType::F32;
               spec.layout = layout;
-              if (op == KernelOp::QCast)
-                spec.knobs = axes.knobs[k];
+              spec.knobs = knobs;
               spec.params.runtime = runtime;
               if (!runtime) {
                 int64_t span = spec.storage.max - spec.storage.min;
                 for (int64_t p = 0; p < layout.parameterCount(); ++p) {
                   spec.params.scales.push_back(
                       roundToValueType(sweepScale(p), expressed));
+                  // Float and quantile storage: small zero points (the
+                  // table's or format's scale), mostly 0.
                   spec.params.zeroPoints.push_back(
-                      spec.storage.min + span * ((p * 5 + 2) % 11) / 10);
+                      storage.kind == StorageType::Kind::Integer
+                          ? spec.storage.min + span * ((p * 5 + 2) % 11) / 10
+                          : (p % 3 == 0   ? 0
+                             : p % 3 == 1 ? 1
+                                          : -2));
                 }
               }
               if (verifyKernelSpec(spec))

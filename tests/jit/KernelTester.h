@@ -101,6 +101,9 @@ private:
   size_t parameterIndex(size_t i) const;
   void fillInput(uint8_t *src, size_t n);
   double interestingExpressedValue(size_t i);
+  /// Values next to the codes / table entries of float and quantile
+  /// storage: exact values, ties between neighbours, overflow edges.
+  double interestingCompactValue(size_t i);
   std::string describeElement(size_t element, const uint8_t *src,
                               const uint8_t *expected,
                               const uint8_t *actual) const;
@@ -113,11 +116,16 @@ private:
   std::vector<int64_t> resolvedBlocks_;
 };
 
-/// The axes specSweep() multiplies out; every list must be non-empty.
+/// The axes specSweep() multiplies out; every list but `widths` and
+/// `compact` must be non-empty.
 struct SweepAxes {
   std::vector<KernelOp> ops = {KernelOp::QCast, KernelOp::DCast};
   /// Integer widths; `packed` adds a packed variant of widths 1, 2, 4.
   std::vector<unsigned> widths = {8};
+  /// Float and quantile storages (compactStorages()), swept besides the
+  /// integer widths; qcast knobs are normalized for them, and f8 formats
+  /// are swept with saturation on and off.
+  std::vector<StorageSpec> compact = {};
   std::vector<bool> signedness = {true, false};
   bool packed = true;
   /// Narrow explicit bounds (one step inside the type's range) too.
@@ -133,6 +141,11 @@ struct SweepAxes {
 /// layout: scales of mixed exponents (some powers of two, some not) and
 /// zero points spread over the storage range.
 std::vector<KernelSpec> specSweep(const SweepAxes &axes);
+
+/// f8E4M3FN, f8E5M2, f4E2M1FN (packed and not), one with narrow bounds,
+/// and quantile tables: NF4 (u4, packed and not), an unsorted i3 table with
+/// duplicates and narrow bounds, a 64-entry u6 table.
+std::vector<StorageSpec> compactStorages();
 
 /// All 12 qcast knob combinations.
 std::vector<QuantKnobs> allKnobs();

@@ -200,7 +200,8 @@ TEST_F(ReferenceCallCheck, RejectsInvalidSpecs) {
   floatStorage.storage.floatFormat = FloatType::F8E4M3FN;
   floatStorage.storage.min = -448;
   floatStorage.storage.max = 448;
-  EXPECT_EQ(run(floatStorage, 4, nullptr).code(), ErrorCode::Unsupported);
+  // Float codes are unsigned bit patterns (isSigned is false).
+  EXPECT_EQ(run(floatStorage, 4, nullptr).code(), ErrorCode::InvalidArgument);
 }
 
 } // namespace

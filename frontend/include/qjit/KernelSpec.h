@@ -38,6 +38,9 @@ struct QuantKnobs {
   ScaleOp scaleOp = ScaleOp::Divide;
   ZeroPointOrder zeroPoint = ZeroPointOrder::BeforeRounding;
   RoundingMode rounding = RoundingMode::NearestEven;
+  /// Float storage only (section 8.2): clamp overflow to the bounds rather
+  /// than store NaN (f8E4M3FN) or ±inf (f8E5M2). Always on otherwise.
+  bool saturate = true;
   friend bool operator==(const QuantKnobs &, const QuantKnobs &) = default;
 };
 
@@ -49,14 +52,16 @@ QuantKnobs knobsForPreset(SemanticsPreset preset);
 struct StorageSpec {
   StorageType::Kind kind = StorageType::Kind::Integer;
   unsigned bits = 8;    ///< Stored value width (integer 1..32; fp8 8; fp4 4).
-  bool isSigned = true; ///< Integer signedness (sign-extended containers).
-  int64_t min = -128;   ///< Clamp bounds (inclusive).
+  bool isSigned = true; ///< Integer signedness; false for float codes.
+  int64_t min = -128;   ///< Clamp bounds (inclusive; float: integer values).
   int64_t max = 127;
   /// Widths 1, 2, 4 only: several values per byte, first element in the
   /// lowest bits. Otherwise one value per container of containerBytes().
   bool packed = false;
   FloatType floatFormat = FloatType::F8E4M3FN; ///< Kind::Float only.
-  std::vector<double> table; ///< Kind::Quantile only (see QuantType::table).
+  /// Kind::Quantile only: entry k is the value of stored integer min + k,
+  /// already rounded to the table's type and then to the compute type.
+  std::vector<double> table;
 
   /// 1, 2 or 4: the smallest container holding `bits` (unpacked layout).
   unsigned containerBytes() const;
@@ -182,6 +187,10 @@ lowerCallExtents(const TypeDescriptor &type, const LoweringOptions &options,
 /// whole-extent blocks are dynamic); baked parameter counts. Fails with
 /// ErrorCode::InvalidArgument naming the first violation.
 Status verifyKernelSpec(const KernelSpec &spec);
+
+/// The largest finite value of a float storage format (448, 57344, 6);
+/// 0 for formats that are not storage formats.
+int64_t floatStorageLargest(FloatType format);
 
 std::string_view kernelOpName(KernelOp op);
 std::string_view valueTypeName(ValueType type);

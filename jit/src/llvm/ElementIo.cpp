@@ -4,6 +4,7 @@
 #include <llvm/IR/Intrinsics.h>
 
 #include <cassert>
+#include <vector>
 
 namespace qjit::llvmjit {
 
@@ -106,6 +107,45 @@ llvm::Value *extractField(IrContext &ir, llvm::Value *wide,
   return storage.isSigned ? b.CreateAShr(top, down) : b.CreateLShr(top, down);
 }
 
+/// Lanes per chunk of a packed vector load: the fields of 8 lanes fit one
+/// 32-bit word, which every lane of the chunk reads (a broadcast load) and
+/// shifts its own field out of: two shifts per 8 lanes, no shuffles.
+constexpr unsigned kPackedChunk = 8;
+
+llvm::Value *loadPackedChunks(IrContext &ir, llvm::Value *address, unsigned n) {
+  llvm::IRBuilder<> &b = ir.builder;
+  const StorageSpec &storage = ir.spec.storage;
+  unsigned chunkBytes = kPackedChunk * storage.bits / 8;
+  llvm::IntegerType *word = b.getIntNTy(chunkBytes * 8);
+  llvm::SmallVector<llvm::Constant *, kPackedChunk> tops;
+  for (unsigned lane = 0; lane < kPackedChunk; ++lane)
+    tops.push_back(b.getInt32(32 - storage.bits - lane * storage.bits));
+  llvm::Value *topShift = llvm::ConstantVector::get(tops);
+  std::vector<llvm::Value *> parts;
+  for (unsigned first = 0; first < n; first += kPackedChunk) {
+    llvm::Value *at =
+        ir.byteAddress(address, b.getInt64(first / kPackedChunk * chunkBytes));
+    llvm::Value *bits =
+        b.CreateZExt(b.CreateAlignedLoad(word, at, llvm::Align(1)), ir.i32);
+    parts.push_back(extractField(ir, b.CreateVectorSplat(kPackedChunk, bits),
+                                 topShift, kPackedChunk));
+  }
+  // Join neighbours until one vector of n lanes is left.
+  while (parts.size() > 1) {
+    std::vector<llvm::Value *> joined;
+    for (size_t i = 0; i < parts.size(); i += 2) {
+      unsigned width = llvm::cast<llvm::FixedVectorType>(parts[i]->getType())
+                           ->getNumElements();
+      llvm::SmallVector<int, 64> both;
+      for (unsigned lane = 0; lane < 2 * width; ++lane)
+        both.push_back(static_cast<int>(lane));
+      joined.push_back(b.CreateShuffleVector(parts[i], parts[i + 1], both));
+    }
+    parts = std::move(joined);
+  }
+  return parts[0];
+}
+
 unsigned log2(unsigned value) {
   unsigned result = 0;
   while ((1u << result) < value)
@@ -144,6 +184,8 @@ llvm::Value *loadStored(IrContext &ir, llvm::Value *base, llvm::Value *index,
     return extractField(ir, wide, top, 1);
   }
   assert(n % perByte == 0 && !lanes.mask && "packed vectors cover bytes");
+  if (n % kPackedChunk == 0 && llvm::isPowerOf2_32(n / kPackedChunk))
+    return loadPackedChunks(ir, address, n);
   llvm::Value *bytes = ir.load(ir.i8, address, Lanes{n / perByte});
   llvm::SmallVector<int, 64> replicate;
   llvm::SmallVector<llvm::Constant *, 64> tops;

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "KernelIr.h"
 
+#include "CompactArith.h"
 #include "ElementIo.h"
 #include "LayoutLoops.h"
 #include "ParamSource.h"
@@ -64,13 +65,19 @@ void KernelEmitter::emitElements(llvm::Value *e, Lanes lanes,
   switch (ir_.spec.op) {
   case KernelOp::QCast: {
     llvm::Value *x = loadExpressed(ir_, src_, e, lanes);
-    storeStored(ir_, dst_, e, emitQuantize(ir_, plan_, x, params, lanes.count),
+    storeStored(ir_, dst_, e,
+                isCompactStorage(ir_.spec.storage)
+                    ? emitCompactQuantize(ir_, plan_, x, params, lanes.count)
+                    : emitQuantize(ir_, plan_, x, params, lanes.count),
                 lanes);
     return;
   }
   case KernelOp::DCast: {
-    llvm::Value *q = loadStored(ir_, src_, e, lanes);
-    storeExpressed(ir_, dst_, e, emitDequantize(ir_, q, params, lanes.count),
+    storeExpressed(ir_, dst_, e,
+                   isCompactStorage(ir_.spec.storage)
+                       ? emitCompactDequantize(ir_, src_, e, lanes, params)
+                       : emitDequantize(ir_, loadStored(ir_, src_, e, lanes),
+                                        params, lanes.count),
                    lanes);
     return;
   }
@@ -190,9 +197,6 @@ buildKernelModule(llvm::LLVMContext &context, const KernelSpec &spec,
                   const VectorTarget &target, const std::string &name) {
   if (Status status = verifyKernelSpec(spec); !status)
     return status;
-  if (spec.storage.kind != StorageType::Kind::Integer)
-    return Status::error(ErrorCode::Unsupported,
-                         "llvm backend: only integer storage is supported");
   auto module = std::make_unique<llvm::Module>(name, context);
   IrContext ir(*module, spec, target);
   llvm::IRBuilder<> &b = ir.builder;
@@ -222,6 +226,7 @@ buildKernelModule(llvm::LLVMContext &context, const KernelSpec &spec,
   b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", function));
 
   QuantPlan plan = planQuantization(spec, target);
+  adaptPlanToCompactStorage(plan, spec);
   ParamSource params(ir, plan, kernelParams);
   llvm::Value *extents =
       takesParams ? b.CreateLoad(ir.ptr, kernelParams) : nullptr;

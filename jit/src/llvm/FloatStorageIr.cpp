@@ -1,0 +1,245 @@
+//===- FloatStorageIr.cpp - fp8 / fp4 codes on lanes ----------------------===//
+//
+// Encoding: v is clamped to the format bounds [lo, hi] (format values,
+// exact in C), then rounded to the format by integer arithmetic on its
+// bits: in the format's normal range, round-half-even of the low mantissa
+// bits (a carry moves into the exponent, as it must); in its subnormal
+// range, one float addition of K = 2^(emin − M + p) whose ulp is the
+// format's subnormal quantum, so the FPU's nearest-even rounding counts
+// quanta. Decoding: normal codes rebias their exponent, subnormal codes
+// convert their fraction exactly and scale by the quantum; fp8 vectors on
+// targets with vector half conversions go through binary16 instead.
+//
+//===----------------------------------------------------------------------===//
+#include "FloatStorageIr.h"
+
+#include "qjit/FloatStorage.h"
+#include "qjit/HostFloat.h"
+
+#include <cmath>
+
+namespace qjit::llvmjit {
+
+namespace {
+
+/// The compute type's bit layout.
+struct ComputeBits {
+  llvm::IntegerType *integer;
+  unsigned width, mantissa, bias;
+};
+
+ComputeBits computeBits(IrContext &ir) {
+  if (ir.spec.compute == ValueType::F64)
+    return {ir.i64, 64, 52, 1023};
+  return {ir.i32, 32, 23, 127};
+}
+
+} // namespace
+
+llvm::Value *emitFloatEncode(IrContext &ir, llvm::Value *v, llvm::Value *zero,
+                             unsigned lanes) {
+  llvm::IRBuilder<> &b = ir.builder;
+  const StorageSpec &storage = ir.spec.storage;
+  FloatStorageFormat format = floatStorageFormat(storage.floatFormat);
+  FloatStorageBounds bounds = floatStorageBounds(storage);
+  ComputeBits c = computeBits(ir);
+  auto integer = [&](int64_t value) {
+    return ir.intConstant(c.integer, value, lanes);
+  };
+  int M = static_cast<int>(format.mantissaBits);
+  int shift = static_cast<int>(c.mantissa) - M;
+
+  llvm::Value *isNaN = nullptr;
+  if (format.hasNaN)
+    isNaN = b.CreateFCmpUNO(v, v);
+  else
+    v = b.CreateSelect(b.CreateFCmpUNO(v, v), zero, v);
+  llvm::Value *clamped =
+      b.CreateSelect(b.CreateFCmpOGT(v, ir.computeConstant(bounds.hi, lanes)),
+                     ir.computeConstant(bounds.hi, lanes), v);
+  clamped = b.CreateSelect(
+      b.CreateFCmpOLT(clamped, ir.computeConstant(bounds.lo, lanes)),
+      ir.computeConstant(bounds.lo, lanes), clamped);
+  llvm::Type *intLanes = ir.vectorOf(c.integer, lanes);
+  llvm::Value *magnitude = ir.unary(llvm::Intrinsic::fabs, clamped);
+  llvm::Value *bits = b.CreateBitCast(magnitude, intLanes);
+
+  // Normal range: round the mantissa to M bits, half to even, and rebias.
+  llvm::Value *odd =
+      b.CreateAnd(b.CreateLShr(bits, integer(shift)), integer(1));
+  llvm::Value *rounded = b.CreateAdd(
+      bits, b.CreateAdd(odd, integer((int64_t(1) << (shift - 1)) - 1)));
+  llvm::Value *normal =
+      b.CreateSub(b.CreateLShr(rounded, integer(shift)),
+                  integer(int64_t(int(c.bias) - format.bias) << M));
+  // Subnormal range: count quanta with one nearest-even addition.
+  double magic = std::ldexp(1.0, format.minNormalExponent() - M +
+                                     static_cast<int>(c.mantissa));
+  llvm::Value *magicValue = ir.computeConstant(magic, lanes);
+  llvm::Value *subnormal = b.CreateSub(
+      b.CreateBitCast(b.CreateFAdd(magnitude, magicValue), intLanes),
+      b.CreateBitCast(magicValue, intLanes));
+  llvm::Value *isSubnormal = b.CreateFCmpOLT(
+      magnitude,
+      ir.computeConstant(std::ldexp(1.0, format.minNormalExponent()), lanes));
+  llvm::Value *code = b.CreateSelect(isSubnormal, subnormal, normal);
+
+  llvm::Type *i32Lanes = ir.vectorOf(ir.i32, lanes);
+  auto sign = [&](llvm::Value *value) {
+    llvm::Value *top =
+        b.CreateLShr(b.CreateBitCast(value, intLanes), integer(c.width - 1));
+    return b.CreateShl(b.CreateTrunc(top, i32Lanes),
+                       ir.intConstant(ir.i32, format.bits - 1, lanes));
+  };
+  llvm::Value *result =
+      b.CreateOr(b.CreateTrunc(code, i32Lanes), sign(clamped));
+  if (!ir.spec.knobs.saturate) {
+    // RNE beyond the largest finite value: above its upper half-quantum,
+    // or on it when the tie goes to the (even) next binade.
+    int top = std::ilogb(format.largest);
+    double threshold = format.largest + std::ldexp(1.0, top - M - 1);
+    bool tieOverflows = (encodeFloatStorage(format, format.largest) & 1) != 0;
+    llvm::Value *absolute = ir.unary(llvm::Intrinsic::fabs, v);
+    llvm::Value *limit = ir.computeConstant(threshold, lanes);
+    llvm::Value *overflow = tieOverflows ? b.CreateFCmpOGE(absolute, limit)
+                                         : b.CreateFCmpOGT(absolute, limit);
+    uint32_t special =
+        format.hasInfinity ? format.positiveInfinity : format.positiveNaN;
+    result = b.CreateSelect(
+        overflow, b.CreateOr(sign(v), ir.intConstant(ir.i32, special, lanes)),
+        result);
+  }
+  if (isNaN)
+    result = b.CreateSelect(
+        isNaN, ir.intConstant(ir.i32, format.positiveNaN, lanes), result);
+  return result;
+}
+
+llvm::Value *emitFloatDecode(IrContext &ir, llvm::Value *q, unsigned lanes) {
+  llvm::IRBuilder<> &b = ir.builder;
+  FloatStorageFormat format = floatStorageFormat(ir.spec.storage.floatFormat);
+  auto i32 = [&](int64_t value) {
+    return ir.intConstant(ir.i32, value, lanes);
+  };
+  llvm::Type *f32 = llvm::Type::getFloatTy(ir.context);
+  llvm::Type *f32Lanes = ir.vectorOf(f32, lanes);
+  int M = static_cast<int>(format.mantissaBits);
+  uint32_t signBit = format.signBit();
+
+  llvm::Value *magnitude = b.CreateAnd(q, i32(signBit - 1));
+  llvm::Value *sign =
+      b.CreateShl(b.CreateAnd(q, i32(signBit)), i32(32 - format.bits));
+  llvm::Value *normal =
+      b.CreateBitCast(b.CreateAdd(b.CreateShl(magnitude, i32(23 - M)),
+                                  i32(int64_t(127 - format.bias) << 23)),
+                      f32Lanes);
+  llvm::Value *subnormal = b.CreateFMul(
+      b.CreateSIToFP(magnitude, f32Lanes),
+      llvm::ConstantFP::get(f32Lanes,
+                            std::ldexp(1.0, format.minNormalExponent() - M)));
+  llvm::Value *value = b.CreateSelect(
+      b.CreateICmpULT(magnitude, i32(int64_t(1) << M)), subnormal, normal);
+  llvm::Value *nan = llvm::ConstantFP::getNaN(f32Lanes);
+  if (format.hasInfinity) {
+    value =
+        b.CreateSelect(b.CreateICmpEQ(magnitude, i32(format.positiveInfinity)),
+                       llvm::ConstantFP::getInfinity(f32Lanes), value);
+    value = b.CreateSelect(
+        b.CreateICmpUGT(magnitude, i32(format.positiveInfinity)), nan, value);
+  } else if (format.hasNaN) {
+    value =
+        b.CreateSelect(b.CreateICmpEQ(magnitude, i32(signBit - 1)), nan, value);
+  }
+  value = b.CreateBitCast(
+      b.CreateOr(b.CreateBitCast(value, ir.vectorOf(ir.i32, lanes)), sign),
+      f32Lanes);
+  if (ir.spec.compute == ValueType::F64)
+    value = b.CreateFPExt(value, ir.vectorOf(ir.compute, lanes));
+  return value;
+}
+
+namespace {
+
+/// fp8 codes converted through binary16 (F16C's vcvtph2ps, AArch64's
+/// fcvtl): the code's bits, moved into a half, are its value times 2^-k.
+bool halfConversionApplies(IrContext &ir, unsigned lanes) {
+  const StorageSpec &storage = ir.spec.storage;
+  return storage.kind == StorageType::Kind::Float && storage.bits == 8 &&
+         ir.spec.compute == ValueType::F32 && lanes % 8 == 0 &&
+         (!ir.target.isX86 || ir.target.vectorBits >= 256);
+}
+
+struct HalfCodes {
+  llvm::Value *values;   ///< f32 lanes: F(code) · 2^-exponentShift.
+  int exponentShift = 0; ///< k.
+};
+
+/// f8E5M2 is the top byte of a binary16 (same bias, inf, NaN): F exactly.
+/// f8E4M3FN's magnitude bits shifted left 7 are a binary16 of bias 15,
+/// i.e. F · 2^-8, subnormals included; its NaN (0x7F / 0xFF) becomes a
+/// binary16 quiet NaN.
+HalfCodes halfCodes(IrContext &ir, llvm::Value *src, llvm::Value *index,
+                    Lanes lanes) {
+  llvm::IRBuilder<> &b = ir.builder;
+  unsigned n = lanes.count;
+  auto i16 = [&](int64_t value) { return ir.intConstant(ir.i16, value, n); };
+  llvm::Value *bytes = ir.load(ir.i8, ir.byteAddress(src, index), lanes);
+  llvm::Type *i16Lanes = ir.vectorOf(ir.i16, n);
+  llvm::Value *half;
+  HalfCodes codes;
+  if (ir.spec.storage.floatFormat == FloatType::F8E5M2) {
+    half = b.CreateShl(b.CreateZExt(bytes, i16Lanes), i16(8));
+  } else {
+    llvm::Value *extended = b.CreateSExt(bytes, i16Lanes);
+    half = b.CreateAnd(b.CreateShl(extended, i16(7)), i16(0xBF80));
+    llvm::Value *isNaN =
+        b.CreateICmpEQ(b.CreateAnd(extended, i16(0x7F)), i16(0x7F));
+    // 0x3F80 (and the sign) becomes the quiet NaN 0x7E00, the reference's.
+    half = b.CreateXor(
+        half, b.CreateAnd(b.CreateSExt(isNaN, i16Lanes), i16(0x3F80 ^ 0x7E00)));
+    codes.exponentShift = 8;
+  }
+  codes.values =
+      b.CreateFPExt(b.CreateBitCast(half, ir.vectorOf(b.getHalfTy(), n)),
+                    ir.vectorOf(ir.compute, n));
+  return codes;
+}
+
+/// Baked scales s with s·2^k exact and finite for every parameter.
+bool scalesFold(IrContext &ir, int exponentShift) {
+  if (ir.spec.params.runtime)
+    return false;
+  for (double scale : ir.spec.params.scales)
+    if (std::fabs(roundToValueType(scale, ir.spec.expressed)) >
+        std::ldexp(1.0, 100 - exponentShift))
+      return false;
+  return true;
+}
+
+} // namespace
+
+llvm::Value *emitFp8DequantizeThroughHalf(IrContext &ir, llvm::Value *src,
+                                          llvm::Value *index, Lanes lanes,
+                                          const ParamValues &params) {
+  llvm::IRBuilder<> &b = ir.builder;
+  unsigned n = lanes.count;
+  if (!halfConversionApplies(ir, n))
+    return nullptr;
+  HalfCodes codes = halfCodes(ir, src, index, lanes);
+  // y = (F·2^k − z)·s, F·2^k exact; with baked scales folded as
+  // (F − z/2^k)·(s·2^k), the same real product (see halfCodes).
+  double up = std::ldexp(1.0, codes.exponentShift);
+  if (scalesFold(ir, codes.exponentShift)) {
+    llvm::Value *zero =
+        b.CreateFMul(params.zeroCompute, ir.computeConstant(1 / up, n));
+    llvm::Value *scale = b.CreateFMul(params.scale, ir.computeConstant(up, n));
+    return b.CreateFMul(b.CreateFSub(codes.values, zero), scale);
+  }
+  llvm::Value *value =
+      codes.exponentShift == 0
+          ? codes.values
+          : b.CreateFMul(codes.values, ir.computeConstant(up, n));
+  return b.CreateFMul(b.CreateFSub(value, params.zeroCompute), params.scale);
+}
+
+} // namespace qjit::llvmjit

@@ -1,0 +1,213 @@
+//===- QuantileIr.cpp - Quantile tables on lanes --------------------------===//
+#include "QuantileIr.h"
+
+#include "TableLookup.h"
+
+#include "qjit/HostFloat.h"
+#include "qjit/QuantileSearch.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+
+namespace qjit::llvmjit {
+
+/// The smallest stored value the storage's `bits` can hold.
+int64_t lowestStored(const StorageSpec &storage) {
+  return storage.isSigned ? -(int64_t(1) << (storage.bits - 1)) : 0;
+}
+
+namespace {
+
+/// The number of thresholds at or below v (lanes of C, not NaN). With
+/// register permutes: a binary search, one bit of the position per step,
+/// each step comparing with the threshold its lane's prefix selects (a
+/// table lookup); the table is padded with NaN thresholds, which compare
+/// false. Otherwise: one comparison per threshold, counted.
+llvm::Value *searchPosition(IrContext &ir, const QuantileSearch &search,
+                            llvm::Value *v, unsigned lanes) {
+  llvm::IRBuilder<> &b = ir.builder;
+  llvm::Type *i32Lanes = ir.vectorOf(ir.i32, lanes);
+  llvm::Value *position = ir.intConstant(ir.i32, 0, lanes);
+  uint64_t size = llvm::PowerOf2Ceil(std::max<size_t>(search.values.size(), 2));
+  bool permutes = ir.target.isX86 && ir.target.vectorBits >= 256 &&
+                  lanes % 8 == 0 && ir.spec.compute == ValueType::F32 &&
+                  size <= 64 && search.thresholds.size() > 2;
+  if (!permutes) {
+    for (double threshold : search.thresholds)
+      position = b.CreateSub(
+          position,
+          b.CreateSExt(b.CreateFCmpOGE(v, ir.computeConstant(threshold, lanes)),
+                       i32Lanes));
+    return position;
+  }
+  std::vector<double> thresholds(size - 1,
+                                 std::numeric_limits<double>::quiet_NaN());
+  std::copy(search.thresholds.begin(), search.thresholds.end(),
+            thresholds.begin());
+  for (uint64_t bit = size / 2; bit >= 1; bit /= 2) {
+    // Candidates p + bit with p a multiple of 2·bit: threshold p + bit − 1.
+    std::vector<double> candidates;
+    for (uint64_t p = 0; p < size; p += 2 * bit)
+      candidates.push_back(thresholds[p + bit - 1]);
+    llvm::Value *threshold =
+        candidates.size() == 1
+            ? ir.computeConstant(candidates[0], lanes)
+            : emitTableLookup(
+                  ir, ir.compute, candidates,
+                  b.CreateLShr(
+                      position,
+                      ir.intConstant(ir.i32, llvm::Log2_64(2 * bit), lanes)),
+                  lanes);
+    llvm::Value *above = b.CreateSExt(b.CreateFCmpOGE(v, threshold), i32Lanes);
+    position = b.CreateOr(
+        position,
+        b.CreateAnd(above, ir.intConstant(ir.i32, int64_t(bit), lanes)));
+  }
+  return position;
+}
+
+} // namespace
+
+namespace {
+
+/// Stored values (i32 lanes) of positions in search.values.
+llvm::Value *storedOfPosition(IrContext &ir, const QuantileSearch &search,
+                              llvm::Value *position, unsigned lanes) {
+  llvm::IRBuilder<> &b = ir.builder;
+  const StorageSpec &storage = ir.spec.storage;
+  bool identity = true;
+  std::vector<double> stored;
+  for (size_t p = 0; p < search.tableIndex.size(); ++p) {
+    identity = identity && search.tableIndex[p] == static_cast<int64_t>(p);
+    stored.push_back(double(storage.min + search.tableIndex[p]));
+  }
+  if (identity)
+    return b.CreateAdd(position, ir.intConstant(ir.i32, storage.min, lanes));
+  stored.resize(llvm::PowerOf2Ceil(stored.size()), stored.back());
+  return emitTableLookup(ir, ir.i32, stored, position, lanes);
+}
+
+/// Total order of the non-NaN values of C as unsigned integers.
+template <typename C, typename Bits> Bits orderedKey(C value) {
+  Bits bits;
+  std::memcpy(&bits, &value, sizeof bits);
+  Bits sign = Bits(1) << (8 * sizeof(Bits) - 1);
+  return (bits & sign) ? ~bits : (bits | sign);
+}
+
+template <typename C, typename Bits> C fromOrderedKey(Bits key) {
+  Bits sign = Bits(1) << (8 * sizeof(Bits) - 1);
+  Bits bits = (key & sign) ? (key & ~sign) : ~key;
+  C value;
+  std::memcpy(&value, &bits, sizeof value);
+  return value;
+}
+
+/// The thresholds moved to the input: X_j is the smallest x of C with
+/// fl(fl(x / s) + z) >= threshold j (or x · fl(1 / s)). That chain is
+/// monotone in x for a positive finite s, so v >= threshold j exactly when
+/// x >= X_j, and the kernel needs no division at all. Found by bisection
+/// over the ordered values of C, with the kernel's own IEEE operations.
+template <typename C, typename Bits>
+std::vector<double> inputThresholds(const KernelSpec &spec,
+                                    const std::vector<double> &thresholds) {
+  C scale =
+      static_cast<C>(roundToValueType(spec.params.scales[0], spec.expressed));
+  C zero = static_cast<C>(spec.params.zeroPoints[0]);
+  C reciprocal = C(1) / scale;
+  bool divide = spec.knobs.scaleOp == ScaleOp::Divide;
+  auto shifted = [&](C x) {
+    C u = divide ? x / scale : x * reciprocal;
+    return u + zero;
+  };
+  std::vector<double> moved;
+  for (double threshold : thresholds) {
+    C target = static_cast<C>(threshold);
+    Bits low = orderedKey<C, Bits>(-std::numeric_limits<C>::infinity());
+    Bits high = orderedKey<C, Bits>(std::numeric_limits<C>::infinity());
+    while (low < high) { // shifted(+inf) = +inf reaches every threshold.
+      Bits middle = low + (high - low) / 2;
+      if (shifted(fromOrderedKey<C, Bits>(middle)) >= target)
+        high = middle;
+      else
+        low = middle + 1;
+    }
+    moved.push_back(static_cast<double>(fromOrderedKey<C, Bits>(low)));
+  }
+  return moved;
+}
+
+} // namespace
+
+llvm::Value *emitQuantileEncode(IrContext &ir, llvm::Value *v,
+                                llvm::Value *zero, unsigned lanes) {
+  llvm::IRBuilder<> &b = ir.builder;
+  QuantileSearch search =
+      buildQuantileSearch(ir.spec.storage.table, ir.spec.compute);
+  v = b.CreateSelect(b.CreateFCmpUNO(v, v), zero, v);
+  return storedOfPosition(ir, search, searchPosition(ir, search, v, lanes),
+                          lanes);
+}
+
+llvm::Value *emitQuantileEncodeFromInput(IrContext &ir, llvm::Value *x,
+                                         unsigned lanes) {
+  const KernelSpec &spec = ir.spec;
+  if (spec.params.runtime || spec.layout.kind != LayoutSpec::Kind::PerTensor)
+    return nullptr;
+  // The chain is monotone (and never NaN for a non-NaN x) only for a
+  // positive finite scale whose reciprocal, when used, is finite too.
+  double scale = roundToValueType(spec.params.scales[0], spec.expressed);
+  double reciprocal = spec.compute == ValueType::F64
+                          ? 1 / scale
+                          : double(1.0f / static_cast<float>(scale));
+  if (!(scale > 0) || !std::isfinite(scale) ||
+      (spec.knobs.scaleOp == ScaleOp::Reciprocal && !std::isfinite(reciprocal)))
+    return nullptr;
+  llvm::IRBuilder<> &b = ir.builder;
+  QuantileSearch search = buildQuantileSearch(spec.storage.table, spec.compute);
+  QuantileSearch moved = search;
+  moved.thresholds =
+      spec.compute == ValueType::F64
+          ? inputThresholds<double, uint64_t>(spec, search.thresholds)
+          : inputThresholds<float, uint32_t>(spec, search.thresholds);
+  // NaN stores the entry nearest the zero point (8.4).
+  size_t nanPosition =
+      search.positionOf(static_cast<double>(spec.params.zeroPoints[0]));
+  llvm::Value *position = b.CreateSelect(
+      b.CreateFCmpUNO(x, x),
+      ir.intConstant(ir.i32, static_cast<int64_t>(nanPosition), lanes),
+      searchPosition(ir, moved, x, lanes));
+  return storedOfPosition(ir, search, position, lanes);
+}
+
+llvm::Value *emitQuantileDecode(IrContext &ir, llvm::Value *q, unsigned lanes) {
+  llvm::IRBuilder<> &b = ir.builder;
+  const StorageSpec &storage = ir.spec.storage;
+  int64_t last = static_cast<int64_t>(storage.table.size()) - 1;
+  std::vector<double> entries;
+  llvm::Value *index;
+  if (storage.bits <= kMaxDirectBits) {
+    // Every container value has an entry: out-of-bounds values read the
+    // nearest bound's, so no clamp is needed per lane.
+    int64_t lowest = lowestStored(storage);
+    for (int64_t k = 0; k < (int64_t(1) << storage.bits); ++k)
+      entries.push_back(storage.table[size_t(
+          std::clamp(lowest + k - storage.min, int64_t(0), last))]);
+    index = b.CreateSub(q, ir.intConstant(ir.i32, lowest, lanes));
+  } else {
+    entries = storage.table;
+    entries.resize(llvm::PowerOf2Ceil(entries.size()), entries.back());
+    index = b.CreateSub(q, ir.intConstant(ir.i32, storage.min, lanes));
+    index = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, index,
+                                    ir.intConstant(ir.i32, 0, lanes));
+    index = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, index,
+                                    ir.intConstant(ir.i32, last, lanes));
+  }
+  if (entries.size() < 2)
+    entries.resize(2, entries.back());
+  return emitTableLookup(ir, ir.compute, entries, index, lanes);
+}
+
+} // namespace qjit::llvmjit
