@@ -55,6 +55,7 @@ X86Parameters::X86Parameters(const KernelSpec &spec, const X86Isa &isa,
     reciprocal_ = true;
     scaleInstruction_ = x86::Inst::kIdVmulps;
   }
+  divisors_ = scales;
   for (size_t k = 0; k < scales.size(); ++k) {
     scales_.push_back(reciprocal_ ? 1.0f / scales[k] : scales[k]);
     zeroPoints_.push_back(static_cast<float>(spec.params.zeroPoints[k]));
@@ -102,7 +103,8 @@ void X86Parameters::expandPerElement(const KernelSpec &spec) {
   perElement_ = true;
   // Padded by a vector so a tail's full-width table read stays inside.
   size_t padded = static_cast<size_t>(period + lanes);
-  perElementTables_.assign(2 * padded, 0.0f);
+  // Scales, zero points, and room for reciprocals (keepReciprocals()).
+  perElementTables_.assign(3 * padded, 0.0f);
   for (int64_t i = 0; i < period; ++i) {
     // The reference's parameter index of element i, computed once here.
     int64_t rest = i, index = 0, stride = 1;
@@ -114,8 +116,37 @@ void X86Parameters::expandPerElement(const KernelSpec &spec) {
     }
     perElementTables_[i] = scales_[index];
     perElementTables_[padded + i] = zeroPoints_[index];
+    perElementTables_[2 * padded + i] = 1.0f / scales_[index];
   }
   zeroPointTableOffset_ = static_cast<int32_t>(padded * sizeof(float));
+  reciprocalTableOffset_ = 2 * zeroPointTableOffset_;
+}
+
+void X86Parameters::keepReciprocals() {
+  keepReciprocals_ = true;
+  if (perElement_)
+    return; // The tables already hold them.
+  for (float &scale : scales_)
+    scale = 1.0f / scale;
+}
+
+asmjit::Operand X86Parameters::reciprocal(unsigned slot) const {
+  if (perElement_)
+    return x86::ptr(reg::paramIndex,
+                    reciprocalTableOffset_ +
+                        static_cast<int32_t>(slot * isa_.vectorBytes()));
+  return isa_.vec(reg::kScale);
+}
+
+void X86Parameters::emitLoadScale(x86::Assembler &a, const x86::Vec &v) {
+  if (perTensor_) {
+    emitBroadcastImmediate(a, isa_, v, floatBits(divisors_[0]));
+    return;
+  }
+  if (!divisorTable_.isValid())
+    divisorTable_ = a.newLabel();
+  a.lea(reg::scratch, x86::ptr(divisorTable_));
+  a.vbroadcastss(v, x86::dword_ptr(reg::scratch, reg::paramIndex, 2));
 }
 
 asmjit::Operand X86Parameters::scale(unsigned slot) const {
@@ -206,6 +237,12 @@ void X86Parameters::emitData(x86::Assembler &a) {
     a.align(asmjit::AlignMode::kData, 64);
     a.bind(perElementTable_);
     a.embed(perElementTables_.data(), perElementTables_.size() * sizeof(float));
+  }
+  if (divisorTable_.isValid()) {
+    // emitLoadScale's divisors (the broadcast table holds reciprocals).
+    a.align(asmjit::AlignMode::kData, 64);
+    a.bind(divisorTable_);
+    a.embed(divisors_.data(), divisors_.size() * sizeof(float));
   }
   if (!scaleTable_.isValid())
     return;

@@ -13,6 +13,7 @@
 #include "ParamSource.h"
 
 #include <llvm/IR/IntrinsicsX86.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -64,8 +65,29 @@ void KernelEmitter::emitElements(llvm::Value *e, Lanes lanes,
   switch (ir_.spec.op) {
   case KernelOp::QCast: {
     llvm::Value *x = loadExpressed(ir_, src_, e, lanes);
+    if (!plan_.checked || lanes.count == 1 || lanes.mask) {
+      storeStored(ir_, dst_, e,
+                  emitQuantize(ir_, plan_, x, params, lanes.count), lanes);
+      return;
+    }
+    // Multiply and check; divide only when a lane is too close to call.
+    llvm::IRBuilder<> &b = ir_.builder;
+    CheckedQuantize checked =
+        emitCheckedQuantize(ir_, plan_, x, params, lanes.count);
+    llvm::Function *function = b.GetInsertBlock()->getParent();
+    auto *fast = llvm::BasicBlock::Create(ir_.context, "checked", function);
+    auto *divide = llvm::BasicBlock::Create(ir_.context, "divide", function);
+    auto *join = llvm::BasicBlock::Create(ir_.context, "stored", function);
+    b.CreateCondBr(checked.exact, fast, divide,
+                   llvm::MDBuilder(ir_.context).createLikelyBranchWeights());
+    b.SetInsertPoint(fast);
+    storeStored(ir_, dst_, e, checked.stored, lanes);
+    b.CreateBr(join);
+    b.SetInsertPoint(divide);
     storeStored(ir_, dst_, e, emitQuantize(ir_, plan_, x, params, lanes.count),
                 lanes);
+    b.CreateBr(join);
+    b.SetInsertPoint(join);
     return;
   }
   case KernelOp::DCast: {
