@@ -53,6 +53,11 @@ private:
   /// Converts `lanes` elements from element e.
   void emitElements(llvm::Value *e, Lanes lanes, const ParamValues &params,
                     llvm::Value *stream = nullptr);
+  /// AVX2 and unpacked 8-bit storage: i32 lanes (in range) are stored
+  /// with explicit packs, which the code generator selects far faster than
+  /// a truncating store.
+  bool isAvx2Bytes(Lanes lanes) const;
+  void storeEightBytes(llvm::Value *e, llvm::Value *values);
   /// store(lanes), non-temporal when `stream` (see emitBlock) is true.
   void storeMaybeStreaming(llvm::Value *stream, Lanes lanes,
                            const std::function<void(Lanes)> &store);
@@ -91,6 +96,25 @@ void KernelEmitter::storeMaybeStreaming(
   b.SetInsertPoint(join);
 }
 
+bool KernelEmitter::isAvx2Bytes(Lanes lanes) const {
+  return ir_.target.isX86 && ir_.target.vectorBits == 256 && !lanes.mask &&
+         ir_.spec.storage.containerBytes() == 1 && !ir_.spec.storage.packed;
+}
+
+void KernelEmitter::storeEightBytes(llvm::Value *e, llvm::Value *values) {
+  llvm::IRBuilder<> &b = ir_.builder;
+  llvm::Value *low = b.CreateShuffleVector(values, {0, 1, 2, 3});
+  llvm::Value *high = b.CreateShuffleVector(values, {4, 5, 6, 7});
+  llvm::Value *words = b.CreateIntrinsic(llvm::Intrinsic::x86_sse2_packssdw_128,
+                                         {}, {low, high});
+  llvm::Value *bytes = b.CreateIntrinsic(
+      ir_.spec.storage.isSigned ? llvm::Intrinsic::x86_sse2_packsswb_128
+                                : llvm::Intrinsic::x86_sse2_packuswb_128,
+      {}, {words, words});
+  ir_.store(b.CreateShuffleVector(bytes, {0, 1, 2, 3, 4, 5, 6, 7}),
+            ir_.byteAddress(dst_, e), Lanes{8});
+}
+
 void KernelEmitter::emitElements(llvm::Value *e, Lanes lanes,
                                  const ParamValues &params,
                                  llvm::Value *stream) {
@@ -98,6 +122,10 @@ void KernelEmitter::emitElements(llvm::Value *e, Lanes lanes,
   case KernelOp::QCast: {
     llvm::Value *x = loadExpressed(ir_, src_, e, lanes);
     llvm::Value *q = emitQuantize(ir_, plan_, x, params, lanes.count);
+    if (!stream && isAvx2Bytes(lanes) && lanes.count == 8) {
+      storeEightBytes(e, q);
+      return;
+    }
     storeMaybeStreaming(stream, lanes,
                         [&](Lanes l) { storeStored(ir_, dst_, e, q, l); });
     return;
@@ -124,8 +152,9 @@ void KernelEmitter::emitBlock(llvm::Value *e, unsigned vectors, Lanes lanes,
   auto at = [&](unsigned j) {
     return b.CreateAdd(e, b.getInt64(uint64_t(j) * lanes.count));
   };
-  if (ir_.spec.op != KernelOp::QCast || !plan_.checked || lanes.count == 1 ||
-      lanes.mask || !vectorAllowed(lanes.count)) {
+  // Single vectors (at most a block's worth per run) divide.
+  if (ir_.spec.op != KernelOp::QCast || !plan_.checked || vectors == 1 ||
+      lanes.count == 1 || lanes.mask || !vectorAllowed(lanes.count)) {
     Lanes all{lanes.count * vectors, lanes.mask, lanes.nonTemporal};
     emitElements(e, all, paramsAt(e, all), stream);
     return;
