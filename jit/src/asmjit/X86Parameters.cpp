@@ -96,9 +96,10 @@ void X86Parameters::expandPerElement(const KernelSpec &spec) {
   int64_t period = 1;
   for (auto [extent, block] : dims)
     period *= extent;
-  // Runs of at least a vector amortize their parameter broadcasts.
+  // Runs of at least an unrolled block amortize their parameter
+  // broadcasts; shorter ones would never reach the main loop.
   int64_t lanes = isa_.vectorBytes() / 4;
-  if (dims.back().second >= lanes || period > kMaxTablePeriod)
+  if (dims.back().second >= lanes * reg::kUnroll || period > kMaxTablePeriod)
     return;
   perElement_ = true;
   // Padded by a vector so a tail's full-width table read stays inside.
