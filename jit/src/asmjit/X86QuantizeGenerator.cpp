@@ -36,7 +36,6 @@ constexpr uint32_t kBelowHalf = 0x3effffffu; ///< pred(0.5) = 0.5 - 2^-25.
 constexpr uint8_t kOrdered = 7;              ///< vcmpps: neither is NaN.
 constexpr uint8_t kRoundNearest = 0x08;      ///< + suppress exceptions.
 constexpr uint8_t kRoundTowardZero = 0x0b;
-constexpr uint8_t kNotLessUnordered = 0x15; ///< vcmpps: !(a < b) or NaN.
 
 /// Registers of the checked-reciprocal mode (the exact path's kHalf
 /// constant moves to memory; kScalar* serve runtime parameters only).
@@ -66,8 +65,9 @@ public:
   void emitConstants(x86::Assembler &a) override {
     if (checked_) {
       dataLabel_ = a.newLabel();
+      // Passing lanes have |w - n| < threshold: bit patterns below it.
       emitBroadcastImmediate(a, isa_, isa_.vec(fast::kThreshold),
-                             floatBits(checked_->threshold));
+                             floatBits(checked_->threshold) - 1);
       emitBroadcastImmediate(a, isa_, isa_.vec(reg::kSign), kSignBit);
       if (spec_.knobs.zeroPoint == ZeroPointOrder::AfterRounding) {
         emitBroadcastImmediate(a, isa_, isa_.vec(fast::kLimit),
@@ -119,10 +119,13 @@ public:
                         src.cloneAdjusted(int32_t(j * lanes() * srcBytes())),
                         fail[j], result[j]);
     }
-    a.vorps(fail[0], fail[0], fail[1]);
-    a.vorps(fail[2], fail[2], fail[3]);
-    a.vorps(fail[0], fail[0], fail[2]);
-    a.vtestps(fail[0], fail[0]);
+    // |w - n| as integers orders like the floats, NaN above them all:
+    // the largest of the group fails exactly when any lane does.
+    a.vpmaxud(fail[0], fail[0], fail[1]);
+    a.vpmaxud(fail[2], fail[2], fail[3]);
+    a.vpmaxud(fail[0], fail[0], fail[2]);
+    a.vpcmpgtd(fail[0], fail[0], isa_.vec(fast::kThreshold));
+    a.vptest(fail[0], fail[0]);
     a.jnz(divide);
     // 32 i32 lanes → 32 bytes; the packs saturate to the container.
     a.vpackssdw(result[0], result[0], result[1]);
@@ -180,8 +183,9 @@ private:
 
   x86::Mem dataAt(int32_t offset) const { return x86::ptr(dataLabel_, offset); }
 
-  /// One vector of the checked mode: `fail` gets all-ones lanes that must
-  /// be divided, `result` the i32 results of the others.
+  /// One vector of the checked mode: `fail` gets |w - n| (NaN for NaN
+  /// lanes), which must stay below the threshold; `result` the i32
+  /// results of the lanes that do.
   void emitCheckedVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
                          const x86::Vec &fail, const x86::Vec &result) {
     x86::Vec w = fail, n = result;
@@ -208,8 +212,7 @@ private:
     }
     a.vroundps(n, w, kRoundNearest);
     a.vsubps(w, w, n);
-    a.vandnps(w, isa_.vec(reg::kSign), w);
-    a.vcmpps(fail, w, isa_.vec(fast::kThreshold), kNotLessUnordered);
+    a.vandnps(fail, isa_.vec(reg::kSign), w); // |w - n|, or NaN.
     if (!before) {
       if (addZero)
         a.emit(x86::Inst::kIdVaddps, n, n, params_.zeroPoint(slot));
