@@ -43,12 +43,24 @@ namespace qjit {
 std::optional<CheckedReciprocalPlan>
 planCheckedReciprocal(const KernelSpec &spec) {
   if (spec.op != KernelOp::QCast || spec.knobs.scaleOp != ScaleOp::Divide ||
-      spec.params.runtime || spec.compute != ValueType::F32 ||
+      spec.compute != ValueType::F32 ||
       spec.storage.kind != StorageType::Kind::Integer ||
-      spec.knobs.rounding == RoundingMode::TowardZero ||
-      spec.params.scales.empty())
+      spec.knobs.rounding == RoundingMode::TowardZero)
     return std::nullopt;
   CheckedReciprocalPlan plan;
+  int64_t boundBound =
+      std::max(std::abs(spec.storage.min), std::abs(spec.storage.max));
+  if (boundBound > 2047)
+    return std::nullopt;
+  if (spec.params.runtime) {
+    uint64_t limit = std::bit_ceil(static_cast<uint64_t>(2 * boundBound + 2));
+    plan.limit = static_cast<float>(limit);
+    plan.threshold = 0.5f - std::ldexp(static_cast<float>(limit), -20);
+    plan.zeroPointLimit = static_cast<int64_t>(limit) - boundBound - 2;
+    return plan;
+  }
+  if (spec.params.scales.empty())
+    return std::nullopt;
   int64_t zeroPointBound = 0;
   for (size_t k = 0; k < spec.params.scales.size(); ++k) {
     float scale = static_cast<float>(
@@ -61,10 +73,6 @@ planCheckedReciprocal(const KernelSpec &spec) {
       return std::nullopt;
     zeroPointBound = std::max<int64_t>(zeroPointBound, std::abs(z));
   }
-  int64_t boundBound =
-      std::max(std::abs(spec.storage.min), std::abs(spec.storage.max));
-  if (boundBound > 4096)
-    return std::nullopt;
   uint64_t limit =
       std::bit_ceil(static_cast<uint64_t>(boundBound + zeroPointBound + 2));
   if (limit > 4096)

@@ -34,11 +34,15 @@ struct CheckedReciprocalPlan {
   float limit = 0;
   /// 1/2 − 2^-20 · L.
   float threshold = 0;
+  /// Runtime parameters (no reciprocals): the kernel checks each one and
+  /// divides unless 2^-60 <= |s| <= 2^60 and |z| <= zeroPointLimit.
+  int64_t zeroPointLimit = 0;
 };
 
 /// The plan when `spec` qualifies: qcast, `divide`, a nearest rounding
-/// mode, baked f32-compute parameters, every scale in [2^-60, 2^60] and
-/// L <= 2^12. Otherwise nullopt (the kernel divides).
+/// mode, f32 compute, L <= 2^12 and, for baked parameters, every scale in
+/// [2^-60, 2^60]. Runtime parameters get L = 2^ceil(log2(2·B + 2)) for
+/// bounds within ±B. Otherwise nullopt (the kernel divides).
 std::optional<CheckedReciprocalPlan>
 planCheckedReciprocal(const KernelSpec &spec);
 

@@ -68,7 +68,11 @@ TEST(CheckedReciprocal, PlansOnlyWhereTheProofHolds) {
   runtime.params.runtime = true;
   runtime.params.scales.clear();
   runtime.params.zeroPoints.clear();
-  EXPECT_FALSE(planCheckedReciprocal(runtime));
+  auto runtimePlan = planCheckedReciprocal(runtime);
+  ASSERT_TRUE(runtimePlan); // Checked per parameter at run time.
+  EXPECT_EQ(runtimePlan->limit, 512.0f);
+  EXPECT_EQ(runtimePlan->zeroPointLimit, 512 - 128 - 2);
+  EXPECT_TRUE(runtimePlan->reciprocals.empty());
 }
 
 /// Host model of the kernels' check (before or after rounding).
@@ -202,6 +206,63 @@ TEST_P(CheckedReciprocalKernels, MatchTheReferenceOnBothSidesOfTheCheck) {
   reinterpret_cast<KernelFn>(const_cast<void *>(code->entry))(
       calm.data(), actual.data(), kElements);
   EXPECT_EQ(expected, actual) << GetParam() << " seed " << seed;
+}
+
+TEST_P(CheckedReciprocalKernels, RuntimeParametersInAndOutOfTheCheckedRange) {
+  IsaLevel isa = std::min(hostIsaLevel(), IsaLevel::Avx2);
+  if (isa < IsaLevel::Avx2)
+    GTEST_SKIP() << "needs AVX2";
+  Expected<std::unique_ptr<Backend>> backend = createBackend(GetParam(), isa);
+  ASSERT_TRUE(backend) << backend.status().message();
+  uint64_t seed = testing::testSeed();
+  std::mt19937_64 rng(seed);
+  constexpr size_t kElements = 2048 + 13;
+  // Scales and zero points in the checked range, and beyond it on every
+  // side (those runs must divide).
+  const float scales[] = {0.0137f,
+                          3.5e-7f,
+                          0x1.8p-61f,
+                          0x1.8p61f,
+                          -0.25f,
+                          0.0f,
+                          std::numeric_limits<float>::infinity(),
+                          std::numeric_limits<float>::quiet_NaN()};
+  const int64_t zeroPoints[] = {3, -128, 255, 382, -383, 1000, INT64_MIN};
+  for (int round = 0; round < 24; ++round) {
+    QuantKnobs knobs;
+    knobs.zeroPoint = round % 2 ? ZeroPointOrder::AfterRounding
+                                : ZeroPointOrder::BeforeRounding;
+    knobs.rounding =
+        round / 2 % 2 ? RoundingMode::NearestAway : RoundingMode::NearestEven;
+    KernelSpec spec = eightBitSpec(round / 4 % 2, knobs, 1.0f, 0);
+    spec.params.runtime = true;
+    spec.params.scales.clear();
+    spec.params.zeroPoints.clear();
+    Expected<CompiledCode> code = (*backend)->compile(spec);
+    ASSERT_TRUE(code) << code.status().message();
+    float scale = scales[rng() % std::size(scales)];
+    int64_t zeroPoint = zeroPoints[rng() % std::size(zeroPoints)];
+    // Inputs aimed at the rounding boundaries of a nearby usable scale.
+    float aim = std::isfinite(scale) && scale != 0 ? std::fabs(scale) : 1.0f;
+    KernelSpec near = eightBitSpec(true, knobs, aim,
+                                   std::clamp<int64_t>(zeroPoint, -128, 127));
+    std::vector<float> input(kElements);
+    for (float &x : input)
+      x = adversarialInput(rng, near, aim);
+    KernelParams params;
+    params.scales = &scale;
+    params.zeroPoints = &zeroPoint;
+    std::vector<uint8_t> expected(kElements), actual(kElements);
+    ASSERT_TRUE(
+        runReference(spec, input.data(), expected.data(), kElements, &params));
+    reinterpret_cast<ParamKernelFn>(const_cast<void *>(code->entry))(
+        input.data(), actual.data(), kElements, &params);
+    for (size_t i = 0; i < kElements; ++i)
+      ASSERT_EQ(expected[i], actual[i])
+          << GetParam() << " seed " << seed << " " << spec.canonicalString()
+          << " x=" << std::hexfloat << input[i] << " s=" << scale
+          << " z=" << std::dec << zeroPoint;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -123,8 +123,16 @@ void X86Parameters::expandPerElement(const KernelSpec &spec) {
   reciprocalTableOffset_ = 2 * zeroPointTableOffset_;
 }
 
-void X86Parameters::keepReciprocals() {
+void X86Parameters::keepReciprocals(const x86::Vec &threshold,
+                                    uint32_t passBits, int64_t zeroPointLimit) {
   keepReciprocals_ = true;
+  if (runtime_) {
+    reciprocal_ = true; // emitRuntimeLoad divides once per run.
+    threshold_ = threshold;
+    passBits_ = passBits;
+    zeroPointLimit_ = zeroPointLimit;
+    return;
+  }
   if (perElement_)
     return; // The tables already hold them.
   for (float &scale : scales_)
@@ -140,6 +148,30 @@ asmjit::Operand X86Parameters::reciprocal(unsigned slot) const {
 }
 
 void X86Parameters::emitLoadScale(x86::Assembler &a, const x86::Vec &v) {
+  if (runtime_) {
+    x86::Gp p = reg::scratch;
+    x86::Xmm s = v.xmm();
+    a.mov(p, x86::qword_ptr(reg::params, offsetof(KernelParams, scales)));
+    switch (expressed_) {
+    case ValueType::F32:
+      a.vbroadcastss(v, x86::dword_ptr(p, reg::paramIndex, 2));
+      return;
+    case ValueType::F16:
+      a.movzx(p.r32(), x86::word_ptr(p, reg::paramIndex, 1));
+      a.vmovd(s, p.r32());
+      a.vcvtph2ps(s, s);
+      break;
+    case ValueType::BF16:
+      a.movzx(p.r32(), x86::word_ptr(p, reg::paramIndex, 1));
+      a.shl(p.r32(), 16);
+      a.vmovd(s, p.r32());
+      break;
+    case ValueType::F64:
+      break;
+    }
+    a.vbroadcastss(v, s);
+    return;
+  }
   if (perTensor_) {
     emitBroadcastImmediate(a, isa_, v, floatBits(divisors_[0]));
     return;
@@ -216,6 +248,23 @@ void X86Parameters::emitRuntimeLoad(x86::Assembler &a) {
   case ValueType::F64:
     break;
   }
+  bool checked = keepReciprocals_;
+  if (checked) {
+    // scratch3 holds the run's threshold bits: passBits_ unless s or z
+    // is outside the range the check is proven for.
+    x86::Gp bits = reg::scratch2.r32();
+    a.mov(reg::scratch3.r32(), passBits_);
+    a.vmovd(bits, s);
+    a.and_(bits, 0x7fffffff);
+    asmjit::Label outOfRange = a.newLabel(), inRange = a.newLabel();
+    a.cmp(bits, floatBits(0x1p-60f));
+    a.jb(outOfRange);
+    a.cmp(bits, floatBits(0x1p60f)); // NaN and inf are above.
+    a.jbe(inRange);
+    a.bind(outOfRange);
+    a.mov(reg::scratch3.r32(), -1);
+    a.bind(inRange);
+  }
   if (reciprocal_) {
     a.mov(p.r32(), floatBits(1.0f));
     a.vmovd(t, p.r32());
@@ -228,9 +277,22 @@ void X86Parameters::emitRuntimeLoad(x86::Assembler &a) {
   a.mov(p, x86::qword_ptr(reg::params, offsetof(KernelParams, zeroPoints)));
   a.test(p, p);
   a.jz(noZeroPoints);
+  if (checked) {
+    asmjit::Label zeroPointChecked = a.newLabel();
+    a.mov(reg::scratch2, x86::qword_ptr(p, reg::paramIndex, 3));
+    a.add(reg::scratch2, zeroPointLimit_);
+    a.cmp(reg::scratch2, 2 * zeroPointLimit_);
+    a.jbe(zeroPointChecked); // -limit <= z <= limit.
+    a.mov(reg::scratch3.r32(), -1);
+    a.bind(zeroPointChecked);
+  }
   a.vcvtsi2ss(s, s, x86::qword_ptr(p, reg::paramIndex, 3));
   a.bind(noZeroPoints);
   a.vbroadcastss(isa_.vec(reg::kZeroPoint), s);
+  if (checked) {
+    a.vmovd(threshold_.xmm(), reg::scratch3.r32());
+    a.vpbroadcastd(threshold_, threshold_.xmm());
+  }
 }
 
 void X86Parameters::emitData(x86::Assembler &a) {

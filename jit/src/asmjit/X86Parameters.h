@@ -52,9 +52,13 @@ public:
   asmjit::Operand scale(unsigned slot) const;
   asmjit::Operand zeroPoint(unsigned slot) const;
 
-  /// `divide` with baked scales: also keep fl(1/s) of every parameter, in
-  /// vec(reg::kScale) for broadcast parameters (call before emitting).
-  void keepReciprocals();
+  /// `divide`: also keep fl(1/s) of every parameter, in vec(reg::kScale)
+  /// for broadcast parameters (call before emitting). Runtime parameters
+  /// also set `threshold`'s lanes per run: `passBits`, or all ones when
+  /// s or z is outside the checked-reciprocal range (2^-60 <= |s| <= 2^60,
+  /// |z| <= zeroPointLimit).
+  void keepReciprocals(const x86::Vec &threshold = {}, uint32_t passBits = 0,
+                       int64_t zeroPointLimit = 0);
   bool perElement() const { return perElement_; }
   /// fl(1/s) of a slot's lanes (keepReciprocals()).
   asmjit::Operand reciprocal(unsigned slot) const;
@@ -80,6 +84,9 @@ private:
   int32_t zeroPointTableOffset_ = 0;  ///< Per-element: bytes after scales.
   int32_t reciprocalTableOffset_ = 0; ///< Per-element: after zero points.
   bool keepReciprocals_ = false;
+  x86::Vec threshold_;
+  uint32_t passBits_ = 0;
+  int64_t zeroPointLimit_ = 0;
   std::vector<float> divisors_; ///< Baked s, in f32.
   asmjit::Label divisorTable_;  ///< Broadcast tables: s (keepReciprocals()).
   asmjit::Label perElementTable_;

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 namespace qjit::asmjit_backend {
 
@@ -69,12 +70,8 @@ public:
       emitBroadcastImmediate(a, isa_, isa_.vec(fast::kThreshold),
                              floatBits(checked_->threshold) - 1);
       emitBroadcastImmediate(a, isa_, isa_.vec(reg::kSign), kSignBit);
-      if (spec_.knobs.zeroPoint == ZeroPointOrder::AfterRounding) {
-        emitBroadcastImmediate(a, isa_, isa_.vec(fast::kLimit),
-                               floatBits(checked_->limit));
-        emitBroadcastImmediate(a, isa_, isa_.vec(fast::kNegLimit),
-                               floatBits(-checked_->limit));
-      }
+      if (spec_.knobs.zeroPoint == ZeroPointOrder::AfterRounding)
+        emitLimits(a);
     }
     if (clampLow_)
       emitBroadcastImmediate(a, isa_, isa_.vec(reg::kLow),
@@ -88,9 +85,22 @@ public:
     }
   }
 
-  void emitParameters(x86::Assembler &a) override { params_.emitLoad(a); }
+  void emitParameters(x86::Assembler &a) override {
+    params_.emitLoad(a);
+    // Runtime parameters are loaded through the kScalar* registers.
+    if (checked_ && !params_.baked() &&
+        spec_.knobs.zeroPoint == ZeroPointOrder::AfterRounding)
+      emitLimits(a);
+  }
   unsigned parameterBytes() const override { return params_.parameterBytes(); }
   void emitData(x86::Assembler &a) override {
+    // The divisions of failing groups, out of the way of the fast path
+    // (before the parameter data: they may create its labels).
+    for (const Division &division : divisions_) {
+      a.bind(division.start);
+      X86VectorBody::emitUnrolled(a, division.src, division.dst);
+      a.jmp(division.back);
+    }
     params_.emitData(a);
     if (!checked_)
       return;
@@ -135,10 +145,8 @@ public:
     a.vmovdqu(fail[0], dataAt(32));
     a.vpermd(result[0], fail[0], result[0]);
     streamingStores_ ? a.vmovntdq(dst, result[0]) : a.vmovdqu(dst, result[0]);
-    a.jmp(done);
-    a.bind(divide);
-    X86VectorBody::emitUnrolled(a, src, dst);
     a.bind(done);
+    divisions_.push_back({divide, done, src, dst});
   }
 
   bool canStreamStores() const override { return checked_.has_value(); }
@@ -166,14 +174,23 @@ public:
   }
 
 private:
-  /// The checked-reciprocal mode: AVX2, per-tensor, 8-bit containers.
+  void emitLimits(x86::Assembler &a) {
+    emitBroadcastImmediate(a, isa_, isa_.vec(fast::kLimit),
+                           floatBits(checked_->limit));
+    emitBroadcastImmediate(a, isa_, isa_.vec(fast::kNegLimit),
+                           floatBits(-checked_->limit));
+  }
+
+  /// The checked-reciprocal mode: AVX2, 8-bit containers.
   void planChecked() {
     if (isa_.avx512() || spec_.storage.containerBytes() != 1 ||
         params_.scaleInstruction() != x86::Inst::kIdVdivps)
       return;
     checked_ = planCheckedReciprocal(spec_);
     if (checked_)
-      params_.keepReciprocals();
+      params_.keepReciprocals(isa_.vec(fast::kThreshold),
+                              floatBits(checked_->threshold) - 1,
+                              checked_->zeroPointLimit);
     // The packs saturate to the container; only a narrower low bound
     // needs a clamp (the high one is always clamped: a converted
     // out-of-range lane reads as INT32_MIN).
@@ -326,6 +343,12 @@ private:
   X86Parameters params_;
   bool clampLow_ = true, clampHigh_ = true;
   std::optional<CheckedReciprocalPlan> checked_;
+  /// A group to divide after all, emitted after the kernel's code.
+  struct Division {
+    asmjit::Label start, back;
+    x86::Mem src, dst;
+  };
+  std::vector<Division> divisions_;
   bool checkedClampLow_ = true;
   asmjit::Label dataLabel_;
 };

@@ -99,7 +99,8 @@ QuantPlan planQuantization(const KernelSpec &spec, const VectorTarget &target) {
              })) {
     plan.scaling = Scaling::Markstein;
   }
-  if (plan.scaling == Scaling::Divide && target.vectorBits > 0) {
+  if (plan.scaling == Scaling::Divide && target.vectorBits > 0 &&
+      !spec.params.runtime) {
     if (std::optional<CheckedReciprocalPlan> checked =
             planCheckedReciprocal(spec)) {
       plan.checked = true;
