@@ -24,6 +24,10 @@
 // round-then-saturate because the bounds are integers. After rounding,
 // a clamp at ±L only replaces values whose rounding saturates anyway.
 //
+// Runtime parameters: L is fixed from the bounds (2B + 2 rounded up), and
+// the kernel checks per parameter that |z| <= L − B − 2 and that s is in
+// range (y = RN(1/s) is computed in the kernel); other runs divide.
+//
 // A NaN x gives a NaN w, which fails the check, as do lanes near a
 // half-integer: about 2m of uniformly spread values, 2^-10 for 8-bit
 // storage with |z| <= 128 (L = 512).
