@@ -86,6 +86,7 @@ std::vector<std::pair<int64_t, int64_t>> staticDims(const LayoutSpec &layout) {
 }
 
 constexpr int64_t kMaxTablePeriod = 16384;
+constexpr int64_t kMaxVectorRunTablePeriod = 1024;
 
 } // namespace
 
@@ -97,15 +98,17 @@ void X86Parameters::expandPerElement(const KernelSpec &spec) {
   for (auto [extent, block] : dims)
     period *= extent;
   // Runs of at least an unrolled block amortize their parameter
-  // broadcasts; shorter ones would never reach the main loop.
-  int64_t lanes = isa_.vectorBytes() / 4;
-  if (dims.back().second >= lanes * reg::kUnroll || period > kMaxTablePeriod)
+  // broadcasts; shorter ones would never reach the main loop. Runs of
+  // whole vectors take tables only while those stay small (embedding
+  // them is most of the compile time).
+  int64_t lanes = isa_.vectorBytes() / 4, run = dims.back().second;
+  if (run >= lanes * reg::kUnroll ||
+      period > (run >= lanes ? kMaxVectorRunTablePeriod : kMaxTablePeriod))
     return;
   perElement_ = true;
   // Padded by a vector so a tail's full-width table read stays inside.
   size_t padded = static_cast<size_t>(period + lanes);
-  // Scales, zero points, and room for reciprocals (keepReciprocals()).
-  perElementTables_.assign(3 * padded, 0.0f);
+  perElementTables_.assign(2 * padded, 0.0f);
   for (int64_t i = 0; i < period; ++i) {
     // The reference's parameter index of element i, computed once here.
     int64_t rest = i, index = 0, stride = 1;
@@ -117,7 +120,6 @@ void X86Parameters::expandPerElement(const KernelSpec &spec) {
     }
     perElementTables_[i] = scales_[index];
     perElementTables_[padded + i] = zeroPoints_[index];
-    perElementTables_[2 * padded + i] = 1.0f / scales_[index];
   }
   zeroPointTableOffset_ = static_cast<int32_t>(padded * sizeof(float));
   reciprocalTableOffset_ = 2 * zeroPointTableOffset_;
@@ -133,8 +135,15 @@ void X86Parameters::keepReciprocals(const x86::Vec &threshold,
     zeroPointLimit_ = zeroPointLimit;
     return;
   }
-  if (perElement_)
-    return; // The tables already hold them.
+  if (perElement_) {
+    // A third table after the zero points: fl(1/s) per element.
+    size_t padded = perElementTables_.size() / 2;
+    perElementTables_.resize(3 * padded, 0.0f);
+    for (size_t i = 0; i < padded; ++i)
+      if (perElementTables_[i] != 0.0f)
+        perElementTables_[2 * padded + i] = 1.0f / perElementTables_[i];
+    return;
+  }
   for (float &scale : scales_)
     scale = 1.0f / scale;
 }
