@@ -8,6 +8,13 @@
 
 namespace qjit::asmjit_backend {
 
+void X86VectorBody::emitUnrolled(x86::Assembler &a, const x86::Mem &src,
+                                 const x86::Mem &dst) {
+  for (unsigned j = 0; j < reg::kUnroll; ++j)
+    emitVector(a, j, src.cloneAdjusted(int32_t(j * lanes() * srcBytes())),
+               dst.cloneAdjusted(int32_t(j * lanes() * dstBytes())), false);
+}
+
 namespace {
 
 using asmjit::AlignMode;
@@ -75,6 +82,8 @@ public:
         emitStreamingRun();
       a_.mov(reg::runCount, reg::remaining);
       emitRun(true);
+    } else if (nested && sequentialRuns()) {
+      emitSequentialRuns();
     } else if (nested) {
       emitNest();
     } else {
@@ -161,6 +170,45 @@ private:
     a_.jmp(top);
   }
 
+  /// Whether runs simply take the parameters in order: every level but the
+  /// innermost has rows of one element block, all static. Run r then has
+  /// the innermost block length and parameter r mod (product of grids).
+  bool sequentialRuns() const {
+    int64_t parameters = 1;
+    for (const NestLevel &level : levels_)
+      parameters *= level.grid;
+    if (parameters > INT32_MAX)
+      return false;
+    for (size_t d = 0; d < levels_.size(); ++d)
+      if (levels_[d].extentIndex >= 0 ||
+          (d + 1 < levels_.size() && levels_[d].block != 1))
+        return false;
+    return true;
+  }
+
+  /// The nest of sequentialRuns() as one loop, its state in registers.
+  void emitSequentialRuns() {
+    int64_t parameters = 1;
+    for (const NestLevel &level : levels_)
+      parameters *= level.grid;
+    Label top = a_.newLabel();
+    a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
+    a_.bind(top);
+    a_.test(reg::remaining, reg::remaining);
+    a_.jz(exit_);
+    body_.emitParameters(a_);
+    a_.mov(reg::runCount, levels_.back().block);
+    a_.cmp(reg::runCount, reg::remaining);
+    a_.cmova(reg::runCount, reg::remaining);
+    a_.sub(reg::remaining, reg::runCount);
+    emitRun(false);
+    a_.inc(reg::paramIndex);
+    a_.cmp(reg::paramIndex, parameters);
+    a_.jb(top);
+    a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
+    a_.jmp(top);
+  }
+
   /// Periods repeat until the elements run out; the innermost level leaves
   /// through exit_ when `remaining` reaches zero.
   void emitNest() {
@@ -241,8 +289,6 @@ private:
   /// `streaming`: dst is vector-aligned; full vectors store non-temporally.
   void emitRun(bool align, bool streaming = false) {
     const unsigned lanes = body_.lanes();
-    const int32_t srcStep = static_cast<int32_t>(lanes * body_.srcBytes());
-    const int32_t dstStep = static_cast<int32_t>(lanes * body_.dstBytes());
     const int32_t unrolled = static_cast<int32_t>(lanes * reg::kUnroll);
     Label unrolledLoop = a_.newLabel(), single = a_.newLabel(),
           singleLoop = a_.newLabel(), tail = a_.newLabel(), end = a_.newLabel();
@@ -253,9 +299,7 @@ private:
     if (align)
       a_.align(AlignMode::kCode, 32);
     a_.bind(unrolledLoop);
-    for (unsigned j = 0; j < reg::kUnroll; ++j)
-      body_.emitVector(a_, j, x86::ptr(reg::src, srcStep * int32_t(j)),
-                       x86::ptr(reg::dst, dstStep * int32_t(j)), false);
+    body_.emitUnrolled(a_, x86::ptr(reg::src), x86::ptr(reg::dst));
     advanceCursors(unrolled);
     a_.sub(reg::runCount, unrolled);
     a_.cmp(reg::runCount, unrolled);

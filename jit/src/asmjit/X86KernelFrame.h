@@ -40,6 +40,10 @@ public:
   /// (< reg::kUnroll). `masked`: only the lanes in reg::tailMask exist.
   virtual void emitVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
                           const x86::Mem &dst, bool masked) = 0;
+  /// Converts the reg::kUnroll full vectors at src and dst of a main-loop
+  /// iteration; by default one emitVector per slot.
+  virtual void emitUnrolled(x86::Assembler &a, const x86::Mem &src,
+                            const x86::Mem &dst);
   /// Data (tables) placed after the code; labels bound here.
   virtual void emitData(x86::Assembler &) {}
 

@@ -55,6 +55,7 @@ X86Parameters::X86Parameters(const KernelSpec &spec, const X86Isa &isa,
     reciprocal_ = true;
     scaleInstruction_ = x86::Inst::kIdVmulps;
   }
+  divisors_ = scales;
   for (size_t k = 0; k < scales.size(); ++k) {
     scales_.push_back(reciprocal_ ? 1.0f / scales[k] : scales[k]);
     zeroPoints_.push_back(static_cast<float>(spec.params.zeroPoints[k]));
@@ -85,6 +86,7 @@ std::vector<std::pair<int64_t, int64_t>> staticDims(const LayoutSpec &layout) {
 }
 
 constexpr int64_t kMaxTablePeriod = 16384;
+constexpr int64_t kMaxVectorRunTablePeriod = 1024;
 
 } // namespace
 
@@ -95,9 +97,13 @@ void X86Parameters::expandPerElement(const KernelSpec &spec) {
   int64_t period = 1;
   for (auto [extent, block] : dims)
     period *= extent;
-  // Runs of at least a vector amortize their parameter broadcasts.
-  int64_t lanes = isa_.vectorBytes() / 4;
-  if (dims.back().second >= lanes || period > kMaxTablePeriod)
+  // Runs of at least an unrolled block amortize their parameter
+  // broadcasts; shorter ones would never reach the main loop. Runs of
+  // whole vectors take tables only while those stay small (embedding
+  // them is most of the compile time).
+  int64_t lanes = isa_.vectorBytes() / 4, run = dims.back().second;
+  if (run >= lanes * reg::kUnroll ||
+      period > (run >= lanes ? kMaxVectorRunTablePeriod : kMaxTablePeriod))
     return;
   perElement_ = true;
   // Padded by a vector so a tail's full-width table read stays inside.
@@ -116,6 +122,73 @@ void X86Parameters::expandPerElement(const KernelSpec &spec) {
     perElementTables_[padded + i] = zeroPoints_[index];
   }
   zeroPointTableOffset_ = static_cast<int32_t>(padded * sizeof(float));
+  reciprocalTableOffset_ = 2 * zeroPointTableOffset_;
+}
+
+void X86Parameters::keepReciprocals(const x86::Vec &threshold,
+                                    uint32_t passBits, int64_t zeroPointLimit) {
+  keepReciprocals_ = true;
+  if (runtime_) {
+    reciprocal_ = true; // emitRuntimeLoad divides once per run.
+    threshold_ = threshold;
+    passBits_ = passBits;
+    zeroPointLimit_ = zeroPointLimit;
+    return;
+  }
+  if (perElement_) {
+    // A third table after the zero points: fl(1/s) per element.
+    size_t padded = perElementTables_.size() / 2;
+    perElementTables_.resize(3 * padded, 0.0f);
+    for (size_t i = 0; i < padded; ++i)
+      if (perElementTables_[i] != 0.0f)
+        perElementTables_[2 * padded + i] = 1.0f / perElementTables_[i];
+    return;
+  }
+  for (float &scale : scales_)
+    scale = 1.0f / scale;
+}
+
+asmjit::Operand X86Parameters::reciprocal(unsigned slot) const {
+  if (perElement_)
+    return x86::ptr(reg::paramIndex,
+                    reciprocalTableOffset_ +
+                        static_cast<int32_t>(slot * isa_.vectorBytes()));
+  return isa_.vec(reg::kScale);
+}
+
+void X86Parameters::emitLoadScale(x86::Assembler &a, const x86::Vec &v) {
+  if (runtime_) {
+    x86::Gp p = reg::scratch;
+    x86::Xmm s = v.xmm();
+    a.mov(p, x86::qword_ptr(reg::params, offsetof(KernelParams, scales)));
+    switch (expressed_) {
+    case ValueType::F32:
+      a.vbroadcastss(v, x86::dword_ptr(p, reg::paramIndex, 2));
+      return;
+    case ValueType::F16:
+      a.movzx(p.r32(), x86::word_ptr(p, reg::paramIndex, 1));
+      a.vmovd(s, p.r32());
+      a.vcvtph2ps(s, s);
+      break;
+    case ValueType::BF16:
+      a.movzx(p.r32(), x86::word_ptr(p, reg::paramIndex, 1));
+      a.shl(p.r32(), 16);
+      a.vmovd(s, p.r32());
+      break;
+    case ValueType::F64:
+      break;
+    }
+    a.vbroadcastss(v, s);
+    return;
+  }
+  if (perTensor_) {
+    emitBroadcastImmediate(a, isa_, v, floatBits(divisors_[0]));
+    return;
+  }
+  if (!divisorTable_.isValid())
+    divisorTable_ = a.newLabel();
+  a.lea(reg::scratch, x86::ptr(divisorTable_));
+  a.vbroadcastss(v, x86::dword_ptr(reg::scratch, reg::paramIndex, 2));
 }
 
 asmjit::Operand X86Parameters::scale(unsigned slot) const {
@@ -184,6 +257,23 @@ void X86Parameters::emitRuntimeLoad(x86::Assembler &a) {
   case ValueType::F64:
     break;
   }
+  bool checked = keepReciprocals_;
+  if (checked) {
+    // scratch3 holds the run's threshold bits: passBits_ unless s or z
+    // is outside the range the check is proven for.
+    x86::Gp bits = reg::scratch2.r32();
+    a.mov(reg::scratch3.r32(), passBits_);
+    a.vmovd(bits, s);
+    a.and_(bits, 0x7fffffff);
+    asmjit::Label outOfRange = a.newLabel(), inRange = a.newLabel();
+    a.cmp(bits, floatBits(0x1p-60f));
+    a.jb(outOfRange);
+    a.cmp(bits, floatBits(0x1p60f)); // NaN and inf are above.
+    a.jbe(inRange);
+    a.bind(outOfRange);
+    a.mov(reg::scratch3.r32(), -1);
+    a.bind(inRange);
+  }
   if (reciprocal_) {
     a.mov(p.r32(), floatBits(1.0f));
     a.vmovd(t, p.r32());
@@ -196,9 +286,22 @@ void X86Parameters::emitRuntimeLoad(x86::Assembler &a) {
   a.mov(p, x86::qword_ptr(reg::params, offsetof(KernelParams, zeroPoints)));
   a.test(p, p);
   a.jz(noZeroPoints);
+  if (checked) {
+    asmjit::Label zeroPointChecked = a.newLabel();
+    a.mov(reg::scratch2, x86::qword_ptr(p, reg::paramIndex, 3));
+    a.add(reg::scratch2, zeroPointLimit_);
+    a.cmp(reg::scratch2, 2 * zeroPointLimit_);
+    a.jbe(zeroPointChecked); // -limit <= z <= limit.
+    a.mov(reg::scratch3.r32(), -1);
+    a.bind(zeroPointChecked);
+  }
   a.vcvtsi2ss(s, s, x86::qword_ptr(p, reg::paramIndex, 3));
   a.bind(noZeroPoints);
   a.vbroadcastss(isa_.vec(reg::kZeroPoint), s);
+  if (checked) {
+    a.vmovd(threshold_.xmm(), reg::scratch3.r32());
+    a.vpbroadcastd(threshold_, threshold_.xmm());
+  }
 }
 
 void X86Parameters::emitData(x86::Assembler &a) {
@@ -206,6 +309,12 @@ void X86Parameters::emitData(x86::Assembler &a) {
     a.align(asmjit::AlignMode::kData, 64);
     a.bind(perElementTable_);
     a.embed(perElementTables_.data(), perElementTables_.size() * sizeof(float));
+  }
+  if (divisorTable_.isValid()) {
+    // emitLoadScale's divisors (the broadcast table holds reciprocals).
+    a.align(asmjit::AlignMode::kData, 64);
+    a.bind(divisorTable_);
+    a.embed(divisors_.data(), divisors_.size() * sizeof(float));
   }
   if (!scaleTable_.isValid())
     return;

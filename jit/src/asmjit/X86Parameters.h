@@ -47,8 +47,24 @@ public:
 
   /// The scale and zero point operands of a vector in register slot
   /// `slot`: broadcast registers, or the slot's entries of the tables.
+  /// With reciprocals kept (keepReciprocals()), the broadcast register
+  /// holds fl(1/s) instead: see reciprocal() and emitLoadScale().
   asmjit::Operand scale(unsigned slot) const;
   asmjit::Operand zeroPoint(unsigned slot) const;
+
+  /// `divide`: also keep fl(1/s) of every parameter, in vec(reg::kScale)
+  /// for broadcast parameters (call before emitting). Runtime parameters
+  /// also set `threshold`'s lanes per run: `passBits`, or all ones when
+  /// s or z is outside the checked-reciprocal range (2^-60 <= |s| <= 2^60,
+  /// |z| <= zeroPointLimit).
+  void keepReciprocals(const x86::Vec &threshold = {}, uint32_t passBits = 0,
+                       int64_t zeroPointLimit = 0);
+  bool perElement() const { return perElement_; }
+  /// fl(1/s) of a slot's lanes (keepReciprocals()).
+  asmjit::Operand reciprocal(unsigned slot) const;
+  /// Broadcasts the current run's scale s into `v` (broadcast parameters
+  /// with keepReciprocals(); clobbers reg::scratch).
+  void emitLoadScale(x86::Assembler &a, const x86::Vec &v);
 
   void emitLoad(x86::Assembler &a);
   void emitData(x86::Assembler &a);
@@ -65,7 +81,14 @@ private:
   bool perTensor_;
   bool zeroPointsAreZero_ = true;
   bool perElement_ = false;
-  int32_t zeroPointTableOffset_ = 0; ///< Per-element: bytes after scales.
+  int32_t zeroPointTableOffset_ = 0;  ///< Per-element: bytes after scales.
+  int32_t reciprocalTableOffset_ = 0; ///< Per-element: after zero points.
+  bool keepReciprocals_ = false;
+  x86::Vec threshold_;
+  uint32_t passBits_ = 0;
+  int64_t zeroPointLimit_ = 0;
+  std::vector<float> divisors_; ///< Baked s, in f32.
+  asmjit::Label divisorTable_;  ///< Broadcast tables: s (keepReciprocals()).
   asmjit::Label perElementTable_;
   std::vector<float> scales_;           ///< Baked: s or fl(1/s), in f32.
   std::vector<float> zeroPoints_;       ///< Baked: f32(z).

@@ -9,13 +9,24 @@
 // conversion. Rounding never reads MXCSR: embedded {rn-sae}, rounding
 // immediates, or truncating converts.
 //
+// AVX2 with 8-bit storage and a CheckedReciprocalPlan: the main loop
+// multiplies by fl(1/s) instead, checks every lane (CheckedReciprocal.h
+// has the proof), packs four vectors with saturating packs into one
+// 32-byte store, and redoes the four vectors by division when any lane
+// fails. In that mode vec(reg::kScale) holds fl(1/s) and the division
+// (rare) reloads s per vector.
+//
 //===----------------------------------------------------------------------===//
 #include "X86Conversions.h"
 #include "X86Generators.h"
 #include "X86KernelFrame.h"
 #include "X86Parameters.h"
 
+#include "CheckedReciprocal.h"
+
 #include <cstdint>
+#include <optional>
+#include <vector>
 
 namespace qjit::asmjit_backend {
 
@@ -27,6 +38,14 @@ constexpr uint8_t kOrdered = 7;              ///< vcmpps: neither is NaN.
 constexpr uint8_t kRoundNearest = 0x08;      ///< + suppress exceptions.
 constexpr uint8_t kRoundTowardZero = 0x0b;
 
+/// Registers of the checked-reciprocal mode (the exact path's kHalf
+/// constant moves to memory; kScalar* serve runtime parameters only).
+namespace fast {
+constexpr unsigned kThreshold = reg::kHalf;
+constexpr unsigned kLimit = reg::kScalar;
+constexpr unsigned kNegLimit = reg::kScalar2;
+} // namespace fast
+
 class X86QuantizeGenerator final : public X86VectorBody {
 public:
   X86QuantizeGenerator(const KernelSpec &spec, const X86Isa &isa)
@@ -35,6 +54,7 @@ public:
                                             ? ScaleUse::Divide
                                             : ScaleUse::MultiplyByReciprocal) {
     planClamp();
+    planChecked();
   }
 
   void generate(x86::Assembler &a) { emitX86Kernel(a, isa_, spec_, *this); }
@@ -44,21 +64,92 @@ public:
   unsigned dstBytes() const override { return spec_.storage.containerBytes(); }
 
   void emitConstants(x86::Assembler &a) override {
+    if (checked_) {
+      dataLabel_ = a.newLabel();
+      // Passing lanes have |w - n| < threshold: bit patterns below it.
+      emitBroadcastImmediate(a, isa_, isa_.vec(fast::kThreshold),
+                             floatBits(checked_->threshold) - 1);
+      emitBroadcastImmediate(a, isa_, isa_.vec(reg::kSign), kSignBit);
+      if (spec_.knobs.zeroPoint == ZeroPointOrder::AfterRounding)
+        emitLimits(a);
+    }
     if (clampLow_)
       emitBroadcastImmediate(a, isa_, isa_.vec(reg::kLow),
                              floatBits(static_cast<float>(spec_.storage.min)));
     if (clampHigh_)
       emitBroadcastImmediate(a, isa_, isa_.vec(reg::kHigh),
                              floatBits(static_cast<float>(spec_.storage.max)));
-    if (spec_.knobs.rounding == RoundingMode::NearestAway) {
+    if (spec_.knobs.rounding == RoundingMode::NearestAway && !checked_) {
       emitBroadcastImmediate(a, isa_, isa_.vec(reg::kSign), kSignBit);
       emitBroadcastImmediate(a, isa_, isa_.vec(reg::kHalf), kBelowHalf);
     }
   }
 
-  void emitParameters(x86::Assembler &a) override { params_.emitLoad(a); }
+  void emitParameters(x86::Assembler &a) override {
+    params_.emitLoad(a);
+    // Runtime parameters are loaded through the kScalar* registers.
+    if (checked_ && !params_.baked() &&
+        spec_.knobs.zeroPoint == ZeroPointOrder::AfterRounding)
+      emitLimits(a);
+  }
   unsigned parameterBytes() const override { return params_.parameterBytes(); }
-  void emitData(x86::Assembler &a) override { params_.emitData(a); }
+  void emitData(x86::Assembler &a) override {
+    // The divisions of failing groups, out of the way of the fast path
+    // (before the parameter data: they may create its labels).
+    for (const Division &division : divisions_) {
+      a.bind(division.start);
+      X86VectorBody::emitUnrolled(a, division.src, division.dst);
+      a.jmp(division.back);
+    }
+    params_.emitData(a);
+    if (!checked_)
+      return;
+    // The half-away constant as a full vector, then vpermd's dword order
+    // for the packed bytes of four vectors.
+    a.align(asmjit::AlignMode::kData, 32);
+    a.bind(dataLabel_);
+    for (unsigned lane = 0; lane < 8; ++lane)
+      a.embedUInt32(kBelowHalf);
+    for (uint32_t index : {0u, 4u, 1u, 5u, 2u, 6u, 3u, 7u})
+      a.embedUInt32(index);
+  }
+
+  void emitUnrolled(x86::Assembler &a, const x86::Mem &src,
+                    const x86::Mem &dst) override {
+    if (!checked_) {
+      X86VectorBody::emitUnrolled(a, src, dst);
+      return;
+    }
+    asmjit::Label divide = a.newLabel(), done = a.newLabel();
+    x86::Vec fail[reg::kUnroll], result[reg::kUnroll];
+    for (unsigned j = 0; j < reg::kUnroll; ++j) {
+      fail[j] = isa_.vec(reg::kWork + j);
+      result[j] = isa_.vec(reg::kTemp + j);
+      emitCheckedVector(a, j,
+                        src.cloneAdjusted(int32_t(j * lanes() * srcBytes())),
+                        fail[j], result[j]);
+    }
+    // |w - n| as integers orders like the floats, NaN above them all:
+    // the largest of the group fails exactly when any lane does.
+    a.vpmaxud(fail[0], fail[0], fail[1]);
+    a.vpmaxud(fail[2], fail[2], fail[3]);
+    a.vpmaxud(fail[0], fail[0], fail[2]);
+    a.vpcmpgtd(fail[0], fail[0], isa_.vec(fast::kThreshold));
+    a.vptest(fail[0], fail[0]);
+    a.jnz(divide);
+    // 32 i32 lanes → 32 bytes; the packs saturate to the container.
+    a.vpackssdw(result[0], result[0], result[1]);
+    a.vpackssdw(result[2], result[2], result[3]);
+    spec_.storage.isSigned ? a.vpacksswb(result[0], result[0], result[2])
+                           : a.vpackuswb(result[0], result[0], result[2]);
+    a.vmovdqu(fail[0], dataAt(32));
+    a.vpermd(result[0], fail[0], result[0]);
+    streamingStores_ ? a.vmovntdq(dst, result[0]) : a.vmovdqu(dst, result[0]);
+    a.bind(done);
+    divisions_.push_back({divide, done, src, dst});
+  }
+
+  bool canStreamStores() const override { return checked_.has_value(); }
 
   void emitVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
                   const x86::Mem &dst, bool masked) override {
@@ -83,6 +174,72 @@ public:
   }
 
 private:
+  void emitLimits(x86::Assembler &a) {
+    emitBroadcastImmediate(a, isa_, isa_.vec(fast::kLimit),
+                           floatBits(checked_->limit));
+    emitBroadcastImmediate(a, isa_, isa_.vec(fast::kNegLimit),
+                           floatBits(-checked_->limit));
+  }
+
+  /// The checked-reciprocal mode: AVX2, 8-bit containers.
+  void planChecked() {
+    if (isa_.avx512() || spec_.storage.containerBytes() != 1 ||
+        params_.scaleInstruction() != x86::Inst::kIdVdivps)
+      return;
+    checked_ = planCheckedReciprocal(spec_);
+    if (checked_)
+      params_.keepReciprocals(isa_.vec(fast::kThreshold),
+                              floatBits(checked_->threshold) - 1,
+                              checked_->zeroPointLimit);
+    // The packs saturate to the container; only a narrower low bound
+    // needs a clamp (the high one is always clamped: a converted
+    // out-of-range lane reads as INT32_MIN).
+    int64_t containerMin = spec_.storage.isSigned ? -128 : 0;
+    checkedClampLow_ = spec_.storage.min > containerMin;
+  }
+
+  x86::Mem dataAt(int32_t offset) const { return x86::ptr(dataLabel_, offset); }
+
+  /// One vector of the checked mode: `fail` gets |w - n| (NaN for NaN
+  /// lanes), which must stay below the threshold; `result` the i32
+  /// results of the lanes that do.
+  void emitCheckedVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
+                         const x86::Vec &fail, const x86::Vec &result) {
+    x86::Vec w = fail, n = result;
+    asmjit::Operand reciprocal = params_.reciprocal(slot);
+    if (spec_.expressed == ValueType::F32 && reciprocal.isReg()) {
+      a.emit(x86::Inst::kIdVmulps, w, reciprocal, src); // Load folded in.
+    } else {
+      emitLoadExpressed(a, isa_, spec_.expressed, w, src, false);
+      a.emit(x86::Inst::kIdVmulps, w, w, reciprocal);
+    }
+    bool addZero = !params_.zeroPointsAreZero();
+    bool before = spec_.knobs.zeroPoint == ZeroPointOrder::BeforeRounding;
+    // Clamps keep NaN lanes NaN (vminps/vmaxps return their second
+    // operand when either is NaN), so that they fail the check.
+    if (before) {
+      if (addZero)
+        a.emit(x86::Inst::kIdVaddps, w, w, params_.zeroPoint(slot));
+      a.vminps(w, isa_.vec(reg::kHigh), w);
+      if (checkedClampLow_)
+        a.vmaxps(w, isa_.vec(reg::kLow), w);
+    } else {
+      a.vminps(w, isa_.vec(fast::kLimit), w);
+      a.vmaxps(w, isa_.vec(fast::kNegLimit), w);
+    }
+    a.vroundps(n, w, kRoundNearest);
+    a.vsubps(w, w, n);
+    a.vandnps(fail, isa_.vec(reg::kSign), w); // |w - n|, or NaN.
+    if (!before) {
+      if (addZero)
+        a.emit(x86::Inst::kIdVaddps, n, n, params_.zeroPoint(slot));
+      a.vminps(n, n, isa_.vec(reg::kHigh));
+      if (checkedClampLow_)
+        a.vmaxps(n, n, isa_.vec(reg::kLow));
+    }
+    a.vcvttps2dq(n, n);
+  }
+
   /// Which f32 clamps the store needs. AVX-512's saturating narrows
   /// (vpmovsdb, vpmovusdb, ...) clamp to the container's range for free,
   /// provided the conversion is in range: out-of-range converts give
@@ -106,6 +263,10 @@ private:
   void emitScale(x86::Assembler &a, unsigned slot, const x86::Vec &v,
                  const x86::Vec &t) {
     asmjit::Operand scale = params_.scale(slot);
+    if (checked_ && !params_.perElement()) {
+      params_.emitLoadScale(a, t); // The register holds fl(1/s).
+      scale = t;
+    }
     asmjit::InstId op = params_.scaleInstruction();
     auto scaleOp = [&](x86::Assembler &as) { as.emit(op, v, v, scale); };
     if (!isa_.avx512()) {
@@ -140,7 +301,10 @@ private:
   void emitAddHalfAway(x86::Assembler &a, const x86::Vec &v,
                        const x86::Vec &t) {
     a.vandps(t, v, isa_.vec(reg::kSign));
-    a.vorps(t, t, isa_.vec(reg::kHalf));
+    if (checked_)
+      a.vorps(t, t, dataAt(0));
+    else
+      a.vorps(t, t, isa_.vec(reg::kHalf));
     a.vaddps(v, v, t);
   }
 
@@ -178,6 +342,15 @@ private:
   X86Isa isa_;
   X86Parameters params_;
   bool clampLow_ = true, clampHigh_ = true;
+  std::optional<CheckedReciprocalPlan> checked_;
+  /// A group to divide after all, emitted after the kernel's code.
+  struct Division {
+    asmjit::Label start, back;
+    x86::Mem src, dst;
+  };
+  std::vector<Division> divisions_;
+  bool checkedClampLow_ = true;
+  asmjit::Label dataLabel_;
 };
 
 } // namespace

@@ -14,6 +14,7 @@
 #include "ParamSource.h"
 
 #include <llvm/IR/IntrinsicsX86.h>
+#include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -44,8 +45,23 @@ public:
                bool perElement);
 
 private:
+  using ParamsAt = std::function<ParamValues(llvm::Value *, Lanes)>;
+  /// Converts `vectors` groups of `lanes` elements from element e.
+  /// `stream`: an i1, true when the stores may bypass the caches (the
+  /// output is aligned for them), or null (never).
+  void emitBlock(llvm::Value *e, unsigned vectors, Lanes lanes,
+                 const ParamsAt &paramsAt, llvm::Value *stream);
   /// Converts `lanes` elements from element e.
-  void emitElements(llvm::Value *e, Lanes lanes, const ParamValues &params);
+  void emitElements(llvm::Value *e, Lanes lanes, const ParamValues &params,
+                    llvm::Value *stream = nullptr);
+  /// AVX2 and unpacked 8-bit storage: i32 lanes (in range) are stored
+  /// with explicit packs, which the code generator selects far faster than
+  /// a truncating store.
+  bool isAvx2Bytes(Lanes lanes) const;
+  void storeEightBytes(llvm::Value *e, llvm::Value *values);
+  /// store(lanes), non-temporal when `stream` (see emitBlock) is true.
+  void storeMaybeStreaming(llvm::Value *stream, Lanes lanes,
+                           const std::function<void(Lanes)> &store);
   /// Whether a packed store or load may cover `lanes` whole bytes.
   bool vectorAllowed(unsigned lanes) const {
     return perByte_ == 1 || (lanes % perByte_ == 0 && lanes / perByte_ >= 2);
@@ -60,31 +76,170 @@ private:
   unsigned dstBytes_ = 1; ///< Output bytes per element (unpacked).
 };
 
+void KernelEmitter::storeMaybeStreaming(
+    llvm::Value *stream, Lanes lanes, const std::function<void(Lanes)> &store) {
+  if (!stream) {
+    store(lanes);
+    return;
+  }
+  llvm::IRBuilder<> &b = ir_.builder;
+  llvm::Function *function = b.GetInsertBlock()->getParent();
+  auto *streaming = llvm::BasicBlock::Create(ir_.context, "nt", function);
+  auto *cached = llvm::BasicBlock::Create(ir_.context, "cached", function);
+  auto *join = llvm::BasicBlock::Create(ir_.context, "written", function);
+  b.CreateCondBr(stream, streaming, cached);
+  b.SetInsertPoint(streaming);
+  store(Lanes{lanes.count, lanes.mask, true});
+  b.CreateBr(join);
+  b.SetInsertPoint(cached);
+  store(lanes);
+  b.CreateBr(join);
+  b.SetInsertPoint(join);
+}
+
+bool KernelEmitter::isAvx2Bytes(Lanes lanes) const {
+  // Saturating packs: integer storage only (fp8 codes are bit patterns).
+  return ir_.target.isX86 && ir_.target.vectorBits == 256 && !lanes.mask &&
+         ir_.spec.storage.kind == StorageType::Kind::Integer &&
+         ir_.spec.storage.containerBytes() == 1 && !ir_.spec.storage.packed;
+}
+
+void KernelEmitter::storeEightBytes(llvm::Value *e, llvm::Value *values) {
+  llvm::IRBuilder<> &b = ir_.builder;
+  llvm::Value *low = b.CreateShuffleVector(values, {0, 1, 2, 3});
+  llvm::Value *high = b.CreateShuffleVector(values, {4, 5, 6, 7});
+  llvm::Value *words = b.CreateIntrinsic(llvm::Intrinsic::x86_sse2_packssdw_128,
+                                         {}, {low, high});
+  llvm::Value *bytes = b.CreateIntrinsic(
+      ir_.spec.storage.isSigned ? llvm::Intrinsic::x86_sse2_packsswb_128
+                                : llvm::Intrinsic::x86_sse2_packuswb_128,
+      {}, {words, words});
+  ir_.store(b.CreateShuffleVector(bytes, {0, 1, 2, 3, 4, 5, 6, 7}),
+            ir_.byteAddress(dst_, e), Lanes{8});
+}
+
 void KernelEmitter::emitElements(llvm::Value *e, Lanes lanes,
-                                 const ParamValues &params) {
+                                 const ParamValues &params,
+                                 llvm::Value *stream) {
   switch (ir_.spec.op) {
   case KernelOp::QCast: {
     llvm::Value *x = loadExpressed(ir_, src_, e, lanes);
-    storeStored(ir_, dst_, e,
-                isCompactStorage(ir_.spec.storage)
-                    ? emitCompactQuantize(ir_, plan_, x, params, lanes.count)
-                    : emitQuantize(ir_, plan_, x, params, lanes.count),
-                lanes);
+    llvm::Value *q =
+        isCompactStorage(ir_.spec.storage)
+            ? emitCompactQuantize(ir_, plan_, x, params, lanes.count)
+            : emitQuantize(ir_, plan_, x, params, lanes.count);
+    if (!stream && isAvx2Bytes(lanes) && lanes.count == 8) {
+      storeEightBytes(e, q);
+      return;
+    }
+    storeMaybeStreaming(stream, lanes,
+                        [&](Lanes l) { storeStored(ir_, dst_, e, q, l); });
     return;
   }
   case KernelOp::DCast: {
-    storeExpressed(ir_, dst_, e,
-                   isCompactStorage(ir_.spec.storage)
-                       ? emitCompactDequantize(ir_, src_, e, lanes, params)
-                       : emitDequantize(ir_, loadStored(ir_, src_, e, lanes),
-                                        params, lanes.count),
-                   lanes);
+    llvm::Value *v =
+        isCompactStorage(ir_.spec.storage)
+            ? emitCompactDequantize(ir_, src_, e, lanes, params)
+            : emitDequantize(ir_, loadStored(ir_, src_, e, lanes), params,
+                             lanes.count);
+    storeMaybeStreaming(stream, lanes,
+                        [&](Lanes l) { storeExpressed(ir_, dst_, e, v, l); });
     return;
   }
-  case KernelOp::SCast:
-    storeStored(ir_, dst_, e, loadStored(ir_, src_, e, lanes), lanes);
+  case KernelOp::SCast: {
+    llvm::Value *q = loadStored(ir_, src_, e, lanes);
+    storeMaybeStreaming(stream, lanes,
+                        [&](Lanes l) { storeStored(ir_, dst_, e, q, l); });
     return;
   }
+  }
+}
+
+void KernelEmitter::emitBlock(llvm::Value *e, unsigned vectors, Lanes lanes,
+                              const ParamsAt &paramsAt, llvm::Value *stream) {
+  llvm::IRBuilder<> &b = ir_.builder;
+  auto at = [&](unsigned j) {
+    return b.CreateAdd(e, b.getInt64(uint64_t(j) * lanes.count));
+  };
+  // Single vectors (at most a block's worth per run) divide.
+  if (ir_.spec.op != KernelOp::QCast || !plan_.checked || vectors == 1 ||
+      lanes.count == 1 || lanes.mask || !vectorAllowed(lanes.count)) {
+    Lanes all{lanes.count * vectors, lanes.mask, lanes.nonTemporal};
+    emitElements(e, all, paramsAt(e, all), stream);
+    return;
+  }
+  // Multiply and check every lane; divide only when one is too close to
+  // call. The checked results are stored as one wide vector.
+  llvm::SmallVector<llvm::Value *, 4> stored;
+  llvm::Value *exact = nullptr;
+  for (unsigned j = 0; j < vectors; ++j) {
+    CheckedQuantize checked =
+        emitCheckedQuantize(ir_, plan_, loadExpressed(ir_, src_, at(j), lanes),
+                            paramsAt(at(j), lanes), lanes.count);
+    stored.push_back(checked.stored);
+    exact = exact ? b.CreateAnd(exact, checked.exact) : checked.exact;
+  }
+  llvm::Function *function = b.GetInsertBlock()->getParent();
+  auto *fast = llvm::BasicBlock::Create(ir_.context, "checked", function);
+  auto *divide = llvm::BasicBlock::Create(ir_.context, "divide", function);
+  auto *join = llvm::BasicBlock::Create(ir_.context, "stored", function);
+  b.CreateCondBr(exact, fast, divide,
+                 llvm::MDBuilder(ir_.context).createLikelyBranchWeights());
+  b.SetInsertPoint(fast);
+  if (ir_.target.isX86 && ir_.target.vectorBits == 256 && vectors == 4 &&
+      ir_.spec.storage.containerBytes() == 1 && !ir_.spec.storage.packed) {
+    // Four vectors of i32 into 32 bytes with AVX2's saturating packs, as
+    // the asmjit kernels do (cheaper to select than a wide truncation).
+    llvm::Value *low = b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_packssdw, {},
+                                         {stored[0], stored[1]});
+    llvm::Value *high = b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_packssdw,
+                                          {}, {stored[2], stored[3]});
+    llvm::Value *bytes = b.CreateIntrinsic(
+        ir_.spec.storage.isSigned ? llvm::Intrinsic::x86_avx2_packsswb
+                                  : llvm::Intrinsic::x86_avx2_packuswb,
+        {}, {low, high});
+    llvm::SmallVector<llvm::Constant *, 8> order;
+    for (uint32_t index : {0u, 4u, 1u, 5u, 2u, 6u, 3u, 7u})
+      order.push_back(b.getInt32(index));
+    llvm::Value *ordered =
+        b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_permd, {},
+                          {b.CreateBitCast(bytes, ir_.vectorOf(ir_.i32, 8)),
+                           llvm::ConstantVector::get(order)});
+    llvm::Value *address = ir_.byteAddress(dst_, e);
+    storeMaybeStreaming(stream, Lanes{32}, [&](Lanes l) {
+      ir_.store(b.CreateBitCast(ordered, ir_.vectorOf(ir_.i8, 32)), address, l);
+    });
+    b.CreateBr(join);
+    stored.clear();
+  }
+  while (stored.size() > 1) {
+    llvm::SmallVector<int, 64> both;
+    unsigned width = llvm::cast<llvm::FixedVectorType>(stored[0]->getType())
+                         ->getNumElements();
+    for (unsigned i = 0; i < 2 * width; ++i)
+      both.push_back(static_cast<int>(i));
+    llvm::SmallVector<llvm::Value *, 4> merged;
+    for (size_t j = 0; j + 1 < stored.size(); j += 2)
+      merged.push_back(b.CreateShuffleVector(stored[j], stored[j + 1], both));
+    stored = merged;
+  }
+  if (!stored.empty()) {
+    storeMaybeStreaming(stream, Lanes{lanes.count * vectors}, [&](Lanes l) {
+      storeStored(ir_, dst_, e, stored[0], l);
+    });
+    b.CreateBr(join);
+  }
+  // The exact division, one vector at a time (one copy of its code).
+  b.SetInsertPoint(divide);
+  llvm::Value *end = at(vectors);
+  emitWhile(
+      ir_, {e}, [&](const LoopState &s) { return b.CreateICmpULT(s[0], end); },
+      [&](const LoopState &s) -> LoopState {
+        emitElements(s[0], lanes, paramsAt(s[0], lanes));
+        return {b.CreateAdd(s[0], b.getInt64(lanes.count))};
+      });
+  b.CreateBr(join);
+  b.SetInsertPoint(join);
 }
 
 void KernelEmitter::emitRun(llvm::Value *first, llvm::Value *count,
@@ -94,19 +249,22 @@ void KernelEmitter::emitRun(llvm::Value *first, llvm::Value *count,
   ParamValues broadcast;
   if (!perElement)
     broadcast = params_.scalar(param); // Once per run.
-  auto paramsAt = [&](llvm::Value *e, Lanes lanes) {
+  ParamsAt paramsAt = [&](llvm::Value *e, Lanes lanes) {
     if (!perElement)
       return params_.splat(broadcast, lanes.count);
     return params_.contiguous(b.CreateAdd(param, b.CreateSub(e, first)), lanes);
   };
+  // A block of kUnroll vectors is emitted as kUnroll vector operations
+  // (wider IR vectors cost the code generator far more time).
   auto stepLoop = [&](llvm::Value *start, unsigned lanes,
                       const std::function<llvm::Value *(llvm::Value *)> &more,
-                      bool nonTemporal = false) {
+                      llvm::Value *stream = nullptr) {
+    unsigned vectors = lanes > vectorLanes_ ? lanes / vectorLanes_ : 1;
     return emitWhile(
         ir_, {start}, [&](const LoopState &s) { return more(s[0]); },
         [&](const LoopState &s) -> LoopState {
-          Lanes step{lanes, nullptr, nonTemporal};
-          emitElements(s[0], step, paramsAt(s[0], step));
+          Lanes step{lanes / vectors};
+          emitBlock(s[0], vectors, step, paramsAt, stream);
           return {b.CreateAdd(s[0], b.getInt64(lanes))};
         })[0];
   };
@@ -126,26 +284,32 @@ void KernelEmitter::emitRun(llvm::Value *first, llvm::Value *count,
     });
   if (vectorLanes_ > 1) {
     unsigned blockLanes = vectorLanes_ * kUnroll;
-    if (ir_.target.isX86 && perByte_ == 1) {
-      // Large runs: align the output by single elements, stream whole
-      // blocks past the caches, fence, then finish as usual below.
+    // Runs that write at least kNonTemporalBytes: align the output by
+    // single elements, then the block loop streams its stores past the
+    // caches, and a fence follows. Runs known to be shorter never stream.
+    auto *staticCount = llvm::dyn_cast<llvm::ConstantInt>(count);
+    bool mayStream = ir_.target.isX86 && perByte_ == 1 &&
+                     !(staticCount && staticCount->getZExtValue() * dstBytes_ <
+                                          kNonTemporalBytes);
+    llvm::Value *large = nullptr;
+    if (mayStream) {
       llvm::Value *elementBytes = b.getInt64(dstBytes_);
       uint64_t alignment = ir_.nonTemporalAlignment(blockLanes * dstBytes_);
       auto addressOf = [&](llvm::Value *at) {
         return b.CreateAdd(b.CreatePtrToInt(dst_, ir_.i64),
                            b.CreateMul(at, elementBytes));
       };
-      llvm::Value *large = b.CreateAnd(
+      large = b.CreateAnd(
           b.CreateICmpUGE(b.CreateMul(b.CreateSub(end, e), elementBytes),
                           b.getInt64(kNonTemporalBytes)),
           b.CreateICmpEQ(b.CreateAnd(addressOf(e), b.getInt64(dstBytes_ - 1)),
                          b.getInt64(0)));
       llvm::Function *function = b.GetInsertBlock()->getParent();
       llvm::BasicBlock *before = b.GetInsertBlock();
-      auto *stream = llvm::BasicBlock::Create(ir_.context, "stream", function);
-      auto *join = llvm::BasicBlock::Create(ir_.context, "join", function);
-      b.CreateCondBr(large, stream, join);
-      b.SetInsertPoint(stream);
+      auto *align = llvm::BasicBlock::Create(ir_.context, "align", function);
+      auto *join = llvm::BasicBlock::Create(ir_.context, "aligned", function);
+      b.CreateCondBr(large, align, join);
+      b.SetInsertPoint(align);
       llvm::Value *aligned = stepLoop(e, 1, [&](llvm::Value *at) {
         return b.CreateAnd(
             b.CreateICmpULT(at, end),
@@ -153,19 +317,26 @@ void KernelEmitter::emitRun(llvm::Value *first, llvm::Value *count,
                 b.CreateAnd(addressOf(at), b.getInt64(alignment - 1)),
                 b.getInt64(0)));
       });
-      llvm::Value *streamed =
-          stepLoop(aligned, blockLanes, fits(blockLanes), true);
-      b.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {});
-      llvm::BasicBlock *streamEnd = b.GetInsertBlock();
+      llvm::BasicBlock *alignEnd = b.GetInsertBlock();
       b.CreateBr(join);
       b.SetInsertPoint(join);
       llvm::PHINode *next = b.CreatePHI(ir_.i64, 2);
       next->addIncoming(e, before);
-      next->addIncoming(streamed, streamEnd);
+      next->addIncoming(aligned, alignEnd);
       e = next;
     }
     if (vectorAllowed(blockLanes))
-      e = stepLoop(e, blockLanes, fits(blockLanes));
+      e = stepLoop(e, blockLanes, fits(blockLanes), large);
+    if (large) {
+      llvm::Function *function = b.GetInsertBlock()->getParent();
+      auto *fence = llvm::BasicBlock::Create(ir_.context, "fence", function);
+      auto *join = llvm::BasicBlock::Create(ir_.context, "fenced", function);
+      b.CreateCondBr(large, fence, join);
+      b.SetInsertPoint(fence);
+      b.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {});
+      b.CreateBr(join);
+      b.SetInsertPoint(join);
+    }
     if (vectorAllowed(vectorLanes_))
       e = stepLoop(e, vectorLanes_, fits(vectorLanes_));
   }

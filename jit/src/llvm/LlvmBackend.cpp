@@ -23,6 +23,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <mutex>
 
 namespace qjit {
 
@@ -37,23 +38,34 @@ struct OptimizedModule {
   std::unique_ptr<llvm::TargetMachine> machine;
 };
 
+/// The kernel module optimized for `machine` (not kept in the result).
 Expected<OptimizedModule> buildOptimized(const KernelSpec &spec,
                                          const TargetConfig &config,
-                                         const std::string &name,
-                                         int optLevel) {
+                                         const std::string &name, int optLevel,
+                                         llvm::TargetMachine &machine) {
   OptimizedModule result;
-  Expected<std::unique_ptr<llvm::TargetMachine>> machine =
-      createTargetMachine(config);
-  if (!machine)
-    return machine.status();
-  result.machine = std::move(*machine);
   result.context = std::make_unique<llvm::LLVMContext>();
   Expected<std::unique_ptr<llvm::Module>> module =
       buildKernelModule(*result.context, spec, config.vector, name);
   if (!module)
     return module.status();
   result.module = std::move(*module);
-  optimizeModule(*result.module, *result.machine, optLevel);
+  optimizeModule(*result.module, machine, optLevel);
+  return result;
+}
+
+Expected<OptimizedModule> buildOptimized(const KernelSpec &spec,
+                                         const TargetConfig &config,
+                                         const std::string &name,
+                                         int optLevel) {
+  Expected<std::unique_ptr<llvm::TargetMachine>> machine =
+      createTargetMachine(config);
+  if (!machine)
+    return machine.status();
+  Expected<OptimizedModule> result =
+      buildOptimized(spec, config, name, optLevel, **machine);
+  if (result)
+    result->machine = std::move(*machine);
   return result;
 }
 
@@ -74,8 +86,7 @@ public:
                                " code (assembly only)");
     std::string symbol =
         "qjit_" + spec.kernelName() + "_" + std::to_string(counter_++);
-    Expected<OptimizedModule> built =
-        buildOptimized(spec, host_, symbol, kJitOptLevel);
+    Expected<OptimizedModule> built = buildWithHostMachine(spec, symbol);
     if (!built)
       return built.status();
     Expected<JitKernel> kernel =
@@ -172,10 +183,26 @@ private:
     return "# spec: " + spec.canonicalString() + "\n# backend: llvm (isa cap " +
            std::string(isaLevelName(isa_)) + ")\n# target: " + config.triple +
            " cpu=" + config.cpu + "\n# features: " + config.features + "\n";
+
+  /// Kernels for the JIT share one TargetMachine (creating one costs a
+  /// noticeable part of a compile); it is not thread-safe, hence the lock.
+  Expected<OptimizedModule> buildWithHostMachine(const KernelSpec &spec,
+                                                 const std::string &symbol) {
+    std::lock_guard<std::mutex> lock(machineMutex_);
+    if (!hostMachine_) {
+      Expected<std::unique_ptr<llvm::TargetMachine>> machine =
+          createTargetMachine(host_);
+      if (!machine)
+        return machine.status();
+      hostMachine_ = std::move(*machine);
+    }
+    return buildOptimized(spec, host_, symbol, kJitOptLevel, *hostMachine_);
   }
 
   IsaLevel isa_;
   TargetConfig host_;
+  std::mutex machineMutex_;
+  std::unique_ptr<llvm::TargetMachine> hostMachine_;
   std::shared_ptr<JitSession> session_; ///< Null above the host's level.
   std::atomic<uint64_t> counter_{0};
 };

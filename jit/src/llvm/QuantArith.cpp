@@ -29,6 +29,8 @@
 //===----------------------------------------------------------------------===//
 #include "QuantArith.h"
 
+#include "CheckedReciprocal.h"
+
 #include "qjit/HostFloat.h"
 
 #include <llvm/IR/Intrinsics.h>
@@ -36,6 +38,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 
 namespace qjit::llvmjit {
 
@@ -96,8 +99,17 @@ QuantPlan planQuantization(const KernelSpec &spec, const VectorTarget &target) {
              })) {
     plan.scaling = Scaling::Markstein;
   }
+  if (plan.scaling == Scaling::Divide && target.vectorBits > 0 &&
+      !spec.params.runtime) {
+    if (std::optional<CheckedReciprocalPlan> checked =
+            planCheckedReciprocal(spec)) {
+      plan.checked = true;
+      plan.checkedLimit = checked->limit;
+      plan.checkedThreshold = checked->threshold;
+    }
+  }
   plan.needScale = plan.scaling != Scaling::Multiply;
-  plan.needReciprocal = plan.scaling != Scaling::Divide;
+  plan.needReciprocal = plan.scaling != Scaling::Divide || plan.checked;
   plan.needLimit = plan.scaling == Scaling::Markstein;
   plan.needZeroNaN = true;
   if (spec.knobs.zeroPoint == ZeroPointOrder::BeforeRounding) {
@@ -110,6 +122,7 @@ QuantPlan planQuantization(const KernelSpec &spec, const VectorTarget &target) {
   } else {
     plan.needZeroSum = true;
     plan.wideSum = spec.storage.bits > 16;
+    plan.needZeroCompute = plan.checked;
   }
   return plan;
 }
@@ -213,6 +226,34 @@ llvm::Value *emitQuantize(IrContext &ir, const QuantPlan &plan, llvm::Value *x,
     q = b.CreateTrunc(sum, i32Lanes);
   }
   return b.CreateSelect(isNaN, params.zeroNaN, q);
+}
+
+CheckedQuantize emitCheckedQuantize(IrContext &ir, const QuantPlan &plan,
+                                    llvm::Value *x, const ParamValues &params,
+                                    unsigned lanes) {
+  llvm::IRBuilder<> &b = ir.builder;
+  const StorageSpec &storage = ir.spec.storage;
+  llvm::Value *low =
+      ir.computeConstant(static_cast<double>(storage.min), lanes);
+  llvm::Value *high =
+      ir.computeConstant(static_cast<double>(storage.max), lanes);
+  llvm::Value *u = b.CreateFMul(x, params.reciprocal);
+  bool before = ir.spec.knobs.zeroPoint == ZeroPointOrder::BeforeRounding;
+  llvm::Value *w =
+      before
+          ? clampKeepingNaN(ir, b.CreateFAdd(u, params.zeroCompute), low, high)
+          : clampKeepingNaN(ir, u,
+                            ir.computeConstant(-plan.checkedLimit, lanes),
+                            ir.computeConstant(plan.checkedLimit, lanes));
+  llvm::Value *n = ir.unary(llvm::Intrinsic::roundeven, w);
+  llvm::Value *distance = ir.unary(llvm::Intrinsic::fabs, b.CreateFSub(w, n));
+  // Ordered: NaN lanes fail.
+  llvm::Value *passes = b.CreateFCmpOLT(
+      distance, ir.computeConstant(plan.checkedThreshold, lanes));
+  llvm::Value *exact = lanes == 1 ? passes : b.CreateAndReduce(passes);
+  if (!before)
+    n = clampKeepingNaN(ir, b.CreateFAdd(n, params.zeroCompute), low, high);
+  return {b.CreateFPToSI(n, ir.vectorOf(ir.i32, lanes)), exact};
 }
 
 llvm::Value *emitDequantize(IrContext &ir, llvm::Value *q,

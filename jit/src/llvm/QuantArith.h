@@ -34,6 +34,10 @@ struct QuantPlan {
   double lowBound = 0, highBound = 0;
   bool lowExact = true, highExact = true;
   bool unsignedConvert = false;
+  /// Divide by checking a reciprocal multiply (CheckedReciprocal.h): full
+  /// unmasked vectors try emitCheckedQuantize first.
+  bool checked = false;
+  double checkedLimit = 0, checkedThreshold = 0;
 };
 
 QuantPlan planQuantization(const KernelSpec &spec, const VectorTarget &target);
@@ -53,6 +57,16 @@ struct ParamValues {
 /// type lanes).
 llvm::Value *emitQuantize(IrContext &ir, const QuantPlan &plan, llvm::Value *x,
                           const ParamValues &params, unsigned lanes);
+/// The checked-reciprocal attempt of emitQuantize (plan.checked): the
+/// stored values of the lanes, valid only when `exact` (an i1) is true;
+/// otherwise emitQuantize must be used for these lanes.
+struct CheckedQuantize {
+  llvm::Value *stored = nullptr;
+  llvm::Value *exact = nullptr;
+};
+CheckedQuantize emitCheckedQuantize(IrContext &ir, const QuantPlan &plan,
+                                    llvm::Value *x, const ParamValues &params,
+                                    unsigned lanes);
 /// Expressed values (compute type lanes) of stored values q (i32 lanes).
 llvm::Value *emitDequantize(IrContext &ir, llvm::Value *q,
                             const ParamValues &params, unsigned lanes);

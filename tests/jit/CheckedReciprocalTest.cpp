@@ -1,0 +1,275 @@
+//===- CheckedReciprocalTest.cpp - The divider-free `divide`, hard --------===//
+//
+// Both backends replace the division of 8-bit qcast by a reciprocal
+// multiply plus a per-lane check (jit/src/CheckedReciprocal.cpp has the
+// proof), falling back to the division for groups with a lane too close to
+// a rounding boundary. The inputs here sit on both sides of that check:
+// values whose scaled quotient is a few ulps from a half-integer of the
+// rounding step (the fallback must run, and only some of the other lanes
+// of a group are close), zero points that turn near-ties into ties when
+// added before rounding, saturation, NaN and infinities, and plain random
+// values (the fast path). A host model of the check asserts that both
+// sides are really exercised.
+//
+//===----------------------------------------------------------------------===//
+#include "CheckedReciprocal.h"
+#include "TestSeed.h"
+
+#include "qjit/Backend.h"
+#include "qjit/Isa.h"
+#include "qjit/Reference.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <random>
+
+namespace qjit {
+namespace {
+
+KernelSpec eightBitSpec(bool isSigned, QuantKnobs knobs, float scale,
+                        int64_t zeroPoint) {
+  KernelSpec spec;
+  spec.storage.bits = 8;
+  spec.storage.isSigned = isSigned;
+  spec.storage.min = isSigned ? -128 : 0;
+  spec.storage.max = isSigned ? 127 : 255;
+  spec.knobs = knobs;
+  spec.params.scales = {scale};
+  spec.params.zeroPoints = {zeroPoint};
+  return spec;
+}
+
+TEST(CheckedReciprocal, PlansOnlyWhereTheProofHolds) {
+  QuantKnobs knobs;
+  auto plan = planCheckedReciprocal(eightBitSpec(true, knobs, 0.1f, 3));
+  ASSERT_TRUE(plan);
+  EXPECT_EQ(plan->limit, 256.0f); // 128 + 3 + 2 → 256.
+  EXPECT_EQ(plan->threshold, 0.5f - 0x1p-12f);
+  EXPECT_EQ(plan->reciprocals, std::vector<float>{1.0f / 0.1f});
+
+  QuantKnobs truncating;
+  truncating.rounding = RoundingMode::TowardZero;
+  EXPECT_FALSE(planCheckedReciprocal(eightBitSpec(true, truncating, 0.1f, 3)));
+  QuantKnobs reciprocal;
+  reciprocal.scaleOp = ScaleOp::Reciprocal;
+  EXPECT_FALSE(planCheckedReciprocal(eightBitSpec(true, reciprocal, 0.1f, 3)));
+  EXPECT_FALSE(planCheckedReciprocal(eightBitSpec(true, knobs, 0x1p-61f, 0)));
+  EXPECT_FALSE(planCheckedReciprocal(eightBitSpec(true, knobs, 0x1p61f, 0)));
+  EXPECT_FALSE(planCheckedReciprocal(eightBitSpec(true, knobs, 0.1f, 5000)));
+  KernelSpec wide = eightBitSpec(true, knobs, 0.1f, 0);
+  wide.storage.bits = 16;
+  wide.storage.min = INT16_MIN;
+  wide.storage.max = INT16_MAX;
+  EXPECT_FALSE(planCheckedReciprocal(wide));
+  KernelSpec runtime = eightBitSpec(true, knobs, 0.1f, 0);
+  runtime.params.runtime = true;
+  runtime.params.scales.clear();
+  runtime.params.zeroPoints.clear();
+  auto runtimePlan = planCheckedReciprocal(runtime);
+  ASSERT_TRUE(runtimePlan); // Checked per parameter at run time.
+  EXPECT_EQ(runtimePlan->limit, 512.0f);
+  EXPECT_EQ(runtimePlan->zeroPointLimit, 512 - 128 - 2);
+  EXPECT_TRUE(runtimePlan->reciprocals.empty());
+}
+
+/// Host model of the kernels' check (before or after rounding).
+bool passesCheck(const KernelSpec &spec, const CheckedReciprocalPlan &plan,
+                 float x) {
+  float u = x * plan.reciprocals[0];
+  float w;
+  if (spec.knobs.zeroPoint == ZeroPointOrder::BeforeRounding)
+    w = std::clamp(u + static_cast<float>(spec.params.zeroPoints[0]),
+                   static_cast<float>(spec.storage.min),
+                   static_cast<float>(spec.storage.max));
+  else
+    w = std::clamp(u, -plan.limit, plan.limit);
+  return std::fabs(w - std::nearbyint(w)) < plan.threshold;
+}
+
+/// x whose quotient by `scale` lies within a few ulps of a rounding
+/// boundary, or a random or special value.
+float adversarialInput(std::mt19937_64 &rng, const KernelSpec &spec,
+                       float scale) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  double z = static_cast<double>(spec.params.zeroPoints[0]);
+  bool before = spec.knobs.zeroPoint == ZeroPointOrder::BeforeRounding;
+  double k = std::floor(unit(rng) * 300) - 150; // Some beyond the bounds.
+  double quotient;
+  switch (rng() % 6) {
+  case 0:
+  case 1: // A half-integer of the rounding step.
+    quotient = k + 0.5 - (before ? z : 0);
+    break;
+  case 2: // Just off it: RN(u + z) may still round onto the tie.
+    quotient = k + 0.5 - (before ? z : 0) +
+               std::ldexp(unit(rng) - 0.5, -12 - static_cast<int>(rng() % 12));
+    break;
+  case 3: // Integers and quotients near the check's threshold.
+    quotient = k + (rng() % 2 ? 0.4995 : 0.0) - (before ? z : 0);
+    break;
+  case 4: { // Specials and extremes.
+    const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
+                              std::numeric_limits<float>::infinity(),
+                              -std::numeric_limits<float>::infinity(),
+                              0.0f,
+                              -0.0f,
+                              std::numeric_limits<float>::denorm_min(),
+                              -std::numeric_limits<float>::max(),
+                              std::numeric_limits<float>::max()};
+    return specials[rng() % std::size(specials)];
+  }
+  default:
+    return static_cast<float>((unit(rng) * 400 - 200) * scale);
+  }
+  float x = static_cast<float>(quotient * scale);
+  int steps = static_cast<int>(rng() % 9) - 4;
+  for (; steps > 0; --steps)
+    x = std::nextafter(x, INFINITY);
+  for (; steps < 0; ++steps)
+    x = std::nextafter(x, -INFINITY);
+  return x;
+}
+
+class CheckedReciprocalKernels : public ::testing::TestWithParam<const char *> {
+};
+
+TEST_P(CheckedReciprocalKernels, MatchTheReferenceOnBothSidesOfTheCheck) {
+  IsaLevel isa = std::min(hostIsaLevel(), IsaLevel::Avx2);
+  if (isa < IsaLevel::Avx2)
+    GTEST_SKIP() << "needs AVX2";
+  Expected<std::unique_ptr<Backend>> backend = createBackend(GetParam(), isa);
+  ASSERT_TRUE(backend) << backend.status().message();
+  uint64_t seed = testing::testSeed();
+  std::mt19937_64 rng(seed);
+  size_t passing = 0, failing = 0;
+  constexpr size_t kElements = 4096 + 37;
+  for (int round = 0; round < 24; ++round) {
+    QuantKnobs knobs;
+    knobs.zeroPoint = round % 2 ? ZeroPointOrder::AfterRounding
+                                : ZeroPointOrder::BeforeRounding;
+    knobs.rounding =
+        round / 2 % 2 ? RoundingMode::NearestAway : RoundingMode::NearestEven;
+    bool isSigned = round / 4 % 2;
+    std::uniform_real_distribution<double> mantissa(1.0, 2.0);
+    float scale = static_cast<float>(
+        std::ldexp(mantissa(rng), static_cast<int>(rng() % 119) - 60));
+    int64_t zeroPoint = isSigned ? static_cast<int64_t>(rng() % 256) - 128
+                                 : static_cast<int64_t>(rng() % 256);
+    KernelSpec spec = eightBitSpec(isSigned, knobs, scale, zeroPoint);
+    auto plan = planCheckedReciprocal(spec);
+    ASSERT_TRUE(plan) << spec.canonicalString();
+    Expected<CompiledCode> code = (*backend)->compile(spec);
+    ASSERT_TRUE(code) << code.status().message();
+
+    std::vector<float> input(kElements);
+    for (float &x : input)
+      x = adversarialInput(rng, spec, scale);
+    // Groups of 32 lanes either all pass (the multiply stores them) or
+    // take the division.
+    for (size_t g = 0; g + 32 <= kElements; g += 32) {
+      bool all =
+          std::all_of(input.begin() + g, input.begin() + g + 32,
+                      [&](float x) { return passesCheck(spec, *plan, x); });
+      ++(all ? passing : failing);
+    }
+    std::vector<uint8_t> expected(kElements), actual(kElements);
+    ASSERT_TRUE(runReference(spec, input.data(), expected.data(), kElements));
+    reinterpret_cast<KernelFn>(const_cast<void *>(code->entry))(
+        input.data(), actual.data(), kElements);
+    for (size_t i = 0; i < kElements; ++i)
+      ASSERT_EQ(expected[i], actual[i])
+          << GetParam() << " seed " << seed << " " << spec.canonicalString()
+          << " x=" << std::hexfloat << input[i] << " s=" << scale;
+  }
+  // Adversarial groups almost always hold a close lane; a calmer run
+  // below gives the fast path whole groups.
+  EXPECT_GT(failing, 0u);
+  std::vector<float> calm(kElements);
+  KernelSpec spec = eightBitSpec(true, QuantKnobs{}, 0.0137f, 3);
+  auto plan = planCheckedReciprocal(spec);
+  ASSERT_TRUE(plan);
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  for (float &x : calm)
+    x = static_cast<float>((unit(rng) * 300 - 150) * 0.0137);
+  for (size_t g = 0; g + 32 <= kElements; g += 32)
+    passing +=
+        std::all_of(calm.begin() + g, calm.begin() + g + 32,
+                    [&](float x) { return passesCheck(spec, *plan, x); });
+  EXPECT_GT(passing, 0u);
+  Expected<CompiledCode> code = (*backend)->compile(spec);
+  ASSERT_TRUE(code) << code.status().message();
+  std::vector<int8_t> expected(kElements), actual(kElements);
+  ASSERT_TRUE(runReference(spec, calm.data(), expected.data(), kElements));
+  reinterpret_cast<KernelFn>(const_cast<void *>(code->entry))(
+      calm.data(), actual.data(), kElements);
+  EXPECT_EQ(expected, actual) << GetParam() << " seed " << seed;
+}
+
+TEST_P(CheckedReciprocalKernels, RuntimeParametersInAndOutOfTheCheckedRange) {
+  IsaLevel isa = std::min(hostIsaLevel(), IsaLevel::Avx2);
+  if (isa < IsaLevel::Avx2)
+    GTEST_SKIP() << "needs AVX2";
+  Expected<std::unique_ptr<Backend>> backend = createBackend(GetParam(), isa);
+  ASSERT_TRUE(backend) << backend.status().message();
+  uint64_t seed = testing::testSeed();
+  std::mt19937_64 rng(seed);
+  constexpr size_t kElements = 2048 + 13;
+  // Scales and zero points in the checked range, and beyond it on every
+  // side (those runs must divide).
+  const float scales[] = {0.0137f,
+                          3.5e-7f,
+                          0x1.8p-61f,
+                          0x1.8p61f,
+                          -0.25f,
+                          0.0f,
+                          std::numeric_limits<float>::infinity(),
+                          std::numeric_limits<float>::quiet_NaN()};
+  const int64_t zeroPoints[] = {3, -128, 255, 382, -383, 1000, INT64_MIN};
+  for (int round = 0; round < 24; ++round) {
+    QuantKnobs knobs;
+    knobs.zeroPoint = round % 2 ? ZeroPointOrder::AfterRounding
+                                : ZeroPointOrder::BeforeRounding;
+    knobs.rounding =
+        round / 2 % 2 ? RoundingMode::NearestAway : RoundingMode::NearestEven;
+    KernelSpec spec = eightBitSpec(round / 4 % 2, knobs, 1.0f, 0);
+    spec.params.runtime = true;
+    spec.params.scales.clear();
+    spec.params.zeroPoints.clear();
+    Expected<CompiledCode> code = (*backend)->compile(spec);
+    ASSERT_TRUE(code) << code.status().message();
+    float scale = scales[rng() % std::size(scales)];
+    int64_t zeroPoint = zeroPoints[rng() % std::size(zeroPoints)];
+    // Inputs aimed at the rounding boundaries of a nearby usable scale.
+    float aim = std::isfinite(scale) && scale != 0 ? std::fabs(scale) : 1.0f;
+    KernelSpec near = eightBitSpec(true, knobs, aim,
+                                   std::clamp<int64_t>(zeroPoint, -128, 127));
+    std::vector<float> input(kElements);
+    for (float &x : input)
+      x = adversarialInput(rng, near, aim);
+    KernelParams params;
+    params.scales = &scale;
+    params.zeroPoints = &zeroPoint;
+    std::vector<uint8_t> expected(kElements), actual(kElements);
+    ASSERT_TRUE(
+        runReference(spec, input.data(), expected.data(), kElements, &params));
+    reinterpret_cast<ParamKernelFn>(const_cast<void *>(code->entry))(
+        input.data(), actual.data(), kElements, &params);
+    for (size_t i = 0; i < kElements; ++i)
+      ASSERT_EQ(expected[i], actual[i])
+          << GetParam() << " seed " << seed << " " << spec.canonicalString()
+          << " x=" << std::hexfloat << input[i] << " s=" << scale
+          << " z=" << std::dec << zeroPoint;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Backend, CheckedReciprocalKernels, ::testing::Values("llvm", "asmjit"),
+    [](const ::testing::TestParamInfo<const char *> &info) {
+      return std::string(info.param);
+    });
+
+} // namespace
+} // namespace qjit
