@@ -137,11 +137,10 @@ void KernelEmitter::emitElements(llvm::Value *e, Lanes lanes,
     return;
   }
   case KernelOp::DCast: {
-    llvm::Value *v =
-        isCompactStorage(ir_.spec.storage)
-            ? emitCompactDequantize(ir_, src_, e, lanes, params)
-            : emitDequantize(ir_, loadStored(ir_, src_, e, lanes), params,
-                             lanes.count);
+    llvm::Value *v = isCompactStorage(ir_.spec.storage)
+                         ? emitCompactDequantize(ir_, src_, e, lanes, params)
+                         : emitDequantize(ir_, loadStored(ir_, src_, e, lanes),
+                                          params, lanes.count);
     storeMaybeStreaming(stream, lanes,
                         [&](Lanes l) { storeExpressed(ir_, dst_, e, v, l); });
     return;

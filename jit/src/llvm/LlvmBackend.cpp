@@ -183,6 +183,7 @@ private:
     return "# spec: " + spec.canonicalString() + "\n# backend: llvm (isa cap " +
            std::string(isaLevelName(isa_)) + ")\n# target: " + config.triple +
            " cpu=" + config.cpu + "\n# features: " + config.features + "\n";
+  }
 
   /// Kernels for the JIT share one TargetMachine (creating one costs a
   /// noticeable part of a compile); it is not thread-safe, hence the lock.
