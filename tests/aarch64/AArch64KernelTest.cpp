@@ -103,14 +103,12 @@ Sweep sweepNamed(const std::string &name, const std::string &backend) {
 }
 
 /// Sizes: every tail of the 16-element main loop, primes, a few thousand.
-/// Runtime zero points span all of int64 for asmjit; the llvm backend
-/// limits them to ±2^20 in after-rounding sums (QuantArith.h,
-/// kNarrowZeroLimit), which differs from the reference beyond that.
-KernelTester::Options testerOptions(const std::string &backend) {
+/// Runtime zero points span all of int64.
+KernelTester::Options testerOptions() {
   KernelTester::Options options;
   options.lanes = 16;
   options.largeSize = 1500;
-  options.wideZeroPoints = backend == "asmjit";
+  options.wideZeroPoints = true;
   return options;
 }
 
@@ -140,8 +138,8 @@ TEST_P(AArch64UnderQemu, BitExactAgainstReference) {
     ASSERT_TRUE(code) << backendName << ": " << specs[k].canonicalString()
                       << ": " << code.status().message();
     codes.push_back(std::move(*code));
-    testers.push_back(std::make_unique<KernelTester>(
-        specs[k], seed++, testerOptions(backendName)));
+    testers.push_back(
+        std::make_unique<KernelTester>(specs[k], seed++, testerOptions()));
     ASSERT_TRUE(testers.back()->prepareCalls(calls[k]));
   }
   std::vector<QemuKernel> kernels;

@@ -74,7 +74,9 @@ TEST_P(AsmjitKernelTest, PerTensorEveryKnob) {
   axes.narrowBounds = true;
   axes.knobs = testing::allKnobs();
   axes.runtimeParams = {false, true};
-  EXPECT_EQ(checkSweep(axes), 2u * 2 * 2 * 12 * 2);
+  // Runtime zero points with the 6 after-rounding knob sets are refused
+  // (the exact int64 sum is llvm's).
+  EXPECT_EQ(checkSweep(axes), 2u * 2 * 2 * (12 * 2 - 6));
 }
 
 TEST_P(AsmjitKernelTest, EveryWidthAndOp) {

@@ -25,6 +25,7 @@
 #include <cmath>
 #include <limits>
 #include <random>
+#include <string_view>
 
 namespace qjit {
 namespace {
@@ -239,6 +240,11 @@ TEST_P(CheckedReciprocalKernels, RuntimeParametersInAndOutOfTheCheckedRange) {
     spec.params.scales.clear();
     spec.params.zeroPoints.clear();
     Expected<CompiledCode> code = (*backend)->compile(spec);
+    // asmjit leaves the exact int64 after-rounding sum to llvm.
+    if (!code && std::string_view(GetParam()) == "asmjit" &&
+        knobs.zeroPoint == ZeroPointOrder::AfterRounding &&
+        code.status().code() == ErrorCode::Unsupported)
+      continue;
     ASSERT_TRUE(code) << code.status().message();
     float scale = scales[rng() % std::size(scales)];
     int64_t zeroPoint = zeroPoints[rng() % std::size(zeroPoints)];

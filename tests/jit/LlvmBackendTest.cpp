@@ -7,8 +7,11 @@
 //===----------------------------------------------------------------------===//
 #include "KernelTester.h"
 
+#include "TestSeed.h"
+
 #include "qjit/Backend.h"
 #include "qjit/Isa.h"
+#include "qjit/TypeParser.h"
 
 #include <gtest/gtest.h>
 
@@ -35,8 +38,9 @@ protected:
   }
 
   size_t check(const SweepAxes &axes) {
-    return testing::checkSweep(*backend_, axes,
-                               {.lanes = 64, .largeSize = 4099});
+    return testing::checkSweep(
+        *backend_, axes,
+        {.lanes = 64, .largeSize = 4099, .wideZeroPoints = true});
   }
 
   std::unique_ptr<Backend> backend_;
@@ -79,6 +83,32 @@ TEST_P(LlvmKernelTest, EveryWidthAndOp) {
                  RoundingMode::NearestAway}};
   // 15 widths × 2 signs + 6 packed variants, qcast twice.
   EXPECT_EQ(check(axes), 36u * 4);
+}
+
+// Zero points of a type may be any int64 (MLIR accepts them); the
+// after-rounding sum round(u) + z is exact however far z is from the
+// bounds (QuantArith's SumKind::Split).
+TEST_P(LlvmKernelTest, FarBakedZeroPoints) {
+  for (const char *text :
+       {"!quant.uniform<i8:f32, 1.0:-1073741825>",
+        "!quant.uniform<u16:f16, 0.5:9007199254740993>",
+        "!quant.uniform<i32:f32, 3.0:-9223372036854775808>",
+        "!quant.uniform<i8:f64, 0.25:4611686018427387905>"}) {
+    Expected<TypeDescriptor> type = parseTypeOrError(text);
+    ASSERT_TRUE(type) << type.status().message();
+    for (QuantKnobs knobs : testing::allKnobs()) {
+      LoweringOptions options;
+      options.knobs = knobs;
+      Expected<KernelSpec> spec =
+          lowerToKernelSpec(*type, KernelOp::QCast, options);
+      ASSERT_TRUE(spec) << spec.status().message();
+      Expected<CompiledCode> code = backend_->compile(*spec);
+      ASSERT_TRUE(code) << code.status().message();
+      testing::KernelTester tester(*spec, testing::testSeed(),
+                                   {.lanes = 16, .largeSize = 257});
+      EXPECT_TRUE(tester.check(code->entry));
+    }
+  }
 }
 
 TEST_P(LlvmKernelTest, ExpressedTypes) {

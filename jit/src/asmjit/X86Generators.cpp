@@ -4,6 +4,7 @@
 #include "AsmjitAssembly.h"
 #include "X86Conversions.h"
 
+#include <cstdint>
 #include <string>
 
 namespace qjit::asmjit_backend {
@@ -14,6 +15,16 @@ Status unsupported(std::string what) {
                        "asmjit backend: " + std::move(what) +
                            " is not generated yet; use the llvm backend or "
                            "the reference");
+}
+/// The f32 sum round(u) + fl(z) is exact for |z| <= 2^24 (see
+/// X86QuantizeGenerator); runtime zero points may be any int64.
+bool zeroPointsExactInF32(const KernelSpec &spec) {
+  if (spec.params.runtime)
+    return false;
+  for (int64_t zero : spec.params.zeroPoints)
+    if (zero < -(int64_t(1) << 24) || zero > (int64_t(1) << 24))
+      return false;
+  return true;
 }
 } // namespace
 
@@ -30,6 +41,11 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
   if (spec.op != KernelOp::SCast && !x86SupportsExpressed(spec.expressed))
     return unsupported(std::string(valueTypeName(spec.expressed)) +
                        " expressed values");
+  if (spec.op == KernelOp::QCast &&
+      spec.knobs.zeroPoint == ZeroPointOrder::AfterRounding &&
+      !zeroPointsExactInF32(spec))
+    return unsupported("after-rounding qcast with runtime zero points or "
+                       "baked ones beyond ±2^24 (the exact int64 sum)");
   return Status::ok();
 }
 

@@ -30,7 +30,7 @@ ParamSource::ParamSource(IrContext &ir, const QuantPlan &plan,
     : ir_(ir), plan_(plan) {
   scale_.element = reciprocal_.element = limit_.element = zeroCompute_.element =
       ir.compute;
-  zeroSum_.element = plan.wideSum ? ir.i64 : ir.i32;
+  zeroSum_.element = plan.sum == SumKind::Narrow ? ir.i32 : ir.i64;
   zeroNaN_.element = ir.i32;
   if (!ir.spec.params.runtime) {
     bake();
@@ -67,8 +67,9 @@ void ParamSource::bake() {
         f64 ? static_cast<double>(zero)
             : static_cast<double>(static_cast<float>(zero)));
     zeroSum_.integers.push_back(
-        plan_.wideSum ? zero
-                      : std::clamp(zero, -kNarrowZeroLimit, kNarrowZeroLimit));
+        plan_.sum != SumKind::Narrow
+            ? zero
+            : std::clamp(zero, -kNarrowZeroLimit, kNarrowZeroLimit));
     zeroNaN_.integers.push_back(
         std::clamp(zero, spec.storage.min, spec.storage.max));
   }
@@ -136,7 +137,7 @@ ParamValues ParamSource::runtimeRead(llvm::Value *index, Lanes lanes) {
   };
   if (plan_.needZeroSum)
     values.zeroSum =
-        plan_.wideSum
+        plan_.sum != SumKind::Narrow
             ? zero
             : b.CreateTrunc(clamp(-kNarrowZeroLimit, kNarrowZeroLimit),
                             ir.vectorOf(ir.i32, n));

@@ -35,6 +35,7 @@
 
 #include <llvm/IR/Intrinsics.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -121,7 +122,16 @@ QuantPlan planQuantization(const KernelSpec &spec, const VectorTarget &target) {
     plan.unsignedConvert = spec.storage.max > INT32_MAX;
   } else {
     plan.needZeroSum = true;
-    plan.wideSum = spec.storage.bits > 16;
+    bool wide = spec.storage.bits > 16;
+    int64_t zeroLimit = wide ? int64_t(1) << 61 : kNarrowZeroLimit;
+    bool zerosSmall = !spec.params.runtime &&
+                      std::all_of(spec.params.zeroPoints.begin(),
+                                  spec.params.zeroPoints.end(), [&](int64_t z) {
+                                    return z >= -zeroLimit && z <= zeroLimit;
+                                  });
+    plan.sum = !zerosSmall ? SumKind::Split
+               : wide      ? SumKind::Wide
+                           : SumKind::Narrow;
     plan.needZeroCompute = plan.checked;
   }
   return plan;
@@ -180,6 +190,39 @@ llvm::Value *roundIntegral(IrContext &ir, llvm::Value *v) {
   return v;
 }
 
+/// clamp(r + z, min, max) as i32 lanes for integral (or infinite) r and
+/// any i64 z, exactly. z = h + l with h = z & ~(2^32 - 1) (at most 32
+/// significant bits) and l = z & (2^32 - 1), both exact in f64. Where
+/// |r + z| <= 2^33, r + h = (r + z) - l is an integer below 2^35, so
+/// t = fl(fl(r + h) + l) = r + z exactly. Elsewhere rounding is monotone
+/// and every integer of magnitude below 2^53 is an f64, so a true sum
+/// beyond a bound stays beyond it: the clamp sees the right side.
+llvm::Value *splitSum(IrContext &ir, llvm::Value *r, llvm::Value *zero,
+                      unsigned lanes) {
+  llvm::IRBuilder<> &b = ir.builder;
+  const StorageSpec &storage = ir.spec.storage;
+  llvm::Type *f64Lanes = ir.vectorOf(b.getDoubleTy(), lanes);
+  llvm::Type *i32Lanes = ir.vectorOf(ir.i32, lanes);
+  llvm::Value *high = b.CreateTrunc(
+      b.CreateAShr(zero, ir.intConstant(ir.i64, 32, lanes)), i32Lanes);
+  llvm::Value *low = b.CreateTrunc(zero, i32Lanes);
+  auto constant = [&](double value) {
+    return llvm::ConstantFP::get(f64Lanes, value);
+  };
+  llvm::Value *h =
+      b.CreateFMul(b.CreateSIToFP(high, f64Lanes), constant(0x1p32));
+  llvm::Value *l = b.CreateUIToFP(low, f64Lanes);
+  llvm::Value *wide = r->getType() == f64Lanes ? r : b.CreateFPExt(r, f64Lanes);
+  llvm::Value *t = b.CreateFAdd(b.CreateFAdd(wide, h), l);
+  // The bounds (|bound| <= 2^32) are exact in f64.
+  t = clampKeepingNaN(ir, t, constant(static_cast<double>(storage.min)),
+                      constant(static_cast<double>(storage.max)));
+  if (storage.max > INT32_MAX)
+    return b.CreateTrunc(b.CreateFPToSI(t, ir.vectorOf(ir.i64, lanes)),
+                         i32Lanes);
+  return b.CreateFPToSI(t, i32Lanes);
+}
+
 } // namespace
 
 llvm::Value *emitQuantize(IrContext &ir, const QuantPlan &plan, llvm::Value *x,
@@ -205,20 +248,26 @@ llvm::Value *emitQuantize(IrContext &ir, const QuantPlan &plan, llvm::Value *x,
     if (!plan.lowExact)
       q = b.CreateSelect(b.CreateFCmpOLT(r, low),
                          ir.intConstant(ir.i32, storage.min, lanes), q);
+  } else if (plan.sum == SumKind::Split) {
+    // toward-zero's roundIntegral leaves truncation to the conversion.
+    llvm::Value *r = ir.spec.knobs.rounding == RoundingMode::TowardZero
+                         ? ir.unary(llvm::Intrinsic::trunc, u)
+                         : roundIntegral(ir, u);
+    q = splitSum(ir, r, params.zeroSum, lanes);
   } else {
     // round(u) + z exactly: round(u) is first limited to a range wide
     // enough that the limit never changes which side saturates.
     llvm::Value *r = roundIntegral(ir, u);
-    llvm::IntegerType *sumType = plan.wideSum ? ir.i64 : ir.i32;
-    double limit = plan.wideSum ? 0x1p62 : 0x1p24;
+    bool wide = plan.sum == SumKind::Wide;
+    llvm::IntegerType *sumType = wide ? ir.i64 : ir.i32;
+    double limit = wide ? 0x1p62 : 0x1p24;
     llvm::Value *limited =
         clampKeepingNaN(ir, r, ir.computeConstant(-limit, lanes),
                         ir.computeConstant(limit, lanes));
     llvm::Value *rounded = b.CreateFPToSI(limited, ir.vectorOf(sumType, lanes));
-    llvm::Value *sum = plan.wideSum
-                           ? b.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_sat,
-                                                     rounded, params.zeroSum)
-                           : b.CreateAdd(rounded, params.zeroSum);
+    llvm::Value *sum = wide ? b.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_sat,
+                                                      rounded, params.zeroSum)
+                            : b.CreateAdd(rounded, params.zeroSum);
     sum = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, sum,
                                   ir.intConstant(sumType, storage.min, lanes));
     sum = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, sum,

@@ -21,13 +21,25 @@ enum class Scaling {
   Markstein, ///< Division by reciprocal and two exact FMA corrections.
 };
 
+/// How an after-rounding kernel forms the exact sum round(u) + z.
+enum class SumKind {
+  /// i32, round(u) limited to ±2^24 and z to ±kNarrowZeroLimit: storage of
+  /// at most 16 bits with baked zero points that small.
+  Narrow,
+  /// i64 saturating, round(u) limited to ±2^62: wider storage with baked
+  /// zero points within ±2^61.
+  Wide,
+  /// f64, z split into two exact halves (any int64 z; runtime zero points
+  /// and larger baked ones).
+  Split,
+};
+
 struct QuantPlan {
   Scaling scaling = Scaling::Divide;
   bool needScale = false, needReciprocal = false, needLimit = false;
   bool needZeroCompute = false, needZeroSum = false, needZeroNaN = false;
-  /// After-rounding: round(u) + z summed in i64 (storage wider than 16
-  /// bits) rather than i32.
-  bool wideSum = false;
+  /// After-rounding: how round(u) + z is summed exactly.
+  SumKind sum = SumKind::Narrow;
   /// Before-rounding: the bounds as compute values (the nearest inside the
   /// bounds) and whether they are exact; storage above INT32_MAX converts
   /// unsigned.
@@ -49,7 +61,7 @@ struct ParamValues {
   llvm::Value *reciprocal = nullptr;  ///< fl(1/s), compute type.
   llvm::Value *limit = nullptr;       ///< Markstein input bound |s|·2^40.
   llvm::Value *zeroCompute = nullptr; ///< C(z).
-  llvm::Value *zeroSum = nullptr;     ///< z as i32 (limited) or i64.
+  llvm::Value *zeroSum = nullptr;     ///< z: i32 (limited, Narrow) or i64.
   llvm::Value *zeroNaN = nullptr;     ///< clamp(z, min, max) as i32.
 };
 
