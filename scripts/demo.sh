@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Sets everything up, builds qjit, and shows it at work: parsing MLIR quant
 # types, errors with carets, KernelSpecs, JIT'd kernels run on .npy files,
-# the machine code they are made of, and how fast they are.
+# compact formats (fp8, NF4), the machine code they are made of, AArch64
+# kernels run under qemu, and how fast they are.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${QJIT_BUILD_DIR:-$root/build}"
@@ -53,6 +54,24 @@ echo "..."
 show asm '!quant.uniform<i8:f32, 2.0:10>' --op=qcast --backend=llvm \
   -mtriple=aarch64-linux-gnu | grep -E '\s(fdiv|fcvt|sqxtn|ld1|st1|ldr\s+q|str\s+q|fadd)' | head -12
 
-step "7. How fast: every backend against the scalar reference"
+step "7. Compact formats: fp8 (saturating at 448) and an NF4 lookup table"
+/usr/bin/python3 -c "import numpy as np; np.save('$work/w.npy', np.array([0.1, -0.37, 1.0, 200.0, 232.0, 233.0, 1e6, float('nan')], dtype=np.float32))"
+echo "input:"; npy "$work/w.npy"
+fp8='!quant.uniform<f8E4M3FN:f32, 0.5>'
+"$qjit" run "$fp8" --op=qcast --in="$work/w.npy" --out="$work/f8.npy"
+"$qjit" run "$fp8" --op=dcast --in="$work/f8.npy" --out="$work/f8y.npy"
+echo "f8E4M3FN, scale 0.5: codes, then dcast back:"; npy "$work/f8.npy"; npy "$work/f8y.npy"
+nf4='!quant.uniform<!quant.quantile<u4:f32, {-1.0, -0.6961928009986877, -0.5250730514526367, -0.39491748809814453, -0.28444138169288635, -0.18477343022823334, -0.09105003625154495, 0.0, 0.07958029955625534, 0.16093020141124725, 0.24611230194568634, 0.33791524171829224, 0.44070982933044434, 0.5626170039176941, 0.7229568362236023, 1.0}>:f32, 1.0>'
+"$qjit" run "$nf4" --op=qcast --unpacked --in="$work/w.npy" --out="$work/n4.npy"
+"$qjit" run "$nf4" --op=dcast --unpacked --in="$work/n4.npy" --out="$work/n4y.npy"
+echo "NF4 (nearest table entry): indices, then dcast back:"; npy "$work/n4.npy"; npy "$work/n4y.npy"
+
+step "8. AArch64 kernels from both backends, executed under qemu and compared with the reference"
+if [ -x "$build/tests/aarch64/qjit_aarch64_tests" ]; then
+  "$build/tests/aarch64/qjit_aarch64_tests" --gtest_brief=1 \
+    --gtest_filter='*PerTensorBaked*' 2>&1 | grep -E 'kernels|PASSED|FAILED'
+fi
+
+step "9. How fast: every backend against the scalar reference"
 show bench '!quant.uniform<i8:f32, 0.05:3>' --op=qcast --n=1048576
 show bench '!quant.uniform<i8:f32, 0.05:3>' --op=dcast --n=1048576
