@@ -100,19 +100,6 @@ std::string_view zeroPointOrderName(ZeroPointOrder order) {
   return "?";
 }
 
-int64_t floatStorageLargest(FloatType format) {
-  switch (format) {
-  case FloatType::F8E4M3FN:
-    return 448;
-  case FloatType::F8E5M2:
-    return 57344;
-  case FloatType::F4E2M1FN:
-    return 6;
-  default:
-    return 0;
-  }
-}
-
 unsigned StorageSpec::containerBytes() const {
   if (bits <= 8)
     return 1;

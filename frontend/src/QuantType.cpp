@@ -5,10 +5,7 @@
 
 namespace qjit {
 
-namespace {
-// The largest finite value of the float storage formats, truncated to an
-// integer: what upstream MLIR uses as their default storage bounds.
-int64_t floatStorageLimit(FloatType type) {
+int64_t floatStorageLargest(FloatType type) {
   switch (type) {
   case FloatType::F8E4M3FN:
     return 448;
@@ -21,6 +18,7 @@ int64_t floatStorageLimit(FloatType type) {
   }
 }
 
+namespace {
 bool sameBits(double a, double b) {
   return std::bit_cast<uint64_t>(a) == std::bit_cast<uint64_t>(b);
 }
@@ -42,7 +40,7 @@ int64_t StorageType::defaultMin() const {
       return 0;
     return isSigned ? -(int64_t{1} << (width - 1)) : 0;
   case Kind::Float:
-    return -floatStorageLimit(floatType);
+    return -floatStorageLargest(floatType);
   case Kind::Quantile:
     return quantile ? quantile->storage.min : 0;
   }
@@ -57,7 +55,7 @@ int64_t StorageType::defaultMax() const {
     return isSigned ? (int64_t{1} << (width - 1)) - 1
                     : (int64_t{1} << width) - 1;
   case Kind::Float:
-    return floatStorageLimit(floatType);
+    return floatStorageLargest(floatType);
   case Kind::Quantile:
     return quantile ? quantile->storage.max : 0;
   }

@@ -25,15 +25,6 @@ namespace {
 
 using testing::SweepAxes;
 
-std::vector<IsaLevel> runnableLevels() {
-  std::vector<IsaLevel> levels;
-  for (IsaLevel level :
-       {IsaLevel::Scalar, IsaLevel::Sse4, IsaLevel::Avx2, IsaLevel::Avx512})
-    if (level <= hostIsaLevel())
-      levels.push_back(level);
-  return levels;
-}
-
 struct BackendAtLevel {
   std::string backend;
   IsaLevel isa;
@@ -152,7 +143,7 @@ TEST_P(CompactKernelTest, QuantileQcastAtEveryThreshold) {
 
 std::vector<BackendAtLevel> backendsAndLevels() {
   std::vector<BackendAtLevel> all;
-  for (IsaLevel level : runnableLevels()) {
+  for (IsaLevel level : testing::runnableIsaLevels()) {
     all.push_back({"llvm", level});
     if (level >= IsaLevel::Avx2) // asmjit's lowest level.
       all.push_back({"asmjit", level});

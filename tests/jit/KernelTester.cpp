@@ -1,6 +1,7 @@
 //===- KernelTester.cpp - Differential tests of kernels vs the reference --===//
 #include "KernelTester.h"
 
+#include "Nf4Table.h"
 #include "TestSeed.h"
 
 #include "qjit/FloatStorage.h"
@@ -585,22 +586,7 @@ std::vector<StorageSpec> compactStorages() {
     storage.packed = packed;
     return storage;
   };
-  std::vector<double> nf4 = {-1.0,
-                             -0.6961928009986877,
-                             -0.5250730514526367,
-                             -0.39491748809814453,
-                             -0.28444138169288635,
-                             -0.18477343022823334,
-                             -0.09105003625154495,
-                             0.0,
-                             0.07958029955625534,
-                             0.16093020141124725,
-                             0.24611230194568634,
-                             0.33791524171829224,
-                             0.44070982933044434,
-                             0.5626170039176941,
-                             0.7229568362236023,
-                             1.0};
+  const std::vector<double> &nf4 = nf4Table();
   storages.push_back(quantile(4, false, 0, nf4, true));
   storages.push_back(quantile(4, false, 0, nf4, false));
   storages.push_back(
@@ -610,6 +596,15 @@ std::vector<StorageSpec> compactStorages() {
     wide.push_back(std::ldexp(double((k * 37) % 64) - 31.5, -4));
   storages.push_back(quantile(6, false, 0, wide, false));
   return storages;
+}
+
+std::vector<IsaLevel> runnableIsaLevels() {
+  std::vector<IsaLevel> levels;
+  for (IsaLevel level :
+       {IsaLevel::Scalar, IsaLevel::Sse4, IsaLevel::Avx2, IsaLevel::Avx512})
+    if (level <= hostIsaLevel())
+      levels.push_back(level);
+  return levels;
 }
 
 std::vector<QuantKnobs> allKnobs() {

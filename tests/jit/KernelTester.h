@@ -15,6 +15,7 @@
 #define QJIT_TESTS_JIT_KERNELTESTER_H
 
 #include "qjit/Backend.h"
+#include "qjit/Isa.h"
 #include "qjit/KernelSpec.h"
 
 #include <gtest/gtest.h>
@@ -146,6 +147,10 @@ std::vector<KernelSpec> specSweep(const SweepAxes &axes);
 /// and quantile tables: NF4 (u4, packed and not), an unsorted i3 table with
 /// duplicates and narrow bounds, a 64-entry u6 table.
 std::vector<StorageSpec> compactStorages();
+
+/// Every ISA level this host runs, lowest first (a level below the host's
+/// is reached through the cap, as on an AVX-512 host testing AVX2 code).
+std::vector<IsaLevel> runnableIsaLevels();
 
 /// All 12 qcast knob combinations.
 std::vector<QuantKnobs> allKnobs();

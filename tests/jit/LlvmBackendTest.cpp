@@ -20,15 +20,6 @@ namespace {
 
 using testing::SweepAxes;
 
-std::vector<IsaLevel> runnableLevels() {
-  std::vector<IsaLevel> levels;
-  for (IsaLevel level :
-       {IsaLevel::Scalar, IsaLevel::Sse4, IsaLevel::Avx2, IsaLevel::Avx512})
-    if (level <= hostIsaLevel())
-      levels.push_back(level);
-  return levels;
-}
-
 class LlvmKernelTest : public ::testing::TestWithParam<IsaLevel> {
 protected:
   void SetUp() override {
@@ -159,7 +150,7 @@ TEST_P(LlvmKernelTest, DroppingTheCodeIsSafe) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Isa, LlvmKernelTest,
-                         ::testing::ValuesIn(runnableLevels()),
+                         ::testing::ValuesIn(testing::runnableIsaLevels()),
                          [](const ::testing::TestParamInfo<IsaLevel> &info) {
                            return std::string(isaLevelName(info.param));
                          });

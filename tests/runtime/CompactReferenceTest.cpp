@@ -7,6 +7,7 @@
 // quantile tables.
 //
 //===----------------------------------------------------------------------===//
+#include "Nf4Table.h"
 #include "ReferenceTestSupport.h"
 #include "TestSeed.h"
 
@@ -284,23 +285,6 @@ TEST(CompactReference, PackedFp4) {
 
 // --- Quantile ---------------------------------------------------------------
 
-const std::vector<double> kNf4 = {-1.0,
-                                  -0.6961928009986877,
-                                  -0.5250730514526367,
-                                  -0.39491748809814453,
-                                  -0.28444138169288635,
-                                  -0.18477343022823334,
-                                  -0.09105003625154495,
-                                  0.0,
-                                  0.07958029955625534,
-                                  0.16093020141124725,
-                                  0.24611230194568634,
-                                  0.33791524171829224,
-                                  0.44070982933044434,
-                                  0.5626170039176941,
-                                  0.7229568362236023,
-                                  1.0};
-
 std::vector<double> asFloats(std::vector<double> table) {
   for (double &entry : table)
     entry = static_cast<float>(entry);
@@ -368,7 +352,7 @@ void checkQuantileQcast(const std::vector<double> &table, uint64_t seed) {
 }
 
 TEST(CompactReference, QuantileNearestEntryNf4) {
-  checkQuantileQcast(asFloats(kNf4), testSeed());
+  checkQuantileQcast(asFloats(nf4Table()), testSeed());
 }
 
 TEST(CompactReference, QuantileUnsortedWithDuplicatesTiesToLowerIndex) {

@@ -188,10 +188,6 @@ lowerCallExtents(const TypeDescriptor &type, const LoweringOptions &options,
 /// ErrorCode::InvalidArgument naming the first violation.
 Status verifyKernelSpec(const KernelSpec &spec);
 
-/// The largest finite value of a float storage format (448, 57344, 6);
-/// 0 for formats that are not storage formats.
-int64_t floatStorageLargest(FloatType format);
-
 std::string_view kernelOpName(KernelOp op);
 std::string_view valueTypeName(ValueType type);
 unsigned valueTypeBytes(ValueType type);

@@ -46,6 +46,10 @@ std::string_view floatTypeName(FloatType type);
 std::optional<FloatType> floatTypeFromName(std::string_view name);
 /// Total bit width of the format (f80 → 80, tf32 → 19).
 unsigned floatTypeBits(FloatType type);
+/// The largest finite value of a float storage format (448, 57344, 6),
+/// which upstream MLIR also uses as the default storage bounds; 0 for
+/// formats that are not storage formats.
+int64_t floatStorageLargest(FloatType type);
 
 struct QuantType;
 
