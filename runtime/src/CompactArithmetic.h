@@ -7,6 +7,8 @@
 #ifndef QJIT_RUNTIME_COMPACTARITHMETIC_H
 #define QJIT_RUNTIME_COMPACTARITHMETIC_H
 
+#include "ScalarArithmetic.h"
+
 #include "qjit/FloatStorage.h"
 #include "qjit/KernelSpec.h"
 #include "qjit/QuantileSearch.h"
@@ -20,14 +22,7 @@ namespace qjit::reference {
 /// u = x / s or x · (1 / s) (the scale-op knob), then v = u + z in C.
 template <typename C>
 C shiftedScaled(C x, C scale, int64_t zeroPoint, const QuantKnobs &knobs) {
-  C scaled;
-  if (knobs.scaleOp == ScaleOp::Divide) {
-    scaled = x / scale;
-  } else {
-    C reciprocal = C(1) / scale;
-    scaled = x * reciprocal;
-  }
-  return scaled + static_cast<C>(zeroPoint);
+  return scaleValue(x, scale, knobs) + static_cast<C>(zeroPoint);
 }
 
 /// What a float storage qcast needs besides the parameters.

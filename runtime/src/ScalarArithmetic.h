@@ -54,18 +54,21 @@ inline int64_t clampInteger(int64_t value, int64_t min, int64_t max) {
   return value < min ? min : (value > max ? max : value);
 }
 
+/// u = x / s, or x · fl(1 / s) with the `reciprocal` scale op: step 1 of
+/// qcast for every storage.
+template <typename C> C scaleValue(C x, C scale, const QuantKnobs &knobs) {
+  if (knobs.scaleOp == ScaleOp::Divide)
+    return x / scale;
+  C reciprocal = C(1) / scale;
+  return x * reciprocal;
+}
+
 /// qcast of one value: expressed x (already widened to C), scale s (already
 /// rounded to the expressed type), zero point z, bounds [min, max].
 template <typename C>
 int64_t quantizeValue(C x, C scale, int64_t zeroPoint, const QuantKnobs &knobs,
                       int64_t min, int64_t max) {
-  C scaled;
-  if (knobs.scaleOp == ScaleOp::Divide) {
-    scaled = x / scale;
-  } else {
-    C reciprocal = C(1) / scale;
-    scaled = x * reciprocal;
-  }
+  C scaled = scaleValue(x, scale, knobs);
   if (std::isnan(scaled))
     return clampInteger(zeroPoint, min, max);
 
