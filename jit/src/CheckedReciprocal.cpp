@@ -16,6 +16,9 @@
 //   |u0 − u| <= |u0 − xy| + |xy − Q| + |Q − u| <= 3 · 2^-24 · 2L + 2^-149,
 // and with the zero point added before rounding each sum is rounded once
 // more, |u + z| < 3L: |RN(u0 + z) − RN(u + z)| <= 12 · 2^-24 · L + 2^-148.
+// A kernel with FMA may fuse the sum, w = RN(x·y + z): then
+// |RN(xy + z) − RN(u + z)| <= 3 · 2^-24 · L + (|xy − Q| + |Q − u|)
+// + 3 · 2^-24 · L <= 10 · 2^-24 · L + 2^-149, within the same bound.
 // Clamping is 1-Lipschitz, so the reference's w_ref (the same clamp of the
 // exact-division value) is within m − 2^-22·L + 2^-148 of the kernel's w
 // (and w − n is computed exactly: Sterbenz). If

@@ -11,7 +11,8 @@
 // docs/performance.md.
 //
 // Per lane, in f32 (bounds clamps as the kernel needs them):
-//   before-rounding: w = clamp(RN(u0 + z), min, max)
+//   before-rounding: w = clamp(RN(u0 + z), min, max), or with FMA
+//                    w = clamp(RN(x · y + z), min, max)
 //   after-rounding:  w = clamp(u0, -limit, limit)        (n + z summed after)
 //   n = roundeven(w); the lane passes when |w − n| < threshold.
 // Both nearest modes round a passing lane to n (it is no tie).

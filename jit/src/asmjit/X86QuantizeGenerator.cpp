@@ -207,19 +207,26 @@ private:
                          const x86::Vec &fail, const x86::Vec &result) {
     x86::Vec w = fail, n = result;
     asmjit::Operand reciprocal = params_.reciprocal(slot);
-    if (spec_.expressed == ValueType::F32 && reciprocal.isReg()) {
+    asmjit::Operand zeroPoint = params_.zeroPoint(slot);
+    bool addZero = !params_.zeroPointsAreZero();
+    bool before = spec_.knobs.zeroPoint == ZeroPointOrder::BeforeRounding;
+    if (before && addZero && (reciprocal.isReg() || zeroPoint.isReg())) {
+      // w = RN(x·y + z), one rounding (the proof allows it).
+      emitLoadExpressed(a, isa_, spec_.expressed, w, src, false);
+      reciprocal.isReg()
+          ? a.emit(x86::Inst::kIdVfmadd213ps, w, reciprocal, zeroPoint)
+          : a.emit(x86::Inst::kIdVfmadd132ps, w, zeroPoint, reciprocal);
+    } else if (spec_.expressed == ValueType::F32 && reciprocal.isReg()) {
       a.emit(x86::Inst::kIdVmulps, w, reciprocal, src); // Load folded in.
     } else {
       emitLoadExpressed(a, isa_, spec_.expressed, w, src, false);
       a.emit(x86::Inst::kIdVmulps, w, w, reciprocal);
     }
-    bool addZero = !params_.zeroPointsAreZero();
-    bool before = spec_.knobs.zeroPoint == ZeroPointOrder::BeforeRounding;
     // Clamps keep NaN lanes NaN (vminps/vmaxps return their second
     // operand when either is NaN), so that they fail the check.
     if (before) {
-      if (addZero)
-        a.emit(x86::Inst::kIdVaddps, w, w, params_.zeroPoint(slot));
+      if (addZero && !(reciprocal.isReg() || zeroPoint.isReg()))
+        a.emit(x86::Inst::kIdVaddps, w, w, zeroPoint);
       a.vminps(w, isa_.vec(reg::kHigh), w);
       if (checkedClampLow_)
         a.vmaxps(w, isa_.vec(reg::kLow), w);

@@ -67,8 +67,10 @@ VectorTarget x86VectorTarget(llvm::StringRef features) {
     target.vectorBits = 512;
     target.maskedMemory = true;
     target.fmaDivision = true;
+    target.fma = true;
   } else if (has("avx2") && has("fma")) {
     target.vectorBits = 256;
+    target.fma = true;
   } else if (has("sse4.1")) {
     target.vectorBits = 128;
   } else {
@@ -142,6 +144,7 @@ Expected<TargetConfig> asmTargetConfig(IsaLevel isa,
       config.vector.isX86 = false;
       config.vector.vectorBits = 128;
       config.vector.fmaDivision = true;
+      config.vector.fma = true;
       return config;
     }
     config.triple = triple.str();

@@ -30,6 +30,7 @@ struct VectorTarget {
   /// the five FMA-unit operations, so only 512-bit x86 (half-rate divider)
   /// and AArch64 (slow fdiv, fast fmla) use it.
   bool fmaDivision = false;
+  bool fma = false; ///< Fused multiply-add instructions.
 };
 
 struct TargetConfig {

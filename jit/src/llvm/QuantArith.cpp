@@ -105,6 +105,8 @@ QuantPlan planQuantization(const KernelSpec &spec, const VectorTarget &target) {
     if (std::optional<CheckedReciprocalPlan> checked =
             planCheckedReciprocal(spec)) {
       plan.checked = true;
+      plan.checkedFused =
+          target.fma && spec.knobs.zeroPoint == ZeroPointOrder::BeforeRounding;
       plan.checkedLimit = checked->limit;
       plan.checkedThreshold = checked->threshold;
     }
@@ -286,14 +288,19 @@ CheckedQuantize emitCheckedQuantize(IrContext &ir, const QuantPlan &plan,
       ir.computeConstant(static_cast<double>(storage.min), lanes);
   llvm::Value *high =
       ir.computeConstant(static_cast<double>(storage.max), lanes);
-  llvm::Value *u = b.CreateFMul(x, params.reciprocal);
   bool before = ir.spec.knobs.zeroPoint == ZeroPointOrder::BeforeRounding;
-  llvm::Value *w =
-      before
-          ? clampKeepingNaN(ir, b.CreateFAdd(u, params.zeroCompute), low, high)
-          : clampKeepingNaN(ir, u,
-                            ir.computeConstant(-plan.checkedLimit, lanes),
-                            ir.computeConstant(plan.checkedLimit, lanes));
+  llvm::Value *w;
+  if (plan.checkedFused) // One rounding: the proof allows it.
+    w = b.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()},
+                          {x, params.reciprocal, params.zeroCompute});
+  else if (before)
+    w = b.CreateFAdd(b.CreateFMul(x, params.reciprocal), params.zeroCompute);
+  else
+    w = b.CreateFMul(x, params.reciprocal);
+  w = before ? clampKeepingNaN(ir, w, low, high)
+             : clampKeepingNaN(ir, w,
+                               ir.computeConstant(-plan.checkedLimit, lanes),
+                               ir.computeConstant(plan.checkedLimit, lanes));
   llvm::Value *n = ir.unary(llvm::Intrinsic::roundeven, w);
   llvm::Value *distance = ir.unary(llvm::Intrinsic::fabs, b.CreateFSub(w, n));
   // Ordered: NaN lanes fail.

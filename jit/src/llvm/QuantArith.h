@@ -49,6 +49,8 @@ struct QuantPlan {
   /// Divide by checking a reciprocal multiply (CheckedReciprocal.h): full
   /// unmasked vectors try emitCheckedQuantize first.
   bool checked = false;
+  /// Checked, before rounding, with hardware FMA: w = RN(x·y + z).
+  bool checkedFused = false;
   double checkedLimit = 0, checkedThreshold = 0;
 };
 
