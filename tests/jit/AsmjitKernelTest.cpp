@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelTester.h"
+#include "LayoutSpecs.h"
 #include "TestSeed.h"
 
 #include "qjit/Backend.h"
@@ -112,6 +113,24 @@ TEST_P(AsmjitKernelTest, EveryLayout) {
                 {ScaleOp::Divide, ZeroPointOrder::AfterRounding,
                  RoundingMode::TowardZero}};
   EXPECT_GT(checkSweep(axes), 0u);
+}
+
+TEST_P(AsmjitKernelTest, RunsOfWholeUnrolledIterations) {
+  // Static runs of 32, 64 and 128 elements (blockwise along the last axis)
+  // take straight-line bodies; 40 and 160 do not; every size ends in a
+  // partial run somewhere.
+  SweepAxes axes;
+  axes.ops = {KernelOp::QCast, KernelOp::DCast};
+  axes.signedness = {true};
+  axes.packed = false;
+  axes.layouts = {testing::perAxis(3, 32), testing::perAxis(2, 64),
+                  testing::blocked({{2, 1}, {256, 128}}),
+                  testing::perAxis(2, 40), testing::perAxis(2, 160)};
+  axes.runtimeParams = {false, true};
+  axes.knobs = {QuantKnobs{},
+                {ScaleOp::Reciprocal, ZeroPointOrder::BeforeRounding,
+                 RoundingMode::NearestAway}};
+  EXPECT_EQ(checkSweep(axes), 5u * 2 * (2 + 1));
 }
 
 TEST_P(AsmjitKernelTest, OutputsBeyondTheCachesStreamExactly) {

@@ -193,6 +193,7 @@ private:
       parameters *= level.grid;
     Label top = a_.newLabel();
     a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
+    emitWholeRuns(parameters, top);
     a_.bind(top);
     a_.test(reg::remaining, reg::remaining);
     a_.jz(exit_);
@@ -207,6 +208,36 @@ private:
     a_.jb(top);
     a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
     a_.jmp(top);
+  }
+
+  /// Short static runs made of whole unrolled iterations (blockwise 32,
+  /// 64, 128 on AVX2): while a whole run remains, one straight-line body
+  /// per run, without the run loop's counting and tail tests, then `next`
+  /// takes the last, partial run.
+  void emitWholeRuns(int64_t parameters, const Label &next) {
+    constexpr int64_t kMaxInlineIterations = 4;
+    const int64_t block = levels_.back().block;
+    const int64_t unrolled = int64_t(body_.lanes()) * reg::kUnroll;
+    if (block % unrolled != 0 || block / unrolled > kMaxInlineIterations)
+      return;
+    Label run = a_.newLabel();
+    a_.align(AlignMode::kCode, 32);
+    a_.bind(run);
+    a_.cmp(reg::remaining, block);
+    a_.jb(next);
+    body_.emitParameters(a_);
+    for (int64_t i = 0; i < block / unrolled; ++i) {
+      int32_t at = static_cast<int32_t>(i * unrolled);
+      body_.emitUnrolled(a_, x86::ptr(reg::src, at * int32_t(body_.srcBytes())),
+                         x86::ptr(reg::dst, at * int32_t(body_.dstBytes())));
+    }
+    advanceCursors(static_cast<int32_t>(block));
+    a_.sub(reg::remaining, block);
+    a_.inc(reg::paramIndex);
+    a_.cmp(reg::paramIndex, parameters);
+    a_.jb(run);
+    a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
+    a_.jmp(run);
   }
 
   /// Periods repeat until the elements run out; the innermost level leaves
