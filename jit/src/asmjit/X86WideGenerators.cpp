@@ -53,10 +53,12 @@ enum Constant : int32_t {
   kBelowHalf = 32, ///< pred(0.5) in each C lane.
   kBias = 64,      ///< 2^31 in each f64 lane.
   kSignBit32 = 96, ///< 0x80000000 in each i32 lane.
-  kConstantBytes = 128
+  kLowF32 = 128,   ///< min in each f32 lane (smallZeroPath_ only).
+  kHighF32 = 160,  ///< max in each f32 lane.
 };
 
-void embedConstants(x86::Assembler &a, const asmjit::Label &label, bool f64) {
+void embedConstants(x86::Assembler &a, const asmjit::Label &label, bool f64,
+                    const StorageSpec &storage) {
   a.align(asmjit::AlignMode::kData, 32);
   a.bind(label);
   if (f64) {
@@ -68,6 +70,8 @@ void embedConstants(x86::Assembler &a, const asmjit::Label &label, bool f64) {
   }
   a.embedUInt64(std::bit_cast<uint64_t>(0x1p31), 4);
   a.embedUInt32(0x80000000u, 8);
+  a.embedFloat(static_cast<float>(storage.min), 8);
+  a.embedFloat(static_cast<float>(storage.max), 8);
 }
 
 class X86WideQuantizeGenerator final : public X86VectorBody {
@@ -75,7 +79,10 @@ public:
   X86WideQuantizeGenerator(const KernelSpec &spec)
       : spec_(spec), f64_(spec.compute == ValueType::F64),
         after_(spec.knobs.zeroPoint == ZeroPointOrder::AfterRounding),
-        params_(spec, spec.knobs.scaleOp == ScaleOp::Reciprocal, true) {}
+        smallZeroPath_(after_ && !f64_ && spec.params.runtime &&
+                       spec.storage.bits <= 24),
+        params_(spec, spec.knobs.scaleOp == ScaleOp::Reciprocal, true,
+                smallZeroPath_) {}
 
   void generate(x86::Assembler &a) {
     emitX86Kernel(a, X86Isa(IsaLevel::Avx2), spec_, *this);
@@ -98,13 +105,23 @@ public:
   }
   void emitParameters(x86::Assembler &a) override { params_.emitLoad(a); }
   void emitData(x86::Assembler &a) override {
-    embedConstants(a, constants_, f64_);
+    embedConstants(a, constants_, f64_, spec_.storage);
     params_.emitData(a);
   }
 
   void emitVector(x86::Assembler &a, unsigned, const x86::Mem &src,
                   const x86::Mem &dst, bool) override {
     x86::Ymm half0 = x86::ymm(kHalf0), half1 = x86::ymm(kHalf1);
+    asmjit::Label done = a.newLabel();
+    if (smallZeroPath_) {
+      asmjit::Label wideSum = a.newLabel();
+      x86::Ymm flag = x86::ymm(wide::kScratch);
+      a.vptest(flag, flag);
+      a.jz(wideSum);
+      emitSmallZeroVector(a, src, dst);
+      a.jmp(done);
+      a.bind(wideSum);
+    }
     if (f64_) {
       a.vmovupd(half0, src);
       a.vmovupd(half1, src.cloneAdjusted(32));
@@ -123,9 +140,30 @@ public:
     a.vinserti128(half0, half0, half1.xmm(), 1);
     emitStoreStored(a, X86Isa(IsaLevel::Avx2), spec_.storage, dst, half0,
                     x86::ymm(kTemp0), false, Narrowing::Saturate);
+    a.bind(done);
   }
 
 private:
+  /// A run whose |z| <= 2^24 (storage of at most 24 bits, C = f32): the
+  /// f32 sum round(u) + fl(z) saturates exactly (X86QuantizeGenerator's
+  /// after-rounding path); NaN lanes become 0 first, giving clamp(z).
+  void emitSmallZeroVector(x86::Assembler &a, const x86::Mem &src,
+                           const x86::Mem &dst) {
+    constexpr uint8_t kOrdered = 7;
+    x86::Ymm v = x86::ymm(kHalf0), t = x86::ymm(kTemp1);
+    X86Isa avx2(IsaLevel::Avx2);
+    emitLoadExpressed(a, avx2, spec_.expressed, v, src, false);
+    emitRounded(a, v);
+    a.vcmpps(t, v, v, kOrdered);
+    a.vandps(v, v, t);
+    a.vaddps(v, v, x86::ymm(wide::kZeroPoint));
+    a.vmaxps(v, v, constant(kLowF32));
+    a.vminps(v, v, constant(kHighF32));
+    a.vcvttps2dq(v, v);
+    emitStoreStored(a, avx2, spec_.storage, dst, v, t, false,
+                    Narrowing::Saturate);
+  }
+
   x86::Mem constant(int32_t offset) const {
     return x86::ptr(constants_, offset);
   }
@@ -189,6 +227,8 @@ private:
 
   const KernelSpec &spec_;
   bool f64_, after_;
+  /// Runtime zero points within ±2^24 take the f32 sum (a per-run flag).
+  bool smallZeroPath_;
   X86WideParameters params_;
   asmjit::Label constants_;
 };
@@ -209,7 +249,7 @@ public:
   void emitConstants(x86::Assembler &a) override { constants_ = a.newLabel(); }
   void emitParameters(x86::Assembler &a) override { params_.emitLoad(a); }
   void emitData(x86::Assembler &a) override {
-    embedConstants(a, constants_, true);
+    embedConstants(a, constants_, true, spec_.storage);
     params_.emitData(a);
   }
 

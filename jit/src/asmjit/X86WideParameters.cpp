@@ -25,9 +25,9 @@ constexpr uint64_t kLowHalf = 0xffffffffu;
 } // namespace
 
 X86WideParameters::X86WideParameters(const KernelSpec &spec, bool reciprocal,
-                                     bool sum)
+                                     bool sum, bool smallZeroFlag)
     : spec_(spec), f64_(spec.compute == ValueType::F64),
-      reciprocal_(reciprocal), sum_(sum) {
+      reciprocal_(reciprocal), sum_(sum), smallZeroFlag_(smallZeroFlag) {
   if (spec.params.runtime)
     return;
   count_ = spec.params.scales.size();
@@ -134,6 +134,15 @@ void X86WideParameters::emitRuntimeLoad(x86::Assembler &a) {
   if (!sum_)
     return;
   x86::Gp t = reg::scratch2;
+  if (smallZeroFlag_) {
+    // -2^24 <= z <= 2^24 as one unsigned comparison.
+    a.mov(t, p);
+    a.add(t, int32_t(1) << 24);
+    a.cmp(t, int32_t(1) << 25);
+    a.mov(t.r32(), 0); // Keeps the flags.
+    a.setbe(t.r8());
+    a.vmovd(x86::xmm(wide::kScratch), t.r32()); // Clears the upper lanes.
+  }
   x86::Xmm high = x86::xmm(wide::kZeroHigh), low = x86::xmm(wide::kZeroLow),
            nan = x86::xmm(wide::kNaNValue);
   // h and l have at most 32 significant bits: both convert exactly.

@@ -30,14 +30,18 @@ constexpr unsigned kHigh = reg::kHigh;           ///< max, f64.
 constexpr unsigned kZeroHigh = 12;               ///< h, f64.
 constexpr unsigned kZeroLow = 13;                ///< l, f64.
 constexpr unsigned kNaNValue = 14;               ///< clamp(z), f64.
-constexpr unsigned kScratch = 15;                ///< Parameter loads only.
+/// Parameter loads; then, with smallZeroFlag, non-zero exactly when the
+/// run's |z| <= 2^24 (vptest it).
+constexpr unsigned kScratch = 15;
 } // namespace wide
 
 class X86WideParameters {
 public:
   /// `reciprocal`: the scale register holds fl_C(1/s). `sum`: also load h,
-  /// l and clamp(z) (qcast).
-  X86WideParameters(const KernelSpec &spec, bool reciprocal, bool sum);
+  /// l and clamp(z) (qcast). `smallZeroFlag` (runtime parameters): also
+  /// set wide::kScratch per run.
+  X86WideParameters(const KernelSpec &spec, bool reciprocal, bool sum,
+                    bool smallZeroFlag = false);
 
   /// Loads parameter reg::paramIndex into the wide:: registers (clobbers
   /// reg::scratch, reg::scratch2 and wide::kScratch).
@@ -53,6 +57,7 @@ private:
   bool f64_;
   bool reciprocal_;
   bool sum_;
+  bool smallZeroFlag_;
   /// Baked: five arrays of `count` 8-byte entries (scale and z_C in C, as
   /// f32 in the low half of their entry, or f64; h; l; clamp(z)).
   std::vector<uint64_t> table_;
