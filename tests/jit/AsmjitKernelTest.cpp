@@ -142,15 +142,15 @@ TEST_P(AsmjitKernelTest, FarBakedZeroPoints) {
 TEST_P(AsmjitKernelTest, HalfAndBfloat16) {
   SweepAxes axes;
   axes.ops = {KernelOp::QCast, KernelOp::DCast};
-  axes.widths = {8, 16};
+  axes.widths = {8, 16, 32};
   axes.packed = false;
   axes.expressed = {ValueType::F16, ValueType::BF16};
   axes.knobs = {QuantKnobs{},
                 {ScaleOp::Reciprocal, ZeroPointOrder::AfterRounding,
                  RoundingMode::NearestAway}};
   axes.runtimeParams = {false, true};
-  // 2 widths × 2 signs × 2 types × 2 parameter kinds × (2 qcast + dcast).
-  EXPECT_EQ(checkSweep(axes), 2u * 2 * 2 * 2 * 3);
+  // 3 widths × 2 signs × 2 types × 2 parameter kinds × (2 qcast + dcast).
+  EXPECT_EQ(checkSweep(axes), 3u * 2 * 2 * 2 * 3);
 }
 
 TEST_P(AsmjitKernelTest, EveryLayout) {
