@@ -132,12 +132,14 @@ TEST_F(AsmjitAssemblyTest, WideKernelsAreAvx2AtEveryLevel) {
   LoweringOptions runtimeOnnx;
   runtimeOnnx.runtimeParameters = true;
   runtimeOnnx.knobs = knobsForPreset(SemanticsPreset::Onnx);
+  LoweringOptions tflite;
+  tflite.knobs = knobsForPreset(SemanticsPreset::TfLite);
   std::vector<std::pair<KernelSpec, const char *>> kernels = {
       {specOf("!quant.uniform<i8:f64, 0.05:-3>", KernelOp::QCast),
        "vdivpd ymm"},
-      {specOf("!quant.uniform<i16:f64, 0.05:-3>", KernelOp::DCast),
-       "vcvtdq2pd ymm"},
-      {specOf("!quant.uniform<u32:f32, 0.05:7>", KernelOp::QCast),
+      {specOf("!quant.uniform<i16:f64, 0.05:-3>", KernelOp::DCast), "vmovntpd"},
+      {specOf("!quant.uniform<u32:f32, 0.05:7>", KernelOp::QCast), "vblendvps"},
+      {specOf("!quant.uniform<u32:f32, 0.05:7>", KernelOp::QCast, tflite),
        "vcvttpd2dq"},
       {specOf(kI8, KernelOp::QCast, runtimeOnnx), "vblendvpd"},
   };

@@ -184,6 +184,17 @@ TEST_P(AsmjitKernelTest, OutputsBeyondTheCachesStreamExactly) {
   const size_t n = (size_t(2) << 20) + 13;
   for (size_t dstOffset : {0u, 4u, 3u})
     EXPECT_TRUE(tester.checkOnce(code->entry, n, 1, dstOffset));
+
+  // f64 outputs (the wide kernels) stream too.
+  axes.expressed = {ValueType::F64};
+  specs = testing::specSweep(axes);
+  ASSERT_FALSE(specs.empty());
+  code = backend_->compile(specs[0]);
+  ASSERT_TRUE(code) << code.status().message();
+  KernelTester wideTester(specs[0], qjit::testing::testSeed());
+  const size_t wideN = (size_t(1) << 20) + 13;
+  for (size_t dstOffset : {0u, 8u, 3u})
+    EXPECT_TRUE(wideTester.checkOnce(code->entry, wideN, 1, dstOffset));
 }
 
 TEST_P(AsmjitKernelTest, UncoveredSpecsAreRefused) {

@@ -7,7 +7,8 @@
 //
 // qcast: u (and u + z_C before rounding) and its rounding are computed in
 // C, exactly as the reference does (eight f32 lanes, or four f64 lanes per
-// half); the integral result r then widens exactly to f64, where
+// half). Before rounding in f32, the integral result r saturates in f32
+// lanes (emitNarrowFinish); otherwise it widens exactly to f64, where
 //  * after rounding, t = fl(fl(r + h) + l) with z = h + l split into two
 //    exact halves (h = z & ~(2^32 − 1), l = z & (2^32 − 1)): where
 //    |r + z| <= 2^33, r + h = (r + z) − l is an integer below 2^35, so t is
@@ -20,7 +21,7 @@
 //    reference's saturation; lanes beyond INT32_MAX (u32) convert through
 //    the bias −2^31.
 // dcast with C = f64: q (u32 through the bias) converts exactly to f64,
-// then (q − z_C) · s in f64.
+// then (q − z_C) · s in f64; outputs beyond the caches stream.
 //
 // These kernels are AVX2 (VEX, ymm) code at every ISA level: it is
 // correct on AVX-512 hosts and runs (so it is tested) on every x86 host
@@ -33,7 +34,9 @@
 #include "X86WideParameters.h"
 
 #include <bit>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 
 namespace qjit::asmjit_backend {
 
@@ -53,9 +56,24 @@ enum Constant : int32_t {
   kBelowHalf = 32, ///< pred(0.5) in each C lane.
   kBias = 64,      ///< 2^31 in each f64 lane.
   kSignBit32 = 96, ///< 0x80000000 in each i32 lane.
-  kLowF32 = 128,   ///< min in each f32 lane (smallZeroPath_ only).
-  kHighF32 = 160,  ///< max in each f32 lane.
+  kLowF32 = 128,   ///< The f32 nearest min, not below it (C = f32).
+  kHighF32 = 160,  ///< The f32 nearest max, not above it.
+  kMinI32 = 192,   ///< min in each i32 lane.
+  kMaxI32 = 224,   ///< max in each i32 lane (its low 32 bits).
+  kTwo31F32 = 256, ///< 2^31 in each f32 lane.
 };
+
+/// The f32 nearest `bound` on the side of the other bound (`upward`: not
+/// below it).
+float boundInside(int64_t bound, bool upward) {
+  double exact = static_cast<double>(bound); // |bound| <= 2^32: exact.
+  float nearest = static_cast<float>(exact);
+  if (upward && nearest < exact)
+    nearest = std::nextafter(nearest, std::numeric_limits<float>::infinity());
+  if (!upward && nearest > exact)
+    nearest = std::nextafter(nearest, -std::numeric_limits<float>::infinity());
+  return nearest;
+}
 
 void embedConstants(x86::Assembler &a, const asmjit::Label &label, bool f64,
                     const StorageSpec &storage) {
@@ -70,8 +88,11 @@ void embedConstants(x86::Assembler &a, const asmjit::Label &label, bool f64,
   }
   a.embedUInt64(std::bit_cast<uint64_t>(0x1p31), 4);
   a.embedUInt32(0x80000000u, 8);
-  a.embedFloat(static_cast<float>(storage.min), 8);
-  a.embedFloat(static_cast<float>(storage.max), 8);
+  a.embedFloat(boundInside(storage.min, true), 8);
+  a.embedFloat(boundInside(storage.max, false), 8);
+  a.embedUInt32(static_cast<uint32_t>(storage.min), 8);
+  a.embedUInt32(static_cast<uint32_t>(storage.max), 8);
+  a.embedFloat(0x1p31f, 8);
 }
 
 class X86WideQuantizeGenerator final : public X86VectorBody {
@@ -122,7 +143,12 @@ public:
       a.jmp(done);
       a.bind(wideSum);
     }
-    if (f64_) {
+    if (!f64_ && !after_) {
+      emitLoadExpressed(a, X86Isa(IsaLevel::Avx2), spec_.expressed, half0, src,
+                        false);
+      emitRounded(a, half0);
+      emitNarrowFinish(a, half0);
+    } else if (f64_) {
       a.vmovupd(half0, src);
       a.vmovupd(half1, src.cloneAdjusted(32));
       emitRounded(a, half0);
@@ -135,9 +161,11 @@ public:
       a.vcvtps2pd(half1, half1.xmm());
       a.vcvtps2pd(half0, half0.xmm());
     }
-    emitFinish(a, half0);
-    emitFinish(a, half1);
-    a.vinserti128(half0, half0, half1.xmm(), 1);
+    if (f64_ || after_) {
+      emitFinish(a, half0);
+      emitFinish(a, half1);
+      a.vinserti128(half0, half0, half1.xmm(), 1);
+    }
     emitStoreStored(a, X86Isa(IsaLevel::Avx2), spec_.storage, dst, half0,
                     x86::ymm(kTemp0), false, Narrowing::Saturate);
     a.bind(done);
@@ -201,6 +229,42 @@ private:
       break;
     }
     f64_ ? a.vroundpd(v, v, mode) : a.vroundps(v, v, mode);
+  }
+
+  /// Before rounding with C = f32 (storage wider than 24 bits): integral
+  /// f32 lanes r (±inf, NaN) → the stored i32 values, without f64. r is
+  /// clamped to the f32 values nearest the bounds inside them and
+  /// converted (u32 above 2^31 through −2^31, exact there by Sterbenz); an
+  /// r beyond such an inexact bound is beyond the bound itself (no f32
+  /// lies between), so it takes the bound's integer.
+  void emitNarrowFinish(x86::Assembler &a, const x86::Ymm &r) {
+    constexpr uint8_t kGreaterOrEqual = 0x1d, kGreater = 0x1e, kLess = 0x11;
+    const StorageSpec &storage = spec_.storage;
+    x86::Ymm c = x86::ymm(kTemp0), t = x86::ymm(kTemp1), m = x86::ymm(4);
+    a.vmaxps(c, r, constant(kLowF32)); // NaN lanes are replaced below.
+    a.vminps(c, c, constant(kHighF32));
+    if (storage.max > INT32_MAX) {
+      a.vsubps(t, c, constant(kTwo31F32));
+      a.vcvttps2dq(t, t);
+      a.vpxor(t, t, constant(kSignBit32));
+      a.vcmpps(m, c, constant(kTwo31F32), kGreaterOrEqual);
+      a.vcvttps2dq(c, c);
+      a.vblendvps(c, c, t, m);
+    } else {
+      a.vcvttps2dq(c, c);
+    }
+    if (static_cast<double>(boundInside(storage.max, false)) !=
+        static_cast<double>(storage.max)) {
+      a.vcmpps(m, r, constant(kHighF32), kGreater);
+      a.vblendvps(c, c, constant(kMaxI32), m);
+    }
+    if (static_cast<double>(boundInside(storage.min, true)) !=
+        static_cast<double>(storage.min)) {
+      a.vcmpps(m, r, constant(kLowF32), kLess);
+      a.vblendvps(c, c, constant(kMinI32), m);
+    }
+    a.vcmpps(m, r, r, kUnordered);
+    a.vblendvps(r, c, x86::ymm(wide::kNaNStored), m);
   }
 
   /// Integral f64 lanes (±inf, NaN) → the stored i32 values, in the low
@@ -268,9 +332,17 @@ public:
       a.vsubpd(v, v, x86::ymm(wide::kZeroPoint));
       a.vmulpd(v, v, x86::ymm(wide::kScale));
     }
+    if (streamingStores_) {
+      a.vmovntpd(dst, half0);
+      a.vmovntpd(dst.cloneAdjusted(32), half1);
+      return;
+    }
     a.vmovupd(dst, half0);
     a.vmovupd(dst.cloneAdjusted(32), half1);
   }
+
+  /// f64 outputs are the widest ones (8 bytes per 1-byte input).
+  bool canStreamStores() const override { return true; }
 
 private:
   const KernelSpec &spec_;

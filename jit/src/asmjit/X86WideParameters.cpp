@@ -31,7 +31,7 @@ X86WideParameters::X86WideParameters(const KernelSpec &spec, bool reciprocal,
   if (spec.params.runtime)
     return;
   count_ = spec.params.scales.size();
-  table_.assign(5 * count_, 0);
+  table_.assign(6 * count_, 0);
   for (size_t k = 0; k < count_; ++k) {
     // The scale in C, as the reference gathers it, and its reciprocal
     // computed in C.
@@ -48,8 +48,9 @@ X86WideParameters::X86WideParameters(const KernelSpec &spec, bool reciprocal,
     table_[2 * count_ + k] = doubleEntry(
         static_cast<double>(static_cast<int64_t>(bits & ~kLowHalf)));
     table_[3 * count_ + k] = doubleEntry(static_cast<double>(bits & kLowHalf));
-    table_[4 * count_ + k] = doubleEntry(
-        static_cast<double>(std::clamp(z, spec.storage.min, spec.storage.max)));
+    int64_t nanStored = std::clamp(z, spec.storage.min, spec.storage.max);
+    table_[4 * count_ + k] = doubleEntry(static_cast<double>(nanStored));
+    table_[5 * count_ + k] = static_cast<uint32_t>(nanStored);
   }
 }
 
@@ -82,6 +83,7 @@ void X86WideParameters::emitLoad(x86::Assembler &a) {
   a.vbroadcastsd(x86::ymm(wide::kZeroHigh), entry(2));
   a.vbroadcastsd(x86::ymm(wide::kZeroLow), entry(3));
   a.vbroadcastsd(x86::ymm(wide::kNaNValue), entry(4));
+  a.vpbroadcastd(x86::ymm(wide::kNaNStored), entry(5));
 }
 
 void X86WideParameters::emitRuntimeLoad(x86::Assembler &a) {
@@ -159,6 +161,8 @@ void X86WideParameters::emitRuntimeLoad(x86::Assembler &a) {
   a.cmp(p, t);
   a.cmovg(p, t);
   a.vcvtsi2sd(nan, nan, p); // |clamp(z)| <= 2^32: exact.
+  a.vmovd(x86::xmm(wide::kNaNStored), p.r32());
+  a.vpbroadcastd(x86::ymm(wide::kNaNStored), x86::xmm(wide::kNaNStored));
   emitBroadcast(a, wide::kZeroHigh, true);
   emitBroadcast(a, wide::kZeroLow, true);
   emitBroadcast(a, wide::kNaNValue, true);

@@ -4,7 +4,8 @@
 // they need, broadcast: the scale in C (s, or fl_C(1/s) for `reciprocal`),
 // z_C = fl_C(z), and for the exact after-rounding sum the two halves of z,
 // h = z & ~(2^32 − 1) and l = z & (2^32 − 1) (each exact in f64), and
-// clamp(z, min, max) in f64 (the stored value of NaN lanes). Baked values
+// clamp(z, min, max) in f64 and as i32 lanes (the stored value of NaN
+// lanes). Baked values
 // come from tables after the code, runtime ones from KernelParams,
 // converted as the reference gathers them.
 //
@@ -30,6 +31,7 @@ constexpr unsigned kHigh = reg::kHigh;           ///< max, f64.
 constexpr unsigned kZeroHigh = 12;               ///< h, f64.
 constexpr unsigned kZeroLow = 13;                ///< l, f64.
 constexpr unsigned kNaNValue = 14;               ///< clamp(z), f64.
+constexpr unsigned kNaNStored = 7;               ///< clamp(z), i32 lanes.
 /// Parameter loads; then, with smallZeroFlag, non-zero exactly when the
 /// run's |z| <= 2^24 (vptest it).
 constexpr unsigned kScratch = 15;
@@ -38,8 +40,8 @@ constexpr unsigned kScratch = 15;
 class X86WideParameters {
 public:
   /// `reciprocal`: the scale register holds fl_C(1/s). `sum`: also load h,
-  /// l and clamp(z) (qcast). `smallZeroFlag` (runtime parameters): also
-  /// set wide::kScratch per run.
+  /// l and both forms of clamp(z) (qcast). `smallZeroFlag` (runtime
+  /// parameters): also set wide::kScratch per run.
   X86WideParameters(const KernelSpec &spec, bool reciprocal, bool sum,
                     bool smallZeroFlag = false);
 
@@ -58,8 +60,9 @@ private:
   bool reciprocal_;
   bool sum_;
   bool smallZeroFlag_;
-  /// Baked: five arrays of `count` 8-byte entries (scale and z_C in C, as
-  /// f32 in the low half of their entry, or f64; h; l; clamp(z)).
+  /// Baked: six arrays of `count` 8-byte entries (scale and z_C in C, as
+  /// f32 in the low half of their entry, or f64; h; l; clamp(z) as f64,
+  /// then as i32 bits in the low half).
   std::vector<uint64_t> table_;
   size_t count_ = 0;
   asmjit::Label tableLabel_;
