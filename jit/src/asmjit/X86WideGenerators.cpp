@@ -3,7 +3,10 @@
 // The kernels whose values f32 cannot hold exactly: f64 expressed values
 // (C = f64), storage wider than 24 bits (bounds and stored values beyond
 // 2^24) and the after-rounding sum round(u) + z for any int64 z. Eight
-// elements per vector, handled as two ymm halves of four f64 lanes.
+// elements per vector; f64 work is done on two ymm halves of four lanes.
+// Runtime zero points within ±2^24 (storage of at most 24 bits, C = f32)
+// are common and need no f64: a per-run flag selects the f32 sum of
+// X86QuantizeGenerator for them (emitSmallZeroVector).
 //
 // qcast: u (and u + z_C before rounding) and its rounding are computed in
 // C, exactly as the reference does (eight f32 lanes, or four f64 lanes per
