@@ -193,7 +193,7 @@ TEST_P(AsmjitKernelTest, OutputsBeyondTheCachesStreamExactly) {
   ASSERT_TRUE(code) << code.status().message();
   KernelTester wideTester(specs[0], qjit::testing::testSeed());
   const size_t wideN = (size_t(1) << 20) + 13;
-  for (size_t dstOffset : {0u, 8u, 3u})
+  for (size_t dstOffset : {0u, 3u})
     EXPECT_TRUE(wideTester.checkOnce(code->entry, wideN, 1, dstOffset));
 }
 
