@@ -240,8 +240,13 @@ qjit_status qjit_kernel_compile(qjit_runtime *runtime, const char *type,
       return invalid("invalid op " + std::to_string(rawValue(op)));
     LoweringOptions lowering = runtime->runtime->defaultLowering();
     if (options) {
+      if (!inRange(options->saturate, QJIT_SATURATE_OFF))
+        return invalid("invalid saturate " +
+                       std::to_string(rawValue(options->saturate)));
       lowering.unpacked = options->unpacked != 0;
       lowering.runtimeParameters = options->runtime_parameters != 0;
+      if (options->saturate != QJIT_SATURATE_DEFAULT)
+        lowering.knobs.saturate = options->saturate == QJIT_SATURATE_ON;
     }
     Expected<std::shared_ptr<const Kernel>> compiled =
         runtime->runtime->compile(type, static_cast<KernelOp>(op), lowering);

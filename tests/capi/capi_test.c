@@ -220,7 +220,7 @@ static void test_run_errors(void) {
   qjit_kernel_release(kernel);
 
   /* Runtime parameters: params are required, and used. */
-  qjit_compile_options options = {0, 1};
+  qjit_compile_options options = {0, 1, QJIT_SATURATE_DEFAULT};
   CHECK(qjit_kernel_compile(runtime, kType, QJIT_OP_QCAST, &options, &kernel) ==
         QJIT_OK);
   int takes = 0;
@@ -237,6 +237,48 @@ static void test_run_errors(void) {
   CHECK(qjit_kernel_run(kernel, QJIT_DTYPE_F32, x, sizeof x, QJIT_DTYPE_I8, q,
                         sizeof q, 4, &params) == QJIT_OK);
   CHECK(q[0] == 1 && q[1] == 2 && q[2] == 0 && q[3] == 2); /* 0.5 -> even */
+  qjit_kernel_release(kernel);
+  qjit_runtime_destroy(runtime);
+}
+
+/* qjit_compile_options.saturate: float storage overflows to NaN only when
+ * asked (465 is beyond f8E4M3FN's largest 448 and its tie 464). */
+static void test_saturate_option(void) {
+  qjit_runtime *runtime = create_runtime(QJIT_BACKEND_REFERENCE);
+  static const char fp8[] = "!quant.uniform<f8E4M3FN:f32, 1.0>";
+  const float x[3] = {464.0f, 465.0f, -1.0e9f};
+  const qjit_saturate modes[3] = {QJIT_SATURATE_DEFAULT, QJIT_SATURATE_ON,
+                                  QJIT_SATURATE_OFF};
+  const uint8_t expected[3][3] = {
+      {0x7E, 0x7E, 0xFE}, {0x7E, 0x7E, 0xFE}, {0x7E, 0x7F, 0xFF}};
+  for (int m = 0; m < 3; ++m) {
+    qjit_compile_options options = {0, 0, modes[m]};
+    qjit_kernel *kernel = NULL;
+    CHECK(qjit_kernel_compile(runtime, fp8, QJIT_OP_QCAST, &options, &kernel) ==
+          QJIT_OK);
+    uint8_t codes[3] = {0};
+    CHECK(qjit_kernel_run(kernel, QJIT_DTYPE_F32, x, sizeof x, QJIT_DTYPE_BYTES,
+                          codes, sizeof codes, 3, NULL) == QJIT_OK);
+    CHECK(memcmp(codes, expected[m], sizeof codes) == 0);
+    qjit_kernel_release(kernel);
+  }
+  qjit_kernel *kernel = NULL;
+  qjit_compile_options bad = {0, 0, (qjit_saturate)3};
+  CHECK_ERROR(qjit_kernel_compile(runtime, fp8, QJIT_OP_QCAST, &bad, &kernel),
+              QJIT_ERROR_INVALID_ARGUMENT, "saturate");
+  bad.saturate = (qjit_saturate)-1;
+  CHECK_ERROR(qjit_kernel_compile(runtime, fp8, QJIT_OP_QCAST, &bad, &kernel),
+              QJIT_ERROR_INVALID_ARGUMENT, "saturate");
+  CHECK(kernel == NULL);
+  /* Integer storage always saturates: the option does not change it. */
+  qjit_compile_options off = {0, 0, QJIT_SATURATE_OFF};
+  CHECK(qjit_kernel_compile(runtime, kType, QJIT_OP_QCAST, &off, &kernel) ==
+        QJIT_OK);
+  int8_t q[1] = {0};
+  const float big[1] = {1.0e9f};
+  CHECK(qjit_kernel_run(kernel, QJIT_DTYPE_F32, big, sizeof big, QJIT_DTYPE_I8,
+                        q, sizeof q, 1, NULL) == QJIT_OK);
+  CHECK(q[0] == 127);
   qjit_kernel_release(kernel);
   qjit_runtime_destroy(runtime);
 }
@@ -269,6 +311,7 @@ int main(void) {
   test_compile();
   test_queries();
   test_run_errors();
+  test_saturate_option();
   test_native_function();
   if (failures) {
     fprintf(stderr, "%d check(s) failed\n", failures);

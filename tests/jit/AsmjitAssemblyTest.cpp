@@ -125,6 +125,35 @@ TEST_F(AsmjitAssemblyTest, Avx2CapUsesNoZmmAndNoMasks) {
   EXPECT_THAT(avx2(specOf(kI8, KernelOp::QCast)), HasSubstr("vpacksswb"));
 }
 
+// f64 values, storage beyond 24 bits and the exact after-rounding sum are
+// AVX2 code at the AVX-512 level too (X86WideGenerators.cpp): f64 lanes,
+// the split zero point, no zmm and no k-masks.
+TEST_F(AsmjitAssemblyTest, WideKernelsAreAvx2AtEveryLevel) {
+  LoweringOptions runtimeOnnx;
+  runtimeOnnx.runtimeParameters = true;
+  runtimeOnnx.knobs = knobsForPreset(SemanticsPreset::Onnx);
+  LoweringOptions tflite;
+  tflite.knobs = knobsForPreset(SemanticsPreset::TfLite);
+  std::vector<std::pair<KernelSpec, const char *>> kernels = {
+      {specOf("!quant.uniform<i8:f64, 0.05:-3>", KernelOp::QCast),
+       "vdivpd ymm"},
+      {specOf("!quant.uniform<i16:f64, 0.05:-3>", KernelOp::DCast), "vmovntpd"},
+      {specOf("!quant.uniform<u32:f32, 0.05:7>", KernelOp::QCast), "vblendvps"},
+      {specOf("!quant.uniform<u32:f32, 0.05:7>", KernelOp::QCast, tflite),
+       "vcvttpd2dq"},
+      {specOf(kI8, KernelOp::QCast, runtimeOnnx), "vblendvpd"},
+  };
+  for (const auto &[spec, instruction] : kernels) {
+    std::string text = avx512(spec);
+    EXPECT_THAT(text, HasSubstr(instruction)) << spec.canonicalString();
+    EXPECT_THAT(text, Not(HasSubstr("zmm"))) << spec.canonicalString();
+    EXPECT_THAT(text, Not(HasSubstr("{k"))) << spec.canonicalString();
+  }
+  EXPECT_THAT(
+      avx512(specOf("!quant.uniform<u32:f32, 0.05:7>", KernelOp::DCast)),
+      Not(HasSubstr("zmm")));
+}
+
 TEST_F(AsmjitAssemblyTest, BackendCappedAtAvx2ListsAvx2) {
   Expected<std::unique_ptr<Backend>> capped =
       createAsmjitBackend(IsaLevel::Avx2);

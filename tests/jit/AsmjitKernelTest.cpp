@@ -12,6 +12,7 @@
 
 #include "qjit/Backend.h"
 #include "qjit/Isa.h"
+#include "qjit/TypeParser.h"
 
 #include <gtest/gtest.h>
 
@@ -43,8 +44,12 @@ protected:
   }
 
   /// Checks every spec of the sweep the backend compiles; returns how
-  /// many it compiled. Unsupported specs must say so.
-  size_t checkSweep(const SweepAxes &axes) {
+  /// many it compiled. Unsupported specs must say so. Runtime zero points
+  /// span all of int64 (the exact after-rounding sum).
+  size_t checkSweep(const SweepAxes &axes,
+                    KernelTester::Options options = {.lanes = 64,
+                                                     .largeSize = 4099,
+                                                     .wideZeroPoints = true}) {
     size_t compiled = 0;
     for (const KernelSpec &spec : testing::specSweep(axes)) {
       Expected<CompiledCode> code = backend_->compile(spec);
@@ -55,8 +60,7 @@ protected:
       }
       EXPECT_EQ(code->isa, GetParam());
       ++compiled;
-      KernelTester tester(spec, qjit::testing::testSeed(),
-                          {.lanes = 64, .largeSize = 4099});
+      KernelTester tester(spec, qjit::testing::testSeed(), options);
       EXPECT_TRUE(tester.check(code->entry)) << spec.canonicalString();
       if (HasFailure())
         break;
@@ -70,49 +74,100 @@ protected:
 TEST_P(AsmjitKernelTest, PerTensorEveryKnob) {
   SweepAxes axes;
   axes.ops = {KernelOp::QCast};
-  axes.widths = {8, 16};
+  axes.widths = {8, 16, 32};
   axes.packed = false;
   axes.narrowBounds = true;
   axes.knobs = testing::allKnobs();
   axes.runtimeParams = {false, true};
-  // Runtime zero points with the 6 after-rounding knob sets are refused
-  // (the exact int64 sum is llvm's).
-  EXPECT_EQ(checkSweep(axes), 2u * 2 * 2 * (12 * 2 - 6));
+  // 3 widths × 2 signs × 2 bounds × 12 knobs × 2 parameter kinds.
+  EXPECT_EQ(checkSweep(axes), 3u * 2 * 2 * 12 * 2);
 }
 
 TEST_P(AsmjitKernelTest, EveryWidthAndOp) {
   SweepAxes axes;
   axes.ops = {KernelOp::QCast, KernelOp::DCast, KernelOp::SCast};
-  axes.widths = {1, 2, 3, 4, 7, 8, 9, 12, 15, 16, 17, 24};
+  axes.widths = {1, 2, 3, 4, 7, 8, 9, 12, 15, 16, 17, 24, 25, 27, 30, 31, 32};
   axes.packed = false;
   axes.narrowBounds = true;
-  EXPECT_GT(checkSweep(axes), 0u);
+  axes.knobs = {QuantKnobs{},
+                {ScaleOp::Reciprocal, ZeroPointOrder::AfterRounding,
+                 RoundingMode::NearestAway}};
+  axes.runtimeParams = {false, true};
+  // 17 widths × 2 signs × 2 bounds (but 1-bit) × 2 parameter kinds ×
+  // (2 qcast + dcast + scast).
+  EXPECT_EQ(checkSweep(axes), (17u * 4 - 2) * 2 * 4);
+}
+
+// C = f64: every knob, integer widths up to 32, both parameter kinds.
+TEST_P(AsmjitKernelTest, DoubleExpressedEveryKnob) {
+  SweepAxes axes;
+  axes.ops = {KernelOp::QCast, KernelOp::DCast};
+  axes.widths = {8, 16, 32};
+  axes.packed = false;
+  axes.narrowBounds = true;
+  axes.expressed = {ValueType::F64};
+  axes.knobs = testing::allKnobs();
+  axes.runtimeParams = {false, true};
+  // 3 widths × 2 signs × 2 bounds × 2 parameter kinds × (12 qcast + dcast).
+  EXPECT_EQ(checkSweep(
+                axes, {.lanes = 32, .largeSize = 1031, .wideZeroPoints = true}),
+            3u * 2 * 2 * 2 * 13);
+}
+
+// Zero points of a type may be any int64: the after-rounding sum is exact
+// however far z is from the bounds (the wide kernels' split sum).
+TEST_P(AsmjitKernelTest, FarBakedZeroPoints) {
+  for (const char *text : {"!quant.uniform<i8:f32, 1.0:-1073741825>",
+                           "!quant.uniform<u16:f16, 0.5:9007199254740993>",
+                           "!quant.uniform<i32:f32, 3.0:-9223372036854775808>",
+                           "!quant.uniform<u32:bf16, 0.75:9223372036854775807>",
+                           "!quant.uniform<i8:f64, 0.25:4611686018427387905>",
+                           "!quant.uniform<u8:f32, 1.5:16777217>"}) {
+    Expected<TypeDescriptor> type = parseTypeOrError(text);
+    ASSERT_TRUE(type) << type.status().message();
+    for (QuantKnobs knobs : testing::allKnobs()) {
+      LoweringOptions options;
+      options.knobs = knobs;
+      Expected<KernelSpec> spec =
+          lowerToKernelSpec(*type, KernelOp::QCast, options);
+      ASSERT_TRUE(spec) << spec.status().message();
+      Expected<CompiledCode> code = backend_->compile(*spec);
+      ASSERT_TRUE(code) << code.status().message();
+      KernelTester tester(*spec, qjit::testing::testSeed(),
+                          {.lanes = 16, .largeSize = 257});
+      EXPECT_TRUE(tester.check(code->entry)) << text;
+    }
+  }
 }
 
 TEST_P(AsmjitKernelTest, HalfAndBfloat16) {
   SweepAxes axes;
   axes.ops = {KernelOp::QCast, KernelOp::DCast};
-  axes.widths = {8, 16};
+  axes.widths = {8, 16, 32};
   axes.packed = false;
   axes.expressed = {ValueType::F16, ValueType::BF16};
   axes.knobs = {QuantKnobs{},
                 {ScaleOp::Reciprocal, ZeroPointOrder::AfterRounding,
                  RoundingMode::NearestAway}};
   axes.runtimeParams = {false, true};
-  EXPECT_GT(checkSweep(axes), 0u);
+  // 3 widths × 2 signs × 2 types × 2 parameter kinds × (2 qcast + dcast).
+  EXPECT_EQ(checkSweep(axes), 3u * 2 * 2 * 2 * 3);
 }
 
 TEST_P(AsmjitKernelTest, EveryLayout) {
   SweepAxes axes;
   axes.ops = {KernelOp::QCast, KernelOp::DCast};
-  axes.widths = {8};
+  axes.widths = {8, 32};
+  axes.expressed = {ValueType::F32, ValueType::F64};
   axes.packed = false;
   axes.layouts = testing::representativeLayouts();
   axes.runtimeParams = {false, true};
   axes.knobs = {QuantKnobs{},
                 {ScaleOp::Divide, ZeroPointOrder::AfterRounding,
                  RoundingMode::TowardZero}};
-  EXPECT_GT(checkSweep(axes), 0u);
+  // 2 widths × 2 signs × 2 types × 7 layouts × 2 parameter kinds ×
+  // (2 qcast + dcast).
+  EXPECT_EQ(checkSweep(axes), 2u * 2 * 2 * 7 * 2 * 3);
 }
 
 TEST_P(AsmjitKernelTest, RunsOfWholeUnrolledIterations) {
@@ -148,6 +203,17 @@ TEST_P(AsmjitKernelTest, OutputsBeyondTheCachesStreamExactly) {
   const size_t n = (size_t(2) << 20) + 13;
   for (size_t dstOffset : {0u, 4u, 3u})
     EXPECT_TRUE(tester.checkOnce(code->entry, n, 1, dstOffset));
+
+  // f64 outputs (the wide kernels) stream too.
+  axes.expressed = {ValueType::F64};
+  specs = testing::specSweep(axes);
+  ASSERT_FALSE(specs.empty());
+  code = backend_->compile(specs[0]);
+  ASSERT_TRUE(code) << code.status().message();
+  KernelTester wideTester(specs[0], qjit::testing::testSeed());
+  const size_t wideN = (size_t(1) << 20) + 13;
+  for (size_t dstOffset : {0u, 3u})
+    EXPECT_TRUE(wideTester.checkOnce(code->entry, wideN, 1, dstOffset));
 }
 
 TEST_P(AsmjitKernelTest, UncoveredSpecsAreRefused) {

@@ -20,14 +20,9 @@ x86::Assembler &maskedStore(x86::Assembler &a, bool masked) {
 
 } // namespace
 
-bool x86SupportsExpressed(ValueType type) {
-  return type == ValueType::F32 || type == ValueType::F16 ||
-         type == ValueType::BF16;
-}
-
 bool x86SupportsStorage(const StorageSpec &storage) {
   return storage.kind == StorageType::Kind::Integer && !storage.packed &&
-         storage.bits >= 1 && storage.bits <= 24;
+         storage.bits >= 1 && storage.bits <= 32;
 }
 
 void emitLoadExpressed(x86::Assembler &a, const X86Isa &, ValueType type,

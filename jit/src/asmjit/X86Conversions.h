@@ -1,8 +1,9 @@
 //===- X86Conversions.h - Vector loads and stores of host formats -*- C++ -*-=//
 //
 // The buffer side of every x86 kernel: expressed values (f16, bf16, f32)
-// to and from f32 lanes, stored integers to and from i32 lanes, exactly as
-// docs/semantics.md's "Host buffer formats" define them. `masked` selects
+// to and from f32 lanes (the f64 ones X86WideGenerators reads itself),
+// stored integers to and from i32 lanes, exactly as docs/semantics.md's
+// "Host buffer formats" define them. `masked` selects
 // the AVX-512 tail form (reg::tailMask; zeroing loads, merging stores).
 //
 //===----------------------------------------------------------------------===//
@@ -15,10 +16,7 @@
 
 namespace qjit::asmjit_backend {
 
-/// True when the x86 generators handle this expressed format.
-bool x86SupportsExpressed(ValueType type);
-/// True when the x86 generators handle this storage (unpacked integers
-/// whose values convert to f32 exactly: at most 24 bits).
+/// True when the x86 generators handle this storage (unpacked integers).
 bool x86SupportsStorage(const StorageSpec &storage);
 
 /// Loads f32 lanes from expressed values (exact widening).

@@ -1,8 +1,9 @@
 //===- X86DequantizeGenerator.cpp - dcast: stored → expressed -------------===//
 //
-// Per vector: i32 lanes from the containers, converted to f32 (exact for
-// the at most 24-bit values handled here), (q − z) then · s, each one f32
-// rounding, then one rounding to the expressed format.
+// Per vector: i32 lanes from the containers, converted to f32 (q rounded
+// to nearest-even beyond 2^24; u32 values as 2^16·hi + lo, two exact
+// terms and one rounding), (q − z) then · s, each one f32 rounding, then
+// one rounding to the expressed format. (f64 compute: X86WideGenerators.)
 //
 //===----------------------------------------------------------------------===//
 #include "X86Conversions.h"
@@ -25,7 +26,10 @@ public:
   unsigned srcBytes() const override { return spec_.storage.containerBytes(); }
   unsigned dstBytes() const override { return valueTypeBytes(spec_.expressed); }
 
-  void emitConstants(x86::Assembler &) override {}
+  void emitConstants(x86::Assembler &a) override {
+    if (unsignedValues())
+      emitBroadcastImmediate(a, isa_, isa_.vec(reg::kLow), floatBits(0x1p16f));
+  }
   void emitParameters(x86::Assembler &a) override { params_.emitLoad(a); }
   unsigned parameterBytes() const override { return params_.parameterBytes(); }
   void emitData(x86::Assembler &a) override { params_.emitData(a); }
@@ -34,7 +38,18 @@ public:
                   const x86::Mem &dst, bool masked) override {
     x86::Vec v = isa_.vec(reg::kWork + slot);
     emitLoadStored(a, isa_, spec_.storage, v, src, masked);
-    a.vcvtdq2ps(v, v);
+    if (unsignedValues()) {
+      x86::Vec high = isa_.vec(reg::kTemp + slot);
+      a.vpsrld(high, v, 16);
+      a.vpslld(v, v, 16);
+      a.vpsrld(v, v, 16);
+      a.vcvtdq2ps(high, high);
+      a.vmulps(high, high, isa_.vec(reg::kLow));
+      a.vcvtdq2ps(v, v);
+      a.vaddps(v, v, high);
+    } else {
+      a.vcvtdq2ps(v, v);
+    }
     if (!params_.zeroPointsAreZero())
       a.emit(x86::Inst::kIdVsubps, v, v, params_.zeroPoint(slot));
     a.emit(x86::Inst::kIdVmulps, v, v, params_.scale(slot));
@@ -50,6 +65,11 @@ public:
   }
 
 private:
+  /// u32 storage: lanes above INT32_MAX must not convert as negative.
+  bool unsignedValues() const {
+    return !spec_.storage.isSigned && spec_.storage.bits == 32;
+  }
+
   const KernelSpec &spec_;
   X86Isa isa_;
   X86Parameters params_;

@@ -16,16 +16,6 @@ Status unsupported(std::string what) {
                            " is not generated yet; use the llvm backend or "
                            "the reference");
 }
-/// The f32 sum round(u) + fl(z) is exact for |z| <= 2^24 (see
-/// X86QuantizeGenerator); runtime zero points may be any int64.
-bool zeroPointsExactInF32(const KernelSpec &spec) {
-  if (spec.params.runtime)
-    return false;
-  for (int64_t zero : spec.params.zeroPoints)
-    if (zero < -(int64_t(1) << 24) || zero > (int64_t(1) << 24))
-      return false;
-  return true;
-}
 } // namespace
 
 Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
@@ -37,26 +27,25 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
             "); the runtime should fall back to the llvm backend or the "
             "reference");
   if (!x86SupportsStorage(spec.storage))
-    return unsupported("storage other than unpacked integers of 1..24 bits");
-  if (spec.op != KernelOp::SCast && !x86SupportsExpressed(spec.expressed))
-    return unsupported(std::string(valueTypeName(spec.expressed)) +
-                       " expressed values");
-  if (spec.op == KernelOp::QCast &&
-      spec.knobs.zeroPoint == ZeroPointOrder::AfterRounding &&
-      !zeroPointsExactInF32(spec))
-    return unsupported("after-rounding qcast with runtime zero points or "
-                       "baked ones beyond ±2^24 (the exact int64 sum)");
+    return unsupported("storage other than unpacked integers");
   return Status::ok();
 }
 
 void generateX86Kernel(x86::Assembler &a, const X86Isa &isa,
                        const KernelSpec &spec) {
+  if (x86NeedsWideLanes(spec)) {
+    generateX86Wide(a, spec);
+    return;
+  }
   switch (spec.op) {
   case KernelOp::QCast:
     generateX86Quantize(a, isa, spec);
     return;
   case KernelOp::DCast:
-    generateX86Dequantize(a, isa, spec);
+    // Storage wider than 24 bits is new code (the u32 conversion): AVX2
+    // at every level, like the wide kernels.
+    generateX86Dequantize(
+        a, spec.storage.bits > 24 ? X86Isa(IsaLevel::Avx2) : isa, spec);
     return;
   case KernelOp::SCast:
     generateX86StorageCast(a, isa, spec);

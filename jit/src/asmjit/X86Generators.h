@@ -27,7 +27,15 @@ void generateX86Dequantize(x86::Assembler &a, const X86Isa &isa,
 void generateX86StorageCast(x86::Assembler &a, const X86Isa &isa,
                             const KernelSpec &spec);
 
-/// Dispatches on spec.op.
+/// True for the kernels that finish in f64 lanes (X86WideGenerators.cpp):
+/// f64 compute, qcast to storage wider than 24 bits, and after-rounding
+/// qcast whose zero points f32 cannot add exactly (runtime ones, or baked
+/// beyond ±2^24).
+bool x86NeedsWideLanes(const KernelSpec &spec);
+/// Emits such a kernel (qcast or dcast), AVX2 code at every ISA level.
+void generateX86Wide(x86::Assembler &a, const KernelSpec &spec);
+
+/// Dispatches on spec.op (and x86NeedsWideLanes).
 void generateX86Kernel(x86::Assembler &a, const X86Isa &isa,
                        const KernelSpec &spec);
 

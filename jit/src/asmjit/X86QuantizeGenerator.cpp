@@ -7,7 +7,9 @@
 // the zero point is added before or after rounding; clamping in f32 to the
 // integral bounds commutes with rounding, so it happens before the final
 // conversion. Rounding never reads MXCSR: embedded {rn-sae}, rounding
-// immediates, or truncating converts.
+// immediates, or truncating converts. (Storage wider than 24 bits, f64
+// values and zero points f32 cannot add exactly after rounding take
+// X86WideGenerators instead: x86NeedsWideLanes.)
 //
 // AVX2 with 8-bit storage and a CheckedReciprocalPlan: the main loop
 // multiplies by fl(1/s) instead, checks every lane (CheckedReciprocal.h
@@ -86,11 +88,9 @@ public:
   }
 
   void emitParameters(x86::Assembler &a) override {
+    // (Runtime parameters, which use the kScalar* registers, only come
+    // here before rounding: after rounding they take the wide kernels.)
     params_.emitLoad(a);
-    // Runtime parameters are loaded through the kScalar* registers.
-    if (checked_ && !params_.baked() &&
-        spec_.knobs.zeroPoint == ZeroPointOrder::AfterRounding)
-      emitLimits(a);
   }
   unsigned parameterBytes() const override { return params_.parameterBytes(); }
   void emitData(x86::Assembler &a) override {

@@ -89,9 +89,20 @@ typedef struct qjit_runtime_options {
   size_t cache_max_code_bytes;
 } qjit_runtime_options;
 
+/* Overflow of qcast to float storage (docs/semantics.md 8.2; the
+ * `--no-saturate` flag of the qjit tool). 0 keeps the runtime's knobs, so
+ * zero-initialized options, and initializers written before this field
+ * existed, mean the default. Integer and quantile storage always saturate. */
+typedef enum qjit_saturate {
+  QJIT_SATURATE_DEFAULT = 0, /* the runtime's knobs (on) */
+  QJIT_SATURATE_ON = 1,      /* clamp to the largest finite value */
+  QJIT_SATURATE_OFF = 2      /* overflow to NaN (f8E4M3FN) or inf (f8E5M2) */
+} qjit_saturate;
+
 typedef struct qjit_compile_options {
   int unpacked;           /* keep sub-byte storage one value per byte */
   int runtime_parameters; /* take scales / zero points at call time */
+  qjit_saturate saturate; /* appended last: earlier fields keep offsets */
 } qjit_compile_options;
 
 /* Call-time inputs of kernels that take them (qjit_kernel_takes_params);
