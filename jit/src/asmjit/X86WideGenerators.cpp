@@ -356,7 +356,8 @@ private:
 } // namespace
 
 bool x86NeedsWideLanes(const KernelSpec &spec) {
-  if (spec.op == KernelOp::SCast)
+  if (spec.op == KernelOp::SCast ||
+      spec.storage.kind != StorageType::Kind::Integer)
     return false;
   if (spec.compute == ValueType::F64)
     return true;
