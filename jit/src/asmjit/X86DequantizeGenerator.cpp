@@ -9,6 +9,9 @@
 #include "X86Generators.h"
 #include "X86KernelFrame.h"
 #include "X86Parameters.h"
+#include "X86QuantileStorage.h"
+
+#include <optional>
 
 namespace qjit::asmjit_backend {
 
@@ -17,7 +20,10 @@ namespace {
 class X86DequantizeGenerator final : public X86VectorBody {
 public:
   X86DequantizeGenerator(const KernelSpec &spec, const X86Isa &isa)
-      : spec_(spec), isa_(isa), params_(spec, isa, ScaleUse::Multiply) {}
+      : spec_(spec), isa_(isa), params_(spec, isa, ScaleUse::Multiply) {
+    if (spec.storage.kind == StorageType::Kind::Quantile)
+      quantile_.emplace(spec);
+  }
 
   void generate(x86::Assembler &a) { emitX86Kernel(a, isa_, spec_, *this); }
 
@@ -25,19 +31,31 @@ public:
   unsigned srcBytes() const override { return spec_.storage.containerBytes(); }
   unsigned dstBytes() const override { return valueTypeBytes(spec_.expressed); }
 
-  void emitConstants(x86::Assembler &) override {}
+  void emitConstants(x86::Assembler &a) override {
+    if (quantile_)
+      quantile_->emitConstants(a);
+  }
   void emitParameters(x86::Assembler &a) override { params_.emitLoad(a); }
   unsigned parameterBytes() const override { return params_.parameterBytes(); }
-  void emitData(x86::Assembler &a) override { params_.emitData(a); }
+  void emitData(x86::Assembler &a) override {
+    params_.emitData(a);
+    if (quantile_)
+      quantile_->emitData(a);
+  }
 
   void emitVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
                   const x86::Mem &dst, bool masked) override {
     x86::Vec v = isa_.vec(reg::kWork + slot);
     emitLoadStored(a, isa_, spec_.storage, v, src, masked);
-    a.vcvtdq2ps(v, v);
-    if (!params_.zeroPointsAreZero())
-      a.emit(x86::Inst::kIdVsubps, v, v, params_.zeroPoint(slot));
-    a.emit(x86::Inst::kIdVmulps, v, v, params_.scale(slot));
+    if (quantile_)
+      quantile_->emitDecode(a, v, isa_.vec(reg::kTemp + slot));
+    else
+      a.vcvtdq2ps(v, v);
+    if (!quantile_ || !quantile_->bakesParameters()) {
+      if (!params_.zeroPointsAreZero())
+        a.emit(x86::Inst::kIdVsubps, v, v, params_.zeroPoint(slot));
+      a.emit(x86::Inst::kIdVmulps, v, v, params_.scale(slot));
+    }
     if (streamingStores_)
       a.vmovntps(dst, v);
     else
@@ -53,6 +71,7 @@ private:
   const KernelSpec &spec_;
   X86Isa isa_;
   X86Parameters params_;
+  std::optional<X86QuantileDecoder> quantile_;
 };
 
 } // namespace

@@ -3,6 +3,7 @@
 
 #include "AsmjitAssembly.h"
 #include "X86Conversions.h"
+#include "X86QuantileStorage.h"
 
 #include <cstdint>
 #include <string>
@@ -36,8 +37,9 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
             std::string(isaLevelName(isa.level())) +
             "); the runtime should fall back to the llvm backend or the "
             "reference");
-  if (!x86SupportsStorage(spec.storage))
-    return unsupported("storage other than unpacked integers of 1..24 bits");
+  if (!x86SupportsStorage(spec.storage) && !x86SupportsQuantile(spec.storage))
+    return unsupported("storage other than unpacked integers of 1..24 bits "
+                       "or unpacked quantile tables of at most 64 entries");
   if (spec.op != KernelOp::SCast && !x86SupportsExpressed(spec.expressed))
     return unsupported(std::string(valueTypeName(spec.expressed)) +
                        " expressed values");
@@ -49,8 +51,12 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
   return Status::ok();
 }
 
-void generateX86Kernel(x86::Assembler &a, const X86Isa &isa,
+void generateX86Kernel(x86::Assembler &a, const X86Isa &level,
                        const KernelSpec &spec) {
+  // Quantile kernels are AVX2 code at every level (X86QuantileStorage.h).
+  X86Isa isa = spec.storage.kind == StorageType::Kind::Quantile
+                   ? X86Isa(IsaLevel::Avx2)
+                   : level;
   switch (spec.op) {
   case KernelOp::QCast:
     generateX86Quantize(a, isa, spec);

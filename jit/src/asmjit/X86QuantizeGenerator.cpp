@@ -21,6 +21,7 @@
 #include "X86Generators.h"
 #include "X86KernelFrame.h"
 #include "X86Parameters.h"
+#include "X86QuantileStorage.h"
 
 #include "CheckedReciprocal.h"
 
@@ -53,6 +54,10 @@ public:
                                         spec.knobs.scaleOp == ScaleOp::Divide
                                             ? ScaleUse::Divide
                                             : ScaleUse::MultiplyByReciprocal) {
+    if (spec.storage.kind == StorageType::Kind::Quantile) {
+      quantile_.emplace(spec);
+      return;
+    }
     planClamp();
     planChecked();
   }
@@ -64,6 +69,10 @@ public:
   unsigned dstBytes() const override { return spec_.storage.containerBytes(); }
 
   void emitConstants(x86::Assembler &a) override {
+    if (quantile_) {
+      quantile_->emitConstants(a);
+      return;
+    }
     if (checked_) {
       dataLabel_ = a.newLabel();
       // Passing lanes have |w - n| < threshold: bit patterns below it.
@@ -102,6 +111,8 @@ public:
       a.jmp(division.back);
     }
     params_.emitData(a);
+    if (quantile_)
+      quantile_->emitData(a);
     if (!checked_)
       return;
     // The half-away constant as a full vector, then vpermd's dword order
@@ -155,8 +166,19 @@ public:
                   const x86::Mem &dst, bool masked) override {
     x86::Vec v = isa_.vec(reg::kWork + slot), t = isa_.vec(reg::kTemp + slot);
     emitLoadExpressed(a, isa_, spec_.expressed, v, src, masked);
-    emitScale(a, slot, v, t);
     bool addZero = !params_.zeroPointsAreZero();
+    if (quantile_) {
+      if (!quantile_->searchesInput()) {
+        emitScale(a, slot, v, t); // NaN lanes of u are 0: v = z.
+        if (addZero)
+          a.emit(x86::Inst::kIdVaddps, v, v, params_.zeroPoint(slot));
+      }
+      x86::Vec stored = quantile_->emitEncode(a, v, t);
+      emitStoreStored(a, isa_, spec_.storage, dst, stored, v, masked,
+                      Narrowing::Truncate);
+      return;
+    }
+    emitScale(a, slot, v, t);
     if (spec_.knobs.zeroPoint == ZeroPointOrder::BeforeRounding) {
       if (addZero)
         a.emit(x86::Inst::kIdVaddps, v, v, params_.zeroPoint(slot));
@@ -343,6 +365,7 @@ private:
   X86Parameters params_;
   bool clampLow_ = true, clampHigh_ = true;
   std::optional<CheckedReciprocalPlan> checked_;
+  std::optional<X86QuantileEncoder> quantile_;
   /// A group to divide after all, emitted after the kernel's code.
   struct Division {
     asmjit::Label start, back;
