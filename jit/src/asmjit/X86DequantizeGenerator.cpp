@@ -51,6 +51,37 @@ public:
       quantile_->emitDecode(a, v, isa_.vec(reg::kTemp + slot));
     else
       a.vcvtdq2ps(v, v);
+    emitFinish(a, slot, v, dst, masked);
+  }
+
+  /// Quantile tables of one-byte containers decode a whole unrolled
+  /// block with byte shuffles.
+  void emitUnrolled(x86::Assembler &a, const x86::Mem &src,
+                    const x86::Mem &dst) override {
+    if (!quantile_ || !quantile_->decodesBytePlanes()) {
+      X86VectorBody::emitUnrolled(a, src, dst);
+      return;
+    }
+    x86::Vec values[reg::kUnroll], temp[reg::kUnroll];
+    for (unsigned j = 0; j < reg::kUnroll; ++j) {
+      values[j] = isa_.vec(reg::kWork + j);
+      temp[j] = isa_.vec(reg::kTemp + j);
+    }
+    quantile_->emitDecodeBytePlanes(a, src, values, temp);
+    for (unsigned j = 0; j < reg::kUnroll; ++j)
+      emitFinish(a, j, values[j],
+                 dst.cloneAdjusted(int32_t(j * lanes() * dstBytes())), false);
+  }
+
+  /// f32 outputs are the widest ones (4 bytes per 1-byte input).
+  bool canStreamStores() const override {
+    return spec_.expressed == ValueType::F32;
+  }
+
+private:
+  /// f32 values (q, or the entry) → (· − z) · s → stored expressed.
+  void emitFinish(x86::Assembler &a, unsigned slot, const x86::Vec &v,
+                  const x86::Mem &dst, bool masked) {
     if (!quantile_ || !quantile_->bakesParameters()) {
       if (!params_.zeroPointsAreZero())
         a.emit(x86::Inst::kIdVsubps, v, v, params_.zeroPoint(slot));
@@ -62,12 +93,6 @@ public:
       emitStoreExpressed(a, isa_, spec_.expressed, dst, v, masked);
   }
 
-  /// f32 outputs are the widest ones (4 bytes per 1-byte input).
-  bool canStreamStores() const override {
-    return spec_.expressed == ValueType::F32;
-  }
-
-private:
   const KernelSpec &spec_;
   X86Isa isa_;
   X86Parameters params_;

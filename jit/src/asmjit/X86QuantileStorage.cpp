@@ -55,6 +55,29 @@ void emitLookup(x86::Assembler &a, const X86LookupTables &tables,
   a.vblendvps(dst, low, high, select);
 }
 
+/// Byte k of the 16 entries (`entries` repeated) in words 8k..8k+7: the
+/// same 16 bytes in both 128-bit halves, as vpshufb reads them.
+std::vector<uint32_t> bytePlanes(const std::vector<uint32_t> &entries) {
+  std::vector<uint32_t> planes(32, 0);
+  for (unsigned k = 0; k < 4; ++k)
+    for (unsigned e = 0; e < 32; ++e) {
+      uint32_t byte = (entries[e % 16 % entries.size()] >> (8 * k)) & 0xff;
+      planes[8 * k + e / 4] |= byte << (8 * (e % 4));
+    }
+  return planes;
+}
+
+/// The mask of a container's low `bits` bits in every byte, then the
+/// vpermd order that puts elements 0-3, 8-11, 16-19, 24-27 in the low
+/// half and 4-7, 12-15, 20-23, 28-31 in the high one: the in-lane
+/// unpacks then leave each vector's elements in order.
+std::vector<uint32_t> bytePlaneSources(unsigned bits) {
+  std::vector<uint32_t> words(8, ((1u << bits) - 1) * 0x01010101u);
+  for (uint32_t index : {0u, 2u, 4u, 6u, 1u, 3u, 5u, 7u})
+    words.push_back(index);
+  return words;
+}
+
 /// The stored value `value` as a table word (bit pattern of the i32 lane).
 uint32_t storedWord(int64_t value) { return static_cast<uint32_t>(value); }
 
@@ -192,6 +215,10 @@ X86QuantileDecoder::X86QuantileDecoder(const KernelSpec &spec)
     tables_.add({storedWord(storage_.max)});
   }
   entries_ = tables_.add(entries);
+  if (storage_.containerBytes() == 1 && direct_ && size_ <= 16) {
+    bytePlanes_ = static_cast<int32_t>(tables_.add(bytePlanes(entries)));
+    tables_.add(bytePlaneSources(storage_.bits));
+  }
 }
 
 void X86QuantileDecoder::emitDecode(x86::Assembler &a, const x86::Vec &q,
@@ -207,6 +234,29 @@ void X86QuantileDecoder::emitDecode(x86::Assembler &a, const x86::Vec &q,
   const x86::Vec free[] = {temp,        kScratch[0], kScratch[1],
                            kScratch[2], kScratch[3], kScratch[4]};
   emitLookup(a, tables_, q, q, entries_, size_, free);
+}
+
+void X86QuantileDecoder::emitDecodeBytePlanes(x86::Assembler &a,
+                                              const x86::Mem &src,
+                                              const x86::Vec (&out)[4],
+                                              const x86::Vec (&temp)[4]) const {
+  int32_t mask = bytePlanes_ + 128, order = bytePlanes_ + 160;
+  x86::Vec values = temp[0];
+  a.vmovdqu(out[0], tables_.at(order));
+  a.vpermd(values, out[0], src);
+  a.vpand(values, values, tables_.at(mask));
+  for (unsigned k = 0; k < 4; ++k) {
+    a.vmovdqu(out[k], tables_.at(bytePlanes_ + static_cast<int32_t>(32 * k)));
+    a.vpshufb(out[k], out[k], values);
+  }
+  a.vpunpcklbw(temp[1], out[0], out[1]); // Bytes 0, 1 of elements 0-7, ...
+  a.vpunpckhbw(temp[2], out[0], out[1]);
+  a.vpunpcklbw(temp[3], out[2], out[3]); // Bytes 2, 3.
+  a.vpunpckhbw(temp[0], out[2], out[3]);
+  a.vpunpcklwd(out[0], temp[1], temp[3]);
+  a.vpunpckhwd(out[1], temp[1], temp[3]);
+  a.vpunpcklwd(out[2], temp[2], temp[0]);
+  a.vpunpckhwd(out[3], temp[2], temp[0]);
 }
 
 } // namespace qjit::asmjit_backend

@@ -90,6 +90,18 @@ public:
   /// entries. `temp` is clobbered.
   void emitDecode(x86::Assembler &a, const x86::Vec &q,
                   const x86::Vec &temp) const;
+
+  /// True for one-byte containers and at most 16 entries: then
+  /// emitDecodeBytePlanes can decode 32 values at once.
+  bool decodesBytePlanes() const { return bytePlanes_ >= 0; }
+  /// The 32 containers at `src` → their entries in out[0..3] (elements
+  /// 0-7, ..., 24-31): each byte of the entries is one vpshufb of the
+  /// stored values' low bits, and in-lane unpacks interleave the four
+  /// (the values are first permuted so that they come out in order).
+  /// `temp` is clobbered.
+  void emitDecodeBytePlanes(x86::Assembler &a, const x86::Mem &src,
+                            const x86::Vec (&out)[4],
+                            const x86::Vec (&temp)[4]) const;
   void emitData(x86::Assembler &a) { tables_.emitData(a); }
 
 private:
@@ -99,6 +111,9 @@ private:
   unsigned size_;      ///< Entries looked up: a power of two >= 2.
   int32_t entries_;    ///< Offset of the entries.
   int32_t bounds_ = 0; ///< Not direct: min, then max, then the table.
+  /// decodesBytePlanes(): the four planes (byte k of the 16 entries, in
+  /// both halves), the low-bits mask and vpermd's order; else −1.
+  int32_t bytePlanes_ = -1;
   X86LookupTables tables_;
 };
 
