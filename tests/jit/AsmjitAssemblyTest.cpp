@@ -182,8 +182,9 @@ TEST_F(AsmjitAssemblyTest, Nf4ReadsTablesWithPermutesAtAvx2) {
     EXPECT_THAT(text, Not(HasSubstr("zmm")));
     EXPECT_THAT(text, Not(HasSubstr("vdivps"))); // Thresholds moved to x.
     // dcast: whole unrolled blocks through byte shuffles.
-    if (op == KernelOp::DCast)
+    if (op == KernelOp::DCast) {
       EXPECT_THAT(text, HasSubstr("vpshufb ymm"));
+    }
   }
   EXPECT_THAT(avx512(specOf(nf4, KernelOp::DCast, unpacked)),
               HasSubstr("vblendvps"));
