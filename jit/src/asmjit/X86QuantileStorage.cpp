@@ -17,9 +17,10 @@ namespace qjit::asmjit_backend {
 
 namespace {
 
-constexpr uint8_t kGreaterEqual = 0x1d; ///< vcmpps GE_OQ: false for NaN.
-constexpr uint8_t kUnordered = 3;
-constexpr unsigned kSlice = 8; ///< Entries one vpermps reads.
+constexpr uint8_t kGreaterEqual = 0x1d;     ///< vcmpps GE_OQ: false for NaN.
+constexpr uint8_t kNotLessUnordered = 0x05; ///< vcmpps NLT_UQ: true for NaN.
+constexpr unsigned kSlice = 8;              ///< Entries one vpermps reads.
+constexpr unsigned kInLane = 4;             ///< Entries one vpermilps reads.
 
 /// Registers free while a quantile vector converts: the integer path's
 /// clamp and rounding constants (unused here) and the scalars of runtime
@@ -29,13 +30,22 @@ const x86::Vec kScratch[] = {x86::ymm(reg::kLow),    x86::ymm(reg::kHigh),
                              x86::ymm(reg::kScalar), x86::ymm(reg::kScalar2)};
 
 /// dst = the entry of each lane's index (its low log2(n) bits) in the n
-/// entries (a power of two, at most 64) at `table`: a vpermps per 8
+/// entries (a power of two, at most 64) at `table`: one vpermilps up to 4
+/// entries, else a vpermps per 8
 /// entries, then a blend per further index bit, moved to the sign for
 /// vblendvps. `dst` may be `index`; the scratch registers needed grow with
 /// n (5 for 64 entries read in place).
 void emitLookup(x86::Assembler &a, const X86LookupTables &tables,
                 const x86::Vec &dst, const x86::Vec &index, int32_t table,
                 unsigned n, std::span<const x86::Vec> scratch) {
+  if (n <= kInLane) {
+    // In-lane vpermilps costs a fraction of a lane-crossing vpermps on
+    // Zen 1 (the table repeats in both halves).
+    x86::Vec values = dst == index ? scratch[0] : dst;
+    a.vmovaps(values, tables.at(table));
+    a.vpermilps(dst, values, index);
+    return;
+  }
   if (n <= kSlice) {
     a.vpermps(dst, index, tables.at(table));
     return;
@@ -110,12 +120,22 @@ X86QuantileEncoder::X86QuantileEncoder(const KernelSpec &spec)
   std::vector<double> thresholds =
       searchesInput_ ? quantileInputThresholds(spec, search.thresholds)
                      : search.thresholds;
-  size_ = std::bit_ceil(std::max<size_t>(search.values.size(), 2));
-  // NaN thresholds pad the search: no lane reaches past the last value.
+  size_t positions = search.values.size();
+  size_ = std::bit_ceil(std::max<size_t>(positions, 2));
+  // +inf thresholds pad the search: only +inf lanes pass them, and those
+  // are clamped back to the last position.
   std::vector<uint32_t> padded(
-      size_ - 1, floatBits(std::numeric_limits<float>::quiet_NaN()));
+      size_ - 1, floatBits(std::numeric_limits<float>::infinity()));
   for (size_t j = 0; j < thresholds.size(); ++j)
     padded[j] = floatBits(static_cast<float>(thresholds[j]));
+  if (positions < size_)
+    lastPosition_ = tables_.add({static_cast<uint32_t>(positions - 1)});
+  // NaN stores the entry nearest the zero point (8.4): NaN lanes compare
+  // true exactly at the steps where that position has a one bit.
+  size_t nanPosition =
+      searchesInput_
+          ? search.positionOf(static_cast<double>(spec.params.zeroPoints[0]))
+          : 0;
   // Step `bit` picks between positions p and p + bit, p a multiple of
   // 2 · bit: threshold p + bit − 1, looked up by p / (2 · bit).
   for (unsigned bit = size_ / 2; bit >= 1; bit /= 2) {
@@ -123,11 +143,9 @@ X86QuantileEncoder::X86QuantileEncoder(const KernelSpec &spec)
     for (unsigned p = 0; p < size_; p += 2 * bit)
       candidates.push_back(padded[p + bit - 1]);
     candidates_.push_back(tables_.add(candidates));
+    predicates_.push_back((nanPosition & bit) ? kNotLessUnordered
+                                              : kGreaterEqual);
   }
-  // NaN stores the entry nearest the zero point (8.4).
-  if (searchesInput_)
-    nanPosition_ = tables_.add({static_cast<uint32_t>(
-        search.positionOf(static_cast<double>(spec.params.zeroPoints[0])))});
   identity_ = true;
   std::vector<uint32_t> stored;
   for (size_t p = 0; p < search.tableIndex.size(); ++p) {
@@ -143,34 +161,39 @@ X86QuantileEncoder::X86QuantileEncoder(const KernelSpec &spec)
   stored_ = tables_.add(stored);
 }
 
-x86::Vec X86QuantileEncoder::emitEncode(x86::Assembler &a, const x86::Vec &v,
-                                        const x86::Vec &temp) const {
+void X86QuantileEncoder::emitEncode(x86::Assembler &a,
+                                    std::span<const x86::Vec> values,
+                                    std::span<const x86::Vec> positions) const {
   // The position is built from its top bit down: 2 · position + bit per
   // step, so it indexes the next step's candidates directly.
-  x86::Vec position = temp, above = kScratch[0];
+  x86::Vec above = kScratch[0];
   std::span<const x86::Vec> scratch(kScratch);
-  a.vcmpps(above, v, tables_.at(candidates_[0]), kGreaterEqual);
-  a.vpsrld(position, above, 31);
-  for (size_t step = 1; step < candidates_.size(); ++step) {
-    emitLookup(a, tables_, above, position, candidates_[step], 1u << step,
-               scratch.subspan(1));
-    a.vcmpps(above, v, above, kGreaterEqual);
-    a.vpaddd(position, position, position);
-    a.vpsubd(position, position, above); // above is −1 or 0.
+  for (size_t j = 0; j < values.size(); ++j) {
+    a.vcmpps(above, values[j], tables_.at(candidates_[0]), predicates_[0]);
+    a.vpsrld(positions[j], above, 31);
   }
-  if (searchesInput_) {
-    a.vcmpps(above, v, v, kUnordered);
-    a.vblendvps(position, position, tables_.at(nanPosition_), above);
+  for (size_t step = 1; step < candidates_.size(); ++step)
+    for (size_t j = 0; j < values.size(); ++j) {
+      x86::Vec position = positions[j];
+      emitLookup(a, tables_, above, position, candidates_[step], 1u << step,
+                 scratch.subspan(1));
+      a.vcmpps(above, values[j], above, predicates_[step]);
+      a.vpaddd(position, position, position);
+      a.vpsubd(position, position, above); // above is −1 or 0.
+    }
+  for (size_t j = 0; j < values.size(); ++j) {
+    x86::Vec position = positions[j];
+    if (lastPosition_ >= 0)
+      a.vpminsd(position, position, tables_.at(lastPosition_));
+    if (identity_) {
+      if (addMin_)
+        a.vpaddd(position, position, tables_.at(stored_));
+      continue;
+    }
+    const x86::Vec free[] = {values[j],   kScratch[0], kScratch[1],
+                             kScratch[2], kScratch[3], kScratch[4]};
+    emitLookup(a, tables_, position, position, stored_, size_, free);
   }
-  if (identity_) {
-    if (addMin_)
-      a.vpaddd(position, position, tables_.at(stored_));
-    return position;
-  }
-  const x86::Vec free[] = {v,           kScratch[0], kScratch[1],
-                           kScratch[2], kScratch[3], kScratch[4]};
-  emitLookup(a, tables_, position, position, stored_, size_, free);
-  return position;
 }
 
 X86QuantileDecoder::X86QuantileDecoder(const KernelSpec &spec)

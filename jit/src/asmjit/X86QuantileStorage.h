@@ -22,6 +22,7 @@
 #include "qjit/KernelSpec.h"
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 namespace qjit::asmjit_backend {
@@ -57,20 +58,24 @@ public:
   bool searchesInput() const { return searchesInput_; }
 
   void emitConstants(x86::Assembler &a) { tables_.emitConstants(a); }
-  /// Returns the register holding the stored values: `temp`; `v` is
-  /// clobbered.
-  x86::Vec emitEncode(x86::Assembler &a, const x86::Vec &v,
-                      const x86::Vec &temp) const;
+  /// f32 lanes values[j] → i32 stored values in positions[j] (values[j]
+  /// clobbered). The vectors' search steps are interleaved: their
+  /// dependency chains then overlap even in a small scheduler (Zen 1
+  /// holds few 256-bit µops).
+  void emitEncode(x86::Assembler &a, std::span<const x86::Vec> values,
+                  std::span<const x86::Vec> positions) const;
   void emitData(x86::Assembler &a) { tables_.emitData(a); }
 
 private:
   bool searchesInput_;
   unsigned size_; ///< Positions searched: a power of two >= 2.
-  /// Per search step: the offset of its candidate thresholds.
+  /// Per search step: the offset of its candidate thresholds, and the
+  /// vcmpps predicate (NaN lanes compare as the NaN position's bit).
   std::vector<int32_t> candidates_;
-  int32_t nanPosition_ = 0; ///< searchesInput(): the NaN lanes' position.
-  bool identity_;           ///< Stored value = position + storage min.
-  int32_t stored_ = 0;      ///< The min (identity) or position → stored.
+  std::vector<uint8_t> predicates_;
+  int32_t lastPosition_ = -1; ///< Clamp (+inf padding), if any.
+  bool identity_;             ///< Stored value = position + storage min.
+  int32_t stored_ = 0;        ///< The min (identity) or position → stored.
   bool addMin_;
   X86LookupTables tables_;
 };
