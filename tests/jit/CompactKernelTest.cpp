@@ -164,6 +164,37 @@ TEST_P(CompactKernelTest, QuantileQcastAtEveryThreshold) {
   EXPECT_GT(checked, 0u); // Every backend compiles some quantile tables.
 }
 
+TEST_P(CompactKernelTest, QuantileTableSizesAndStorages) {
+  // The asmjit lookup and search paths by table size and storage: 2 and 4
+  // entries (in-lane), 10 sorted and 33 (clamped indices, padded
+  // searches), 32
+  // in a signed i6, 32-bit storage at the top of its range.
+  if (GetParam().backend != "asmjit")
+    GTEST_SKIP() << "llvm's table paths are covered by the sweeps above";
+  auto quantile = [](unsigned bits, bool isSigned, int64_t min, size_t size,
+                     size_t step = 7) {
+    StorageSpec storage;
+    storage.kind = StorageType::Kind::Quantile;
+    storage.bits = bits;
+    storage.isSigned = isSigned;
+    storage.min = min;
+    storage.max = min + static_cast<int64_t>(size) - 1;
+    for (size_t k = 0; k < size; ++k) // Step 7: unsorted, with duplicates.
+      storage.table.push_back(std::ldexp(double((k * step) % 11) - 4.5, -2));
+    return storage;
+  };
+  SweepAxes axes;
+  axes.widths = {};
+  axes.ops = {KernelOp::QCast, KernelOp::DCast, KernelOp::SCast};
+  axes.compact = {
+      quantile(1, false, 0, 2),          quantile(2, true, -2, 4),
+      quantile(8, true, -5, 10, 1),      quantile(12, false, 1000, 33),
+      quantile(6, true, -16, 32),        quantile(32, true, 2147483640, 8),
+      quantile(32, false, 4294967290, 6)};
+  axes.runtimeParams = {false, true};
+  EXPECT_EQ(check(axes), compiled(axes, 7 * 3 * 2));
+}
+
 std::vector<BackendAtLevel> backendsAndLevels() {
   std::vector<BackendAtLevel> all;
   for (IsaLevel level : testing::runnableIsaLevels()) {

@@ -123,13 +123,11 @@ X86QuantileEncoder::X86QuantileEncoder(const KernelSpec &spec)
   size_t positions = search.values.size();
   size_ = std::bit_ceil(std::max<size_t>(positions, 2));
   // +inf thresholds pad the search: only +inf lanes pass them, and those
-  // are clamped back to the last position.
+  // must end at the last position (a clamp, or the padded stored values).
   std::vector<uint32_t> padded(
       size_ - 1, floatBits(std::numeric_limits<float>::infinity()));
   for (size_t j = 0; j < thresholds.size(); ++j)
     padded[j] = floatBits(static_cast<float>(thresholds[j]));
-  if (positions < size_)
-    lastPosition_ = tables_.add({static_cast<uint32_t>(positions - 1)});
   // NaN stores the entry nearest the zero point (8.4): NaN lanes compare
   // true exactly at the steps where that position has a one bit.
   size_t nanPosition =
@@ -155,6 +153,8 @@ X86QuantileEncoder::X86QuantileEncoder(const KernelSpec &spec)
   addMin_ = identity_ && storage.min != 0;
   if (identity_) {
     stored_ = tables_.add({storedWord(storage.min)});
+    if (positions < size_)
+      lastPosition_ = tables_.add({static_cast<uint32_t>(positions - 1)});
     return;
   }
   stored.resize(size_, stored.back());
