@@ -165,7 +165,8 @@ TEST_F(AsmjitAssemblyTest, ShortRunsReadPerElementParameterTables) {
 
 TEST_F(AsmjitAssemblyTest, Nf4ReadsTablesWithPermutesAtAvx2) {
   // Unpacked NF4 as the storage of a uniform type: vpermps table reads
-  // and blends, never a gather; AVX2 code also at the AVX-512 level.
+  // and blends (dcast main loops: vpshufb byte planes), never a gather;
+  // AVX2 code also at the AVX-512 level.
   LoweringOptions unpacked;
   unpacked.unpacked = true;
   const char *nf4 =

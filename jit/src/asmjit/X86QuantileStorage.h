@@ -2,11 +2,12 @@
 //
 // docs/semantics.md 8.4 between the generators' container loads and stores:
 // qcast turns f32 lanes into i32 stored values, dcast i32 stored values into
-// f32 table entries. Tables are read with vpermps from small constant tables
-// after the code (8 entries a permute, a blend per further index bit: up to
-// 64 entries, never a gather); the nearest entry is a binary search over
-// QuantileSearch's exact thresholds, one index bit per step, each step
-// comparing with the threshold its lane's prefix selects.
+// f32 table entries. Tables are read with register permutes from small
+// constant tables after the code (vpermilps up to 4 entries, a vpermps per
+// 8 and a blend per further index bit up to 64, never a gather; one-byte
+// dcast blocks through vpshufb byte planes); the nearest entry is a binary
+// search over QuantileSearch's exact thresholds, one index bit per step,
+// each step comparing with the threshold its lane's prefix selects.
 //
 // These kernels are AVX2 code (ymm, VEX) at every ISA level: the tables are
 // built for 8-lane permutes, and this host (Zen 1) cannot run AVX-512 code,
