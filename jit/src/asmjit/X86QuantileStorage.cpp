@@ -31,10 +31,9 @@ const x86::Vec kScratch[] = {x86::ymm(reg::kLow),    x86::ymm(reg::kHigh),
 
 /// dst = the entry of each lane's index (its low log2(n) bits) in the n
 /// entries (a power of two, at most 64) at `table`: one vpermilps up to 4
-/// entries, else a vpermps per 8
-/// entries, then a blend per further index bit, moved to the sign for
-/// vblendvps. `dst` may be `index`; the scratch registers needed grow with
-/// n (5 for 64 entries read in place).
+/// entries, else a vpermps per 8 entries and a blend per further index
+/// bit, moved to the sign for vblendvps. `dst` may be `index`; the scratch
+/// registers needed grow with n (5 for 64 entries read in place).
 void emitLookup(x86::Assembler &a, const X86LookupTables &tables,
                 const x86::Vec &dst, const x86::Vec &index, int32_t table,
                 unsigned n, std::span<const x86::Vec> scratch) {
@@ -239,7 +238,7 @@ X86QuantileDecoder::X86QuantileDecoder(const KernelSpec &spec)
   }
   entries_ = tables_.add(entries);
   if (storage_.containerBytes() == 1 && direct_ && size_ <= 16) {
-    bytePlanes_ = static_cast<int32_t>(tables_.add(bytePlanes(entries)));
+    bytePlanes_ = tables_.add(bytePlanes(entries));
     tables_.add(bytePlaneSources(storage_.bits));
   }
 }
