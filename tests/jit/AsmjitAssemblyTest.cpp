@@ -181,6 +181,7 @@ TEST_F(AsmjitAssemblyTest, Nf4ReadsTablesWithPermutesAtAvx2) {
     EXPECT_THAT(text, HasSubstr("vpermps ymm"));
     EXPECT_THAT(text, Not(HasSubstr("vgather")));
     EXPECT_THAT(text, Not(HasSubstr("zmm")));
+    EXPECT_THAT(text, HasSubstr("# backend: asmjit (isa avx2)"));
     EXPECT_THAT(text, Not(HasSubstr("vdivps"))); // Thresholds moved to x.
     // dcast: whole unrolled blocks through byte shuffles.
     if (op == KernelOp::DCast) {

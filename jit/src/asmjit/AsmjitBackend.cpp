@@ -65,7 +65,7 @@ public:
         });
     compiled.codeBytes = code.codeSize();
     compiled.backend = "asmjit";
-    compiled.isa = isa_;
+    compiled.isa = x86KernelIsa(spec, X86Isa(isa_)).level();
     auto elapsed = std::chrono::steady_clock::now() - start;
     detail::finishKernel(
         spec, compiled,

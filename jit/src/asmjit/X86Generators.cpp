@@ -5,6 +5,7 @@
 #include "X86Conversions.h"
 #include "X86QuantileStorage.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -51,12 +52,15 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
   return Status::ok();
 }
 
+X86Isa x86KernelIsa(const KernelSpec &spec, const X86Isa &isa) {
+  return spec.storage.kind == StorageType::Kind::Quantile
+             ? X86Isa(std::min(isa.level(), IsaLevel::Avx2))
+             : isa;
+}
+
 void generateX86Kernel(x86::Assembler &a, const X86Isa &level,
                        const KernelSpec &spec) {
-  // Quantile kernels are AVX2 code at every level (X86QuantileStorage.h).
-  X86Isa isa = spec.storage.kind == StorageType::Kind::Quantile
-                   ? X86Isa(IsaLevel::Avx2)
-                   : level;
+  X86Isa isa = x86KernelIsa(spec, level);
   switch (spec.op) {
   case KernelOp::QCast:
     generateX86Quantize(a, isa, spec);

@@ -19,6 +19,10 @@ namespace qjit::asmjit_backend {
 /// ErrorCode::Unsupported saying what is missing.
 Status checkX86Support(const KernelSpec &spec, const X86Isa &isa);
 
+/// The ISA level `spec`'s kernel is generated at: `isa`'s, except for
+/// quantile storage, which is AVX2 code at every level (X86QuantileStorage.h).
+X86Isa x86KernelIsa(const KernelSpec &spec, const X86Isa &isa);
+
 /// Emits the kernel for `spec` (checkX86Support must have passed).
 void generateX86Quantize(x86::Assembler &a, const X86Isa &isa,
                          const KernelSpec &spec);
