@@ -192,6 +192,35 @@ TEST_F(AsmjitAssemblyTest, ShortRunsReadPerElementParameterTables) {
   EXPECT_THAT(text, HasSubstr("vdivps ymm0, ymm0, [r9]"));
 }
 
+TEST_F(AsmjitAssemblyTest, Nf4ReadsTablesWithPermutesAtAvx2) {
+  // Unpacked NF4 as the storage of a uniform type: vpermps table reads
+  // and blends (dcast main loops: vpshufb byte planes), never a gather;
+  // AVX2 code also at the AVX-512 level.
+  LoweringOptions unpacked;
+  unpacked.unpacked = true;
+  const char *nf4 =
+      "!quant.uniform<!quant.quantile<u4:f32, {-1.0, -0.6961928009986877, "
+      "-0.5250730514526367, -0.39491748809814453, -0.28444138169288635, "
+      "-0.18477343022823334, -0.09105003625154495, 0.0, 0.07958029955625534, "
+      "0.16093020141124725, 0.24611230194568634, 0.33791524171829224, "
+      "0.44070982933044434, 0.5626170039176941, 0.7229568362236023, 1.0}>:"
+      "f32, 0.0137>";
+  for (KernelOp op : {KernelOp::QCast, KernelOp::DCast}) {
+    std::string text = avx512(specOf(nf4, op, unpacked));
+    EXPECT_THAT(text, HasSubstr("vpermps ymm"));
+    EXPECT_THAT(text, Not(HasSubstr("vgather")));
+    EXPECT_THAT(text, Not(HasSubstr("zmm")));
+    EXPECT_THAT(text, HasSubstr("# backend: asmjit (isa avx2)"));
+    EXPECT_THAT(text, Not(HasSubstr("vdivps"))); // Thresholds moved to x.
+    // dcast: whole unrolled blocks through byte shuffles.
+    if (op == KernelOp::DCast) {
+      EXPECT_THAT(text, HasSubstr("vpshufb ymm"));
+    }
+  }
+  EXPECT_THAT(avx512(specOf(nf4, KernelOp::DCast, unpacked)),
+              HasSubstr("vblendvps"));
+}
+
 TEST_F(AsmjitAssemblyTest, AArch64QuantizeUsesNeonConvertsAndNarrows) {
   std::string text = aarch64(specOf(kI8, KernelOp::QCast));
   EXPECT_THAT(text, HasSubstr("# target: aarch64-linux-gnu"));

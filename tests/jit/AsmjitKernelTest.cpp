@@ -58,7 +58,8 @@ protected:
             << spec.canonicalString() << ": " << code.status().message();
         continue;
       }
-      EXPECT_EQ(code->isa, GetParam());
+      // At most the requested level (some kernels are AVX2 code only).
+      EXPECT_LE(code->isa, GetParam());
       ++compiled;
       KernelTester tester(spec, qjit::testing::testSeed(), options);
       EXPECT_TRUE(tester.check(code->entry)) << spec.canonicalString();

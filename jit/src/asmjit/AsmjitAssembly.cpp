@@ -59,14 +59,16 @@ Expected<std::string> x86Assembly(const KernelSpec &spec, IsaLevel level,
   code.setLogger(&logger);
   if (Status status = assembleX86Kernel(code, isa, spec); !status)
     return status;
-  std::string features = isa.avx512()
+  X86Isa kernelIsa = x86KernelIsa(spec, isa);
+  std::string features = kernelIsa.avx512()
                              ? "+avx2,+fma,+f16c,+bmi2,+avx512f,+avx512bw,"
                                "+avx512vl,+avx512dq"
                              : "+avx2,+fma,+f16c,-avx512f";
   std::string triple =
       options.triple.empty() ? "x86_64-linux-gnu" : options.triple;
   return listingHeader(spec,
-                       "asmjit (isa " + std::string(isaLevelName(level)) + ")",
+                       "asmjit (isa " +
+                           std::string(isaLevelName(kernelIsa.level())) + ")",
                        triple + " (Intel syntax)", features) +
          logger.data();
 }

@@ -26,14 +26,15 @@ namespace {
 
 using namespace asmjit_backend;
 
-/// Float and quantile storage have LLVM kernels only (the runtime's auto
-/// backend falls back to llvm on ErrorCode::Unsupported).
+/// The aarch64 generators handle integer storage only (the runtime's auto
+/// backend falls back to llvm on ErrorCode::Unsupported); the x86 ones say
+/// what they handle in checkX86Support.
 Status requireIntegerStorage(const KernelSpec &spec) {
   if (spec.storage.kind == StorageType::Kind::Integer)
     return Status::ok();
   return Status::error(ErrorCode::Unsupported,
                        "asmjit backend: float and quantile storage are not "
-                       "supported (use the llvm backend)");
+                       "supported for aarch64 (use the llvm backend)");
 }
 
 class AsmjitBackend final : public Backend {
@@ -44,8 +45,6 @@ public:
   std::string_view name() const override { return "asmjit"; }
 
   Expected<CompiledCode> compile(const KernelSpec &spec) override {
-    if (Status status = requireIntegerStorage(spec); !status)
-      return status;
     auto start = std::chrono::steady_clock::now();
     asmjit::CodeHolder code;
     code.init(runtime_->environment());
@@ -66,7 +65,7 @@ public:
         });
     compiled.codeBytes = code.codeSize();
     compiled.backend = "asmjit";
-    compiled.isa = isa_;
+    compiled.isa = x86KernelIsa(spec, X86Isa(isa_)).level();
     auto elapsed = std::chrono::steady_clock::now() - start;
     detail::finishKernel(
         spec, compiled,
@@ -78,9 +77,9 @@ public:
 
   Expected<std::string> assembly(const KernelSpec &spec,
                                  const AsmOptions &options) override {
-    if (Status status = requireIntegerStorage(spec); !status)
-      return status;
     if (isAArch64Triple(options.triple)) {
+      if (Status status = requireIntegerStorage(spec); !status)
+        return status;
       Expected<TargetCode> code = emitForTarget(spec, options);
       if (!code)
         return code.status();

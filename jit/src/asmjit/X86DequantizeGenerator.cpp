@@ -10,6 +10,9 @@
 #include "X86Generators.h"
 #include "X86KernelFrame.h"
 #include "X86Parameters.h"
+#include "X86QuantileStorage.h"
+
+#include <optional>
 
 namespace qjit::asmjit_backend {
 
@@ -18,7 +21,10 @@ namespace {
 class X86DequantizeGenerator final : public X86VectorBody {
 public:
   X86DequantizeGenerator(const KernelSpec &spec, const X86Isa &isa)
-      : spec_(spec), isa_(isa), params_(spec, isa, ScaleUse::Multiply) {}
+      : spec_(spec), isa_(isa), params_(spec, isa, ScaleUse::Multiply) {
+    if (spec.storage.kind == StorageType::Kind::Quantile)
+      quantile_.emplace(spec);
+  }
 
   void generate(x86::Assembler &a) { emitX86Kernel(a, isa_, spec_, *this); }
 
@@ -29,16 +35,24 @@ public:
   void emitConstants(x86::Assembler &a) override {
     if (unsignedValues())
       emitBroadcastImmediate(a, isa_, isa_.vec(reg::kLow), floatBits(0x1p16f));
+    if (quantile_)
+      quantile_->emitConstants(a);
   }
   void emitParameters(x86::Assembler &a) override { params_.emitLoad(a); }
   unsigned parameterBytes() const override { return params_.parameterBytes(); }
-  void emitData(x86::Assembler &a) override { params_.emitData(a); }
+  void emitData(x86::Assembler &a) override {
+    params_.emitData(a);
+    if (quantile_)
+      quantile_->emitData(a);
+  }
 
   void emitVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
                   const x86::Mem &dst, bool masked) override {
     x86::Vec v = isa_.vec(reg::kWork + slot);
     emitLoadStored(a, isa_, spec_.storage, v, src, masked);
-    if (unsignedValues()) {
+    if (quantile_) {
+      quantile_->emitDecode(a, v, isa_.vec(reg::kTemp + slot));
+    } else if (unsignedValues()) {
       x86::Vec high = isa_.vec(reg::kTemp + slot);
       a.vpsrld(high, v, 16);
       a.vpslld(v, v, 16);
@@ -50,13 +64,26 @@ public:
     } else {
       a.vcvtdq2ps(v, v);
     }
-    if (!params_.zeroPointsAreZero())
-      a.emit(x86::Inst::kIdVsubps, v, v, params_.zeroPoint(slot));
-    a.emit(x86::Inst::kIdVmulps, v, v, params_.scale(slot));
-    if (streamingStores_)
-      a.vmovntps(dst, v);
-    else
-      emitStoreExpressed(a, isa_, spec_.expressed, dst, v, masked);
+    emitFinish(a, slot, v, dst, masked);
+  }
+
+  /// Quantile tables of one-byte containers decode a whole unrolled
+  /// block with byte shuffles.
+  void emitUnrolled(x86::Assembler &a, const x86::Mem &src,
+                    const x86::Mem &dst) override {
+    if (!quantile_ || !quantile_->decodesBytePlanes()) {
+      X86VectorBody::emitUnrolled(a, src, dst);
+      return;
+    }
+    x86::Vec values[reg::kUnroll], temp[reg::kUnroll];
+    for (unsigned j = 0; j < reg::kUnroll; ++j) {
+      values[j] = isa_.vec(reg::kWork + j);
+      temp[j] = isa_.vec(reg::kTemp + j);
+    }
+    quantile_->emitDecodeBytePlanes(a, src, values, temp);
+    for (unsigned j = 0; j < reg::kUnroll; ++j)
+      emitFinish(a, j, values[j],
+                 dst.cloneAdjusted(int32_t(j * lanes() * dstBytes())), false);
   }
 
   /// f32 outputs are the widest ones (4 bytes per 1-byte input).
@@ -65,14 +92,31 @@ public:
   }
 
 private:
-  /// u32 storage: lanes above INT32_MAX must not convert as negative.
+  /// u32 integer storage: lanes above INT32_MAX must not convert as
+  /// negative.
   bool unsignedValues() const {
-    return !spec_.storage.isSigned && spec_.storage.bits == 32;
+    return spec_.storage.kind == StorageType::Kind::Integer &&
+           !spec_.storage.isSigned && spec_.storage.bits == 32;
+  }
+
+  /// f32 values (q, or the entry) → (· − z) · s → stored expressed.
+  void emitFinish(x86::Assembler &a, unsigned slot, const x86::Vec &v,
+                  const x86::Mem &dst, bool masked) {
+    if (!quantile_ || !quantile_->bakesParameters()) {
+      if (!params_.zeroPointsAreZero())
+        a.emit(x86::Inst::kIdVsubps, v, v, params_.zeroPoint(slot));
+      a.emit(x86::Inst::kIdVmulps, v, v, params_.scale(slot));
+    }
+    if (streamingStores_)
+      a.vmovntps(dst, v);
+    else
+      emitStoreExpressed(a, isa_, spec_.expressed, dst, v, masked);
   }
 
   const KernelSpec &spec_;
   X86Isa isa_;
   X86Parameters params_;
+  std::optional<X86QuantileDecoder> quantile_;
 };
 
 } // namespace

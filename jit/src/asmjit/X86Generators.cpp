@@ -3,7 +3,9 @@
 
 #include "AsmjitAssembly.h"
 #include "X86Conversions.h"
+#include "X86QuantileStorage.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -26,26 +28,35 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
             std::string(isaLevelName(isa.level())) +
             "); the runtime should fall back to the llvm backend or the "
             "reference");
-  if (!x86SupportsStorage(spec.storage))
-    return unsupported("storage other than unpacked integers");
+  if (!x86SupportsStorage(spec.storage) && !x86SupportsQuantile(spec.storage))
+    return unsupported("storage other than unpacked integers or unpacked "
+                       "quantile tables of at most 64 entries");
+  if (spec.storage.kind == StorageType::Kind::Quantile &&
+      spec.op != KernelOp::SCast && spec.compute == ValueType::F64)
+    return unsupported("f64 expressed values with quantile storage");
   return Status::ok();
 }
 
-void generateX86Kernel(x86::Assembler &a, const X86Isa &isa,
+X86Isa x86KernelIsa(const KernelSpec &spec, const X86Isa &isa) {
+  bool avx2Only = spec.storage.kind == StorageType::Kind::Quantile ||
+                  x86NeedsWideLanes(spec) ||
+                  (spec.op == KernelOp::DCast && spec.storage.bits > 24);
+  return avx2Only ? X86Isa(std::min(isa.level(), IsaLevel::Avx2)) : isa;
+}
+
+void generateX86Kernel(x86::Assembler &a, const X86Isa &level,
                        const KernelSpec &spec) {
   if (x86NeedsWideLanes(spec)) {
     generateX86Wide(a, spec);
     return;
   }
+  X86Isa isa = x86KernelIsa(spec, level);
   switch (spec.op) {
   case KernelOp::QCast:
     generateX86Quantize(a, isa, spec);
     return;
   case KernelOp::DCast:
-    // Storage wider than 24 bits is new code (the u32 conversion): AVX2
-    // at every level, like the wide kernels.
-    generateX86Dequantize(
-        a, spec.storage.bits > 24 ? X86Isa(IsaLevel::Avx2) : isa, spec);
+    generateX86Dequantize(a, isa, spec);
     return;
   case KernelOp::SCast:
     generateX86StorageCast(a, isa, spec);

@@ -19,6 +19,12 @@ namespace qjit::asmjit_backend {
 /// ErrorCode::Unsupported saying what is missing.
 Status checkX86Support(const KernelSpec &spec, const X86Isa &isa);
 
+/// The ISA level `spec`'s kernel is generated at: `isa`'s, except for the
+/// kernels written as AVX2 code only (this host cannot run AVX-512 code to
+/// test them): quantile storage (X86QuantileStorage.h), f64 lanes and the
+/// exact wide sums (x86NeedsWideLanes), dcast of storage wider than 24 bits.
+X86Isa x86KernelIsa(const KernelSpec &spec, const X86Isa &isa);
+
 /// Emits the kernel for `spec` (checkX86Support must have passed).
 void generateX86Quantize(x86::Assembler &a, const X86Isa &isa,
                          const KernelSpec &spec);

@@ -23,6 +23,7 @@
 #include "X86Generators.h"
 #include "X86KernelFrame.h"
 #include "X86Parameters.h"
+#include "X86QuantileStorage.h"
 
 #include "CheckedReciprocal.h"
 
@@ -55,6 +56,10 @@ public:
                                         spec.knobs.scaleOp == ScaleOp::Divide
                                             ? ScaleUse::Divide
                                             : ScaleUse::MultiplyByReciprocal) {
+    if (spec.storage.kind == StorageType::Kind::Quantile) {
+      quantile_.emplace(spec);
+      return;
+    }
     planClamp();
     planChecked();
   }
@@ -66,8 +71,13 @@ public:
   unsigned dstBytes() const override { return spec_.storage.containerBytes(); }
 
   void emitConstants(x86::Assembler &a) override {
-    if (checked_) {
+    if (checked_ || packsQuantile())
       dataLabel_ = a.newLabel();
+    if (quantile_) {
+      quantile_->emitConstants(a);
+      return;
+    }
+    if (checked_) {
       // Passing lanes have |w - n| < threshold: bit patterns below it.
       emitBroadcastImmediate(a, isa_, isa_.vec(fast::kThreshold),
                              floatBits(checked_->threshold) - 1);
@@ -102,7 +112,9 @@ public:
       a.jmp(division.back);
     }
     params_.emitData(a);
-    if (!checked_)
+    if (quantile_)
+      quantile_->emitData(a);
+    if (!checked_ && !packsQuantile())
       return;
     // The half-away constant as a full vector, then vpermd's dword order
     // for the packed bytes of four vectors.
@@ -116,6 +128,20 @@ public:
 
   void emitUnrolled(x86::Assembler &a, const x86::Mem &src,
                     const x86::Mem &dst) override {
+    if (packsQuantile()) {
+      x86::Vec values[reg::kUnroll], stored[reg::kUnroll];
+      for (unsigned j = 0; j < reg::kUnroll; ++j) {
+        values[j] = isa_.vec(reg::kWork + j);
+        stored[j] = isa_.vec(reg::kTemp + j);
+        emitLoadExpressed(a, isa_, spec_.expressed, values[j],
+                          src.cloneAdjusted(int32_t(j * lanes() * srcBytes())),
+                          false);
+        emitQuantileInput(a, j, values[j], stored[j]);
+      }
+      quantile_->emitEncode(a, values, stored);
+      emitPackFour(a, stored, values[0], dst);
+      return;
+    }
     if (!checked_) {
       X86VectorBody::emitUnrolled(a, src, dst);
       return;
@@ -137,24 +163,26 @@ public:
     a.vpcmpgtd(fail[0], fail[0], isa_.vec(fast::kThreshold));
     a.vptest(fail[0], fail[0]);
     a.jnz(divide);
-    // 32 i32 lanes → 32 bytes; the packs saturate to the container.
-    a.vpackssdw(result[0], result[0], result[1]);
-    a.vpackssdw(result[2], result[2], result[3]);
-    spec_.storage.isSigned ? a.vpacksswb(result[0], result[0], result[2])
-                           : a.vpackuswb(result[0], result[0], result[2]);
-    a.vmovdqu(fail[0], dataAt(32));
-    a.vpermd(result[0], fail[0], result[0]);
-    streamingStores_ ? a.vmovntdq(dst, result[0]) : a.vmovdqu(dst, result[0]);
+    emitPackFour(a, result, fail[0], dst);
     a.bind(done);
     divisions_.push_back({divide, done, src, dst});
   }
 
-  bool canStreamStores() const override { return checked_.has_value(); }
+  bool canStreamStores() const override {
+    return checked_.has_value() || packsQuantile();
+  }
 
   void emitVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
                   const x86::Mem &dst, bool masked) override {
     x86::Vec v = isa_.vec(reg::kWork + slot), t = isa_.vec(reg::kTemp + slot);
     emitLoadExpressed(a, isa_, spec_.expressed, v, src, masked);
+    if (quantile_) {
+      emitQuantileInput(a, slot, v, t);
+      quantile_->emitEncode(a, std::span(&v, 1), std::span(&t, 1));
+      emitStoreStored(a, isa_, spec_.storage, dst, t, v, masked,
+                      Narrowing::Truncate);
+      return;
+    }
     emitScale(a, slot, v, t);
     bool addZero = !params_.zeroPointsAreZero();
     if (spec_.knobs.zeroPoint == ZeroPointOrder::BeforeRounding) {
@@ -174,6 +202,36 @@ public:
   }
 
 private:
+  /// Quantile storage in one-byte containers: a main-loop iteration packs
+  /// its four vectors into one 32-byte store.
+  bool packsQuantile() const {
+    return quantile_ && spec_.storage.containerBytes() == 1;
+  }
+
+  /// x of `slot` in `v` → what the quantile search takes: x itself, or
+  /// v = u + z (`t` clobbered).
+  void emitQuantileInput(x86::Assembler &a, unsigned slot, const x86::Vec &v,
+                         const x86::Vec &t) {
+    if (quantile_->searchesInput())
+      return;
+    emitScale(a, slot, v, t); // NaN lanes of u are 0: v = z.
+    if (!params_.zeroPointsAreZero())
+      a.emit(x86::Inst::kIdVaddps, v, v, params_.zeroPoint(slot));
+  }
+
+  /// 32 i32 lanes (each within the container) → 32 bytes at `dst`; the
+  /// packs saturate to the container. `temp` is clobbered.
+  void emitPackFour(x86::Assembler &a, const x86::Vec (&result)[reg::kUnroll],
+                    const x86::Vec &temp, const x86::Mem &dst) {
+    a.vpackssdw(result[0], result[0], result[1]);
+    a.vpackssdw(result[2], result[2], result[3]);
+    spec_.storage.isSigned ? a.vpacksswb(result[0], result[0], result[2])
+                           : a.vpackuswb(result[0], result[0], result[2]);
+    a.vmovdqu(temp, dataAt(32));
+    a.vpermd(result[0], temp, result[0]);
+    streamingStores_ ? a.vmovntdq(dst, result[0]) : a.vmovdqu(dst, result[0]);
+  }
+
   void emitLimits(x86::Assembler &a) {
     emitBroadcastImmediate(a, isa_, isa_.vec(fast::kLimit),
                            floatBits(checked_->limit));
@@ -350,6 +408,7 @@ private:
   X86Parameters params_;
   bool clampLow_ = true, clampHigh_ = true;
   std::optional<CheckedReciprocalPlan> checked_;
+  std::optional<X86QuantileEncoder> quantile_;
   /// A group to divide after all, emitted after the kernel's code.
   struct Division {
     asmjit::Label start, back;

@@ -3,12 +3,11 @@
 
 #include "TableLookup.h"
 
-#include "qjit/HostFloat.h"
+#include "QuantileInputThresholds.h"
+
 #include "qjit/QuantileSearch.h"
 
 #include <algorithm>
-#include <cmath>
-#include <cstring>
 #include <limits>
 
 namespace qjit::llvmjit {
@@ -89,56 +88,6 @@ llvm::Value *storedOfPosition(IrContext &ir, const QuantileSearch &search,
   return emitTableLookup(ir, ir.i32, stored, position, lanes);
 }
 
-/// Total order of the non-NaN values of C as unsigned integers.
-template <typename C, typename Bits> Bits orderedKey(C value) {
-  Bits bits;
-  std::memcpy(&bits, &value, sizeof bits);
-  Bits sign = Bits(1) << (8 * sizeof(Bits) - 1);
-  return (bits & sign) ? ~bits : (bits | sign);
-}
-
-template <typename C, typename Bits> C fromOrderedKey(Bits key) {
-  Bits sign = Bits(1) << (8 * sizeof(Bits) - 1);
-  Bits bits = (key & sign) ? (key & ~sign) : ~key;
-  C value;
-  std::memcpy(&value, &bits, sizeof value);
-  return value;
-}
-
-/// The thresholds moved to the input: X_j is the smallest x of C with
-/// fl(fl(x / s) + z) >= threshold j (or x · fl(1 / s)). That chain is
-/// monotone in x for a positive finite s, so v >= threshold j exactly when
-/// x >= X_j, and the kernel needs no division at all. Found by bisection
-/// over the ordered values of C, with the kernel's own IEEE operations.
-template <typename C, typename Bits>
-std::vector<double> inputThresholds(const KernelSpec &spec,
-                                    const std::vector<double> &thresholds) {
-  C scale =
-      static_cast<C>(roundToValueType(spec.params.scales[0], spec.expressed));
-  C zero = static_cast<C>(spec.params.zeroPoints[0]);
-  C reciprocal = C(1) / scale;
-  bool divide = spec.knobs.scaleOp == ScaleOp::Divide;
-  auto shifted = [&](C x) {
-    C u = divide ? x / scale : x * reciprocal;
-    return u + zero;
-  };
-  std::vector<double> moved;
-  for (double threshold : thresholds) {
-    C target = static_cast<C>(threshold);
-    Bits low = orderedKey<C, Bits>(-std::numeric_limits<C>::infinity());
-    Bits high = orderedKey<C, Bits>(std::numeric_limits<C>::infinity());
-    while (low < high) { // shifted(+inf) = +inf reaches every threshold.
-      Bits middle = low + (high - low) / 2;
-      if (shifted(fromOrderedKey<C, Bits>(middle)) >= target)
-        high = middle;
-      else
-        low = middle + 1;
-    }
-    moved.push_back(static_cast<double>(fromOrderedKey<C, Bits>(low)));
-  }
-  return moved;
-}
-
 } // namespace
 
 llvm::Value *emitQuantileEncode(IrContext &ir, llvm::Value *v,
@@ -154,24 +103,12 @@ llvm::Value *emitQuantileEncode(IrContext &ir, llvm::Value *v,
 llvm::Value *emitQuantileEncodeFromInput(IrContext &ir, llvm::Value *x,
                                          unsigned lanes) {
   const KernelSpec &spec = ir.spec;
-  if (spec.params.runtime || spec.layout.kind != LayoutSpec::Kind::PerTensor)
-    return nullptr;
-  // The chain is monotone (and never NaN for a non-NaN x) only for a
-  // positive finite scale whose reciprocal, when used, is finite too.
-  double scale = roundToValueType(spec.params.scales[0], spec.expressed);
-  double reciprocal = spec.compute == ValueType::F64
-                          ? 1 / scale
-                          : double(1.0f / static_cast<float>(scale));
-  if (!(scale > 0) || !std::isfinite(scale) ||
-      (spec.knobs.scaleOp == ScaleOp::Reciprocal && !std::isfinite(reciprocal)))
+  if (!quantileThresholdsMoveToInput(spec))
     return nullptr;
   llvm::IRBuilder<> &b = ir.builder;
   QuantileSearch search = buildQuantileSearch(spec.storage.table, spec.compute);
   QuantileSearch moved = search;
-  moved.thresholds =
-      spec.compute == ValueType::F64
-          ? inputThresholds<double, uint64_t>(spec, search.thresholds)
-          : inputThresholds<float, uint32_t>(spec, search.thresholds);
+  moved.thresholds = quantileInputThresholds(spec, search.thresholds);
   // NaN stores the entry nearest the zero point (8.4).
   size_t nanPosition =
       search.positionOf(static_cast<double>(spec.params.zeroPoints[0]));

@@ -1,0 +1,284 @@
+//===- X86QuantileStorage.cpp - Quantile tables on x86 lanes --------------===//
+#include "X86QuantileStorage.h"
+
+#include "X86Parameters.h"
+
+#include "QuantileInputThresholds.h"
+
+#include "qjit/HostFloat.h"
+#include "qjit/QuantileSearch.h"
+
+#include <algorithm>
+#include <bit>
+#include <limits>
+#include <span>
+
+namespace qjit::asmjit_backend {
+
+namespace {
+
+constexpr uint8_t kGreaterEqual = 0x1d;     ///< vcmpps GE_OQ: false for NaN.
+constexpr uint8_t kNotLessUnordered = 0x05; ///< vcmpps NLT_UQ: true for NaN.
+constexpr unsigned kSlice = 8;              ///< Entries one vpermps reads.
+constexpr unsigned kInLane = 4;             ///< Entries one vpermilps reads.
+
+/// Registers free while a quantile vector converts: the integer path's
+/// clamp and rounding constants (unused here) and the scalars of runtime
+/// parameter loads (used at run starts only).
+const x86::Vec kScratch[] = {x86::ymm(reg::kLow),    x86::ymm(reg::kHigh),
+                             x86::ymm(reg::kHalf),   x86::ymm(reg::kSign),
+                             x86::ymm(reg::kScalar), x86::ymm(reg::kScalar2)};
+
+/// dst = the entry of each lane's index (its low log2(n) bits) in the n
+/// entries (a power of two, at most 64) at `table`: one vpermilps up to 4
+/// entries, else a vpermps per 8 entries and a blend per further index
+/// bit, moved to the sign for vblendvps. `dst` may be `index`; the scratch
+/// registers needed grow with n (5 for 64 entries read in place).
+void emitLookup(x86::Assembler &a, const X86LookupTables &tables,
+                const x86::Vec &dst, const x86::Vec &index, int32_t table,
+                unsigned n, std::span<const x86::Vec> scratch) {
+  if (n <= kInLane) {
+    // In-lane vpermilps costs a fraction of a lane-crossing vpermps on
+    // Zen 1 (the table repeats in both halves).
+    x86::Vec values = dst == index ? scratch[0] : dst;
+    a.vmovaps(values, tables.at(table));
+    a.vpermilps(dst, values, index);
+    return;
+  }
+  if (n <= kSlice) {
+    a.vpermps(dst, index, tables.at(table));
+    return;
+  }
+  unsigned half = n / 2;
+  x86::Vec low = dst;
+  if (dst == index) {
+    low = scratch[0];
+    scratch = scratch.subspan(1);
+  }
+  emitLookup(a, tables, low, index, table, half, scratch);
+  x86::Vec high = scratch[0];
+  emitLookup(a, tables, high, index, table + static_cast<int32_t>(4 * half),
+             half, scratch.subspan(1));
+  x86::Vec select = scratch[1];
+  a.vpslld(select, index, 31 - std::countr_zero(half));
+  a.vblendvps(dst, low, high, select);
+}
+
+/// Byte k of the 16 entries (`entries` repeated) in words 8k..8k+7: the
+/// same 16 bytes in both 128-bit halves, as vpshufb reads them.
+std::vector<uint32_t> bytePlanes(const std::vector<uint32_t> &entries) {
+  std::vector<uint32_t> planes(32, 0);
+  for (unsigned k = 0; k < 4; ++k)
+    for (unsigned e = 0; e < 32; ++e) {
+      uint32_t byte = (entries[e % 16 % entries.size()] >> (8 * k)) & 0xff;
+      planes[8 * k + e / 4] |= byte << (8 * (e % 4));
+    }
+  return planes;
+}
+
+/// The mask of a container's low `bits` bits in every byte, then the
+/// vpermd order that puts elements 0-3, 8-11, 16-19, 24-27 in the low
+/// half and 4-7, 12-15, 20-23, 28-31 in the high one: the in-lane
+/// unpacks then leave each vector's elements in order.
+std::vector<uint32_t> bytePlaneSources(unsigned bits) {
+  std::vector<uint32_t> words(8, ((1u << bits) - 1) * 0x01010101u);
+  for (uint32_t index : {0u, 2u, 4u, 6u, 1u, 3u, 5u, 7u})
+    words.push_back(index);
+  return words;
+}
+
+/// The stored value `value` as a table word (bit pattern of the i32 lane).
+uint32_t storedWord(int64_t value) { return static_cast<uint32_t>(value); }
+
+} // namespace
+
+bool x86SupportsQuantile(const StorageSpec &storage) {
+  return storage.kind == StorageType::Kind::Quantile && !storage.packed &&
+         !storage.table.empty() && storage.table.size() <= kMaxQuantileEntries;
+}
+
+int32_t X86LookupTables::add(const std::vector<uint32_t> &words) {
+  auto offset = static_cast<int32_t>(4 * words_.size());
+  size_t count = std::max<size_t>(kSlice, words.size());
+  for (size_t k = 0; k < count; ++k)
+    words_.push_back(words[k % words.size()]);
+  return offset;
+}
+
+void X86LookupTables::emitData(x86::Assembler &a) {
+  a.align(asmjit::AlignMode::kData, 32);
+  a.bind(label_);
+  for (uint32_t word : words_)
+    a.embedUInt32(word);
+}
+
+X86QuantileEncoder::X86QuantileEncoder(const KernelSpec &spec)
+    : searchesInput_(quantileThresholdsMoveToInput(spec)) {
+  const StorageSpec &storage = spec.storage;
+  QuantileSearch search = buildQuantileSearch(storage.table, spec.compute);
+  std::vector<double> thresholds =
+      searchesInput_ ? quantileInputThresholds(spec, search.thresholds)
+                     : search.thresholds;
+  size_t positions = search.values.size();
+  size_ = std::bit_ceil(std::max<size_t>(positions, 2));
+  // +inf thresholds pad the search: only +inf lanes pass them, and those
+  // must end at the last position (a clamp, or the padded stored values).
+  std::vector<uint32_t> padded(
+      size_ - 1, floatBits(std::numeric_limits<float>::infinity()));
+  for (size_t j = 0; j < thresholds.size(); ++j)
+    padded[j] = floatBits(static_cast<float>(thresholds[j]));
+  // NaN stores the entry nearest the zero point (8.4): NaN lanes compare
+  // true exactly at the steps where that position has a one bit.
+  size_t nanPosition =
+      searchesInput_
+          ? search.positionOf(static_cast<double>(spec.params.zeroPoints[0]))
+          : 0;
+  // Step `bit` picks between positions p and p + bit, p a multiple of
+  // 2 · bit: threshold p + bit − 1, looked up by p / (2 · bit).
+  for (unsigned bit = size_ / 2; bit >= 1; bit /= 2) {
+    std::vector<uint32_t> candidates;
+    for (unsigned p = 0; p < size_; p += 2 * bit)
+      candidates.push_back(padded[p + bit - 1]);
+    candidates_.push_back(tables_.add(candidates));
+    predicates_.push_back((nanPosition & bit) ? kNotLessUnordered
+                                              : kGreaterEqual);
+  }
+  identity_ = true;
+  std::vector<uint32_t> stored;
+  for (size_t p = 0; p < search.tableIndex.size(); ++p) {
+    identity_ = identity_ && search.tableIndex[p] == static_cast<int64_t>(p);
+    stored.push_back(storedWord(storage.min + search.tableIndex[p]));
+  }
+  addMin_ = identity_ && storage.min != 0;
+  if (identity_) {
+    stored_ = tables_.add({storedWord(storage.min)});
+    if (positions < size_)
+      lastPosition_ = tables_.add({static_cast<uint32_t>(positions - 1)});
+    return;
+  }
+  stored.resize(size_, stored.back());
+  stored_ = tables_.add(stored);
+}
+
+void X86QuantileEncoder::emitEncode(x86::Assembler &a,
+                                    std::span<const x86::Vec> values,
+                                    std::span<const x86::Vec> positions) const {
+  // The position is built from its top bit down: 2 · position + bit per
+  // step, so it indexes the next step's candidates directly.
+  x86::Vec above = kScratch[0];
+  std::span<const x86::Vec> scratch(kScratch);
+  for (size_t j = 0; j < values.size(); ++j) {
+    a.vcmpps(above, values[j], tables_.at(candidates_[0]), predicates_[0]);
+    a.vpsrld(positions[j], above, 31);
+  }
+  for (size_t step = 1; step < candidates_.size(); ++step)
+    for (size_t j = 0; j < values.size(); ++j) {
+      x86::Vec position = positions[j];
+      emitLookup(a, tables_, above, position, candidates_[step], 1u << step,
+                 scratch.subspan(1));
+      a.vcmpps(above, values[j], above, predicates_[step]);
+      a.vpaddd(position, position, position);
+      a.vpsubd(position, position, above); // above is −1 or 0.
+    }
+  for (size_t j = 0; j < values.size(); ++j) {
+    x86::Vec position = positions[j];
+    if (lastPosition_ >= 0)
+      a.vpminsd(position, position, tables_.at(lastPosition_));
+    if (identity_) {
+      if (addMin_)
+        a.vpaddd(position, position, tables_.at(stored_));
+      continue;
+    }
+    const x86::Vec free[] = {values[j],   kScratch[0], kScratch[1],
+                             kScratch[2], kScratch[3], kScratch[4]};
+    emitLookup(a, tables_, position, position, stored_, size_, free);
+  }
+}
+
+X86QuantileDecoder::X86QuantileDecoder(const KernelSpec &spec)
+    : storage_(spec.storage),
+      bakesParameters_(!spec.params.runtime &&
+                       spec.layout.kind == LayoutSpec::Kind::PerTensor),
+      direct_(spec.storage.bits <= 6) {
+  const std::vector<double> &table = storage_.table;
+  float scale = 1, zero = 0;
+  if (bakesParameters_) {
+    scale = static_cast<float>(
+        roundToValueType(spec.params.scales[0], spec.expressed));
+    zero = static_cast<float>(spec.params.zeroPoints[0]);
+  }
+  auto last = static_cast<int64_t>(table.size()) - 1;
+  auto word = [&](int64_t k) {
+    float entry = static_cast<float>(table[static_cast<size_t>(k)]);
+    if (!bakesParameters_)
+      return floatBits(entry);
+    float difference = entry - zero; // Two roundings, as the reference.
+    float result = difference * scale;
+    return floatBits(result);
+  };
+  std::vector<uint32_t> entries;
+  if (direct_) {
+    // An entry for each value of the low `bits` bits (the only ones a
+    // lookup reads): out-of-bounds values hold the nearest bound's, so no
+    // lane needs a clamp.
+    size_ = std::max(1u << storage_.bits, 2u);
+    int64_t values = int64_t(1) << storage_.bits;
+    for (int64_t field = 0; field < int64_t(size_); ++field) {
+      int64_t q = field % values;
+      if (storage_.isSigned && q >= values / 2)
+        q -= values;
+      entries.push_back(word(std::clamp(q - storage_.min, int64_t(0), last)));
+    }
+  } else {
+    size_ = std::bit_ceil(std::max<size_t>(table.size(), 2));
+    for (int64_t k = 0; k < int64_t(size_); ++k)
+      entries.push_back(word(std::min(k, last)));
+    bounds_ = tables_.add({storedWord(storage_.min)});
+    tables_.add({storedWord(storage_.max)});
+  }
+  entries_ = tables_.add(entries);
+  if (storage_.containerBytes() == 1 && direct_ && size_ <= 16) {
+    bytePlanes_ = tables_.add(bytePlanes(entries));
+    tables_.add(bytePlaneSources(storage_.bits));
+  }
+}
+
+void X86QuantileDecoder::emitDecode(x86::Assembler &a, const x86::Vec &q,
+                                    const x86::Vec &temp) const {
+  if (!direct_) {
+    // Clamp to [min, max] in the storage's own order, then index.
+    bool unsigned32 = !storage_.isSigned && storage_.bits == 32;
+    x86::Mem min = tables_.at(bounds_), max = tables_.at(bounds_ + 32);
+    unsigned32 ? a.vpmaxud(q, q, min) : a.vpmaxsd(q, q, min);
+    unsigned32 ? a.vpminud(q, q, max) : a.vpminsd(q, q, max);
+    a.vpsubd(q, q, min);
+  }
+  const x86::Vec free[] = {temp,        kScratch[0], kScratch[1],
+                           kScratch[2], kScratch[3], kScratch[4]};
+  emitLookup(a, tables_, q, q, entries_, size_, free);
+}
+
+void X86QuantileDecoder::emitDecodeBytePlanes(x86::Assembler &a,
+                                              const x86::Mem &src,
+                                              const x86::Vec (&out)[4],
+                                              const x86::Vec (&temp)[4]) const {
+  int32_t mask = bytePlanes_ + 128, order = bytePlanes_ + 160;
+  x86::Vec values = temp[0];
+  a.vmovdqu(out[0], tables_.at(order));
+  a.vpermd(values, out[0], src);
+  a.vpand(values, values, tables_.at(mask));
+  for (unsigned k = 0; k < 4; ++k) {
+    a.vmovdqu(out[k], tables_.at(bytePlanes_ + static_cast<int32_t>(32 * k)));
+    a.vpshufb(out[k], out[k], values);
+  }
+  a.vpunpcklbw(temp[1], out[0], out[1]); // Bytes 0, 1 of elements 0-7, ...
+  a.vpunpckhbw(temp[2], out[0], out[1]);
+  a.vpunpcklbw(temp[3], out[2], out[3]); // Bytes 2, 3.
+  a.vpunpckhbw(temp[0], out[2], out[3]);
+  a.vpunpcklwd(out[0], temp[1], temp[3]);
+  a.vpunpckhwd(out[1], temp[1], temp[3]);
+  a.vpunpcklwd(out[2], temp[2], temp[0]);
+  a.vpunpckhwd(out[3], temp[2], temp[0]);
+}
+
+} // namespace qjit::asmjit_backend

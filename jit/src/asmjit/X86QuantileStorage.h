@@ -1,0 +1,128 @@
+//===- X86QuantileStorage.h - Quantile tables on x86 lanes ------*- C++ -*-===//
+//
+// docs/semantics.md 8.4 between the generators' container loads and stores:
+// qcast turns f32 lanes into i32 stored values, dcast i32 stored values into
+// f32 table entries. Tables are read with register permutes from small
+// constant tables after the code (vpermilps up to 4 entries, a vpermps per
+// 8 and a blend per further index bit up to 64, never a gather; one-byte
+// dcast blocks through vpshufb byte planes); the nearest entry is a binary
+// search over QuantileSearch's exact thresholds, one index bit per step,
+// each step comparing with the threshold its lane's prefix selects.
+//
+// These kernels are AVX2 code (ymm, VEX) at every ISA level: the tables are
+// built for 8-lane permutes, and this host (Zen 1) cannot run AVX-512 code,
+// so only AVX2 code can be tested here (x86KernelIsa). Unpacked storage
+// only; a packing layer can wrap the same i32 lanes.
+//
+//===----------------------------------------------------------------------===//
+#ifndef QJIT_JIT_ASMJIT_X86QUANTILESTORAGE_H
+#define QJIT_JIT_ASMJIT_X86QUANTILESTORAGE_H
+
+#include "X86Isa.h"
+
+#include "qjit/KernelSpec.h"
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+namespace qjit::asmjit_backend {
+
+/// True for the quantile storage the x86 generators handle: unpacked, with
+/// at most kMaxQuantileEntries table entries.
+bool x86SupportsQuantile(const StorageSpec &storage);
+constexpr size_t kMaxQuantileEntries = 64;
+
+/// Constant 32-bit tables placed after the code, read as whole vectors.
+class X86LookupTables {
+public:
+  /// Adds `words` (count at most 64), repeated to fill whole 8-word
+  /// vectors; returns its byte offset.
+  int32_t add(const std::vector<uint32_t> &words);
+  x86::Mem at(int32_t offset) const { return x86::ptr(label_, offset); }
+  void emitConstants(x86::Assembler &a) { label_ = a.newLabel(); }
+  void emitData(x86::Assembler &a);
+
+private:
+  asmjit::Label label_;
+  std::vector<uint32_t> words_;
+};
+
+/// qcast: f32 lanes → i32 stored values of the nearest entries.
+class X86QuantileEncoder {
+public:
+  explicit X86QuantileEncoder(const KernelSpec &spec);
+
+  /// True: emitEncode takes the input x itself, compared with thresholds
+  /// moved to the input side (QuantileInputThresholds.h), NaN lanes
+  /// included. False: it takes v = fl(u + z) with NaN lanes already z.
+  bool searchesInput() const { return searchesInput_; }
+
+  void emitConstants(x86::Assembler &a) { tables_.emitConstants(a); }
+  /// f32 lanes values[j] → i32 stored values in positions[j] (values[j]
+  /// clobbered). The vectors' search steps are interleaved: their
+  /// dependency chains then overlap even in a small scheduler (Zen 1
+  /// holds few 256-bit µops).
+  void emitEncode(x86::Assembler &a, std::span<const x86::Vec> values,
+                  std::span<const x86::Vec> positions) const;
+  void emitData(x86::Assembler &a) { tables_.emitData(a); }
+
+private:
+  bool searchesInput_;
+  unsigned size_; ///< Positions searched: a power of two >= 2.
+  /// Per search step: the offset of its candidate thresholds, and the
+  /// vcmpps predicate (NaN lanes compare as the NaN position's bit).
+  std::vector<int32_t> candidates_;
+  std::vector<uint8_t> predicates_;
+  int32_t lastPosition_ = -1; ///< Clamp (+inf padding), if any.
+  bool identity_;             ///< Stored value = position + storage min.
+  int32_t stored_ = 0;        ///< The min (identity) or position → stored.
+  bool addMin_;
+  X86LookupTables tables_;
+};
+
+/// dcast: i32 stored values → f32 table entries.
+class X86QuantileDecoder {
+public:
+  explicit X86QuantileDecoder(const KernelSpec &spec);
+
+  /// True: the table holds the results fl(fl(τ − z) · s) of the one baked
+  /// scale and zero point (computed here with the same f32 operations), so
+  /// nothing follows the lookup.
+  bool bakesParameters() const { return bakesParameters_; }
+
+  void emitConstants(x86::Assembler &a) { tables_.emitConstants(a); }
+  /// `q`: stored values as emitLoadStored leaves them; replaced by the
+  /// entries. `temp` is clobbered.
+  void emitDecode(x86::Assembler &a, const x86::Vec &q,
+                  const x86::Vec &temp) const;
+
+  /// True for one-byte containers and at most 16 entries: then
+  /// emitDecodeBytePlanes can decode 32 values at once.
+  bool decodesBytePlanes() const { return bytePlanes_ >= 0; }
+  /// The 32 containers at `src` → their entries in out[0..3] (elements
+  /// 0-7, ..., 24-31): each byte of the entries is one vpshufb of the
+  /// stored values' low bits, and in-lane unpacks interleave the four
+  /// (the values are first permuted so that they come out in order).
+  /// `temp` is clobbered.
+  void emitDecodeBytePlanes(x86::Assembler &a, const x86::Mem &src,
+                            const x86::Vec (&out)[4],
+                            const x86::Vec (&temp)[4]) const;
+  void emitData(x86::Assembler &a) { tables_.emitData(a); }
+
+private:
+  const StorageSpec &storage_;
+  bool bakesParameters_;
+  bool direct_;        ///< One entry per value of the storage's bits.
+  unsigned size_;      ///< Entries looked up: a power of two >= 2.
+  int32_t entries_;    ///< Offset of the entries.
+  int32_t bounds_ = 0; ///< Not direct: min, then max, then the table.
+  /// decodesBytePlanes(): the four planes (byte k of the 16 entries, in
+  /// both halves), the low-bits mask and vpermd's order; else −1.
+  int32_t bytePlanes_ = -1;
+  X86LookupTables tables_;
+};
+
+} // namespace qjit::asmjit_backend
+
+#endif // QJIT_JIT_ASMJIT_X86QUANTILESTORAGE_H
