@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,18 +42,24 @@ protected:
     backend_ = std::move(*backend);
   }
 
-  /// Checks every spec of the sweep the backend compiles; returns how
-  /// many it compiled. Unsupported specs must say so.
-  size_t checkSweep(const SweepAxes &axes) {
+  /// Checks every spec of the sweep the backend compiles (only packed
+  /// ones with `packedOnly`); returns how many it compiled. Unsupported
+  /// specs must say so.
+  size_t checkSweep(const SweepAxes &axes, bool packedOnly = false) {
     size_t compiled = 0;
     for (const KernelSpec &spec : testing::specSweep(axes)) {
+      if (packedOnly && !spec.storage.packed)
+        continue;
       Expected<CompiledCode> code = backend_->compile(spec);
       if (!code) {
         EXPECT_EQ(code.status().code(), ErrorCode::Unsupported)
             << spec.canonicalString() << ": " << code.status().message();
         continue;
       }
-      EXPECT_EQ(code->isa, GetParam());
+      // Packed storage runs the AVX2 code path at every level.
+      EXPECT_EQ(code->isa, spec.storage.packed
+                               ? std::min(GetParam(), IsaLevel::Avx2)
+                               : GetParam());
       ++compiled;
       KernelTester tester(spec, qjit::testing::testSeed(),
                           {.lanes = 64, .largeSize = 4099});
@@ -112,6 +119,46 @@ TEST_P(AsmjitKernelTest, EveryLayout) {
                 {ScaleOp::Divide, ZeroPointOrder::AfterRounding,
                  RoundingMode::TowardZero}};
   EXPECT_GT(checkSweep(axes), 0u);
+}
+
+/// Packed 1-, 2- and 4-bit storage, every op: layouts whose runs start
+/// inside a byte (per-element tables of odd periods, odd and dynamic
+/// blocks) or on one (blocks of 32, the GPTQ shape), tails ending inside a
+/// byte, expressed types, parameter sources and qcast knob families.
+TEST_P(AsmjitKernelTest, PackedEveryLayout) {
+  SweepAxes axes;
+  axes.ops = {KernelOp::QCast, KernelOp::DCast, KernelOp::SCast};
+  axes.widths = {1, 2, 4};
+  axes.narrowBounds = true;
+  axes.layouts = testing::representativeLayouts();
+  LayoutSpec blocks32, oddBlocks;
+  blocks32.kind = oddBlocks.kind = LayoutSpec::Kind::PerAxis;
+  blocks32.channels = 6;
+  blocks32.inner = 32;
+  oddBlocks.channels = 3;
+  oddBlocks.inner = 37;
+  axes.layouts.push_back(blocks32);
+  axes.layouts.push_back(oddBlocks);
+  axes.runtimeParams = {false, true};
+  axes.knobs = {QuantKnobs{},
+                {ScaleOp::Reciprocal, ZeroPointOrder::AfterRounding,
+                 RoundingMode::NearestAway}};
+  // (3 widths × 2 signs × 2 bounds, less 1-bit narrow bounds) × 9 layouts
+  // × (qcast: 2 knob sets × 2 parameter sources, less after-rounding with
+  // runtime zero points; dcast and scast: 2 parameter sources).
+  EXPECT_EQ(checkSweep(axes, /*packedOnly=*/true),
+            (3u * 2 * 2 - 2) * 9 * (2 * 2 - 1 + 2 + 2));
+}
+
+TEST_P(AsmjitKernelTest, PackedExpressedTypes) {
+  SweepAxes axes;
+  axes.ops = {KernelOp::QCast, KernelOp::DCast};
+  axes.widths = {1, 2, 4};
+  axes.expressed = {ValueType::F16, ValueType::BF16};
+  axes.layouts = {LayoutSpec{}, testing::representativeLayouts()[2]};
+  axes.runtimeParams = {false, true};
+  axes.knobs = testing::allKnobs();
+  EXPECT_GT(checkSweep(axes, /*packedOnly=*/true), 0u);
 }
 
 TEST_P(AsmjitKernelTest, OutputsBeyondTheCachesStreamExactly) {

@@ -51,7 +51,7 @@ void configureListingLogger(asmjit::StringLogger &logger) {
 
 Expected<std::string> x86Assembly(const KernelSpec &spec, IsaLevel level,
                                   const AsmOptions &options) {
-  X86Isa isa(level);
+  X86Isa isa(x86KernelIsaLevel(spec, level));
   asmjit::CodeHolder code;
   code.init(asmjit::Environment(asmjit::Arch::kX64));
   asmjit::StringLogger logger;
@@ -66,7 +66,7 @@ Expected<std::string> x86Assembly(const KernelSpec &spec, IsaLevel level,
   std::string triple =
       options.triple.empty() ? "x86_64-linux-gnu" : options.triple;
   return listingHeader(spec,
-                       "asmjit (isa " + std::string(isaLevelName(level)) + ")",
+                       "asmjit (isa " + std::string(isaLevelName(isa.level())) + ")",
                        triple + " (Intel syntax)", features) +
          logger.data();
 }

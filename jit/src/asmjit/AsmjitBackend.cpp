@@ -66,7 +66,7 @@ public:
         });
     compiled.codeBytes = code.codeSize();
     compiled.backend = "asmjit";
-    compiled.isa = isa_;
+    compiled.isa = x86KernelIsaLevel(spec, isa_);
     auto elapsed = std::chrono::steady_clock::now() - start;
     detail::finishKernel(
         spec, compiled,

@@ -26,8 +26,8 @@ bool x86SupportsExpressed(ValueType type) {
 }
 
 bool x86SupportsStorage(const StorageSpec &storage) {
-  return storage.kind == StorageType::Kind::Integer && !storage.packed &&
-         storage.bits >= 1 && storage.bits <= 24;
+  return storage.kind == StorageType::Kind::Integer && storage.bits >= 1 &&
+         storage.bits <= 24;
 }
 
 void emitLoadExpressed(x86::Assembler &a, const X86Isa &, ValueType type,

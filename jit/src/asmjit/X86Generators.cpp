@@ -4,6 +4,7 @@
 #include "AsmjitAssembly.h"
 #include "X86Conversions.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 
@@ -37,7 +38,7 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
             "); the runtime should fall back to the llvm backend or the "
             "reference");
   if (!x86SupportsStorage(spec.storage))
-    return unsupported("storage other than unpacked integers of 1..24 bits");
+    return unsupported("storage other than integers of 1..24 bits");
   if (spec.op != KernelOp::SCast && !x86SupportsExpressed(spec.expressed))
     return unsupported(std::string(valueTypeName(spec.expressed)) +
                        " expressed values");
@@ -47,6 +48,10 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
     return unsupported("after-rounding qcast with runtime zero points or "
                        "baked ones beyond ±2^24 (the exact int64 sum)");
   return Status::ok();
+}
+
+IsaLevel x86KernelIsaLevel(const KernelSpec &spec, IsaLevel level) {
+  return spec.storage.packed ? std::min(level, IsaLevel::Avx2) : level;
 }
 
 void generateX86Kernel(x86::Assembler &a, const X86Isa &isa,
@@ -72,7 +77,8 @@ Status assembleX86Kernel(asmjit::CodeHolder &code, const X86Isa &isa,
   code.setErrorHandler(&errors);
   {
     x86::Assembler assembler(&code);
-    generateX86Kernel(assembler, isa, spec);
+    generateX86Kernel(assembler, X86Isa(x86KernelIsaLevel(spec, isa.level())),
+                      spec);
   }
   // `errors` dies here; CodeHolder's own calls report by return value.
   code.resetErrorHandler();

@@ -19,6 +19,11 @@ namespace qjit::asmjit_backend {
 /// ErrorCode::Unsupported saying what is missing.
 Status checkX86Support(const KernelSpec &spec, const X86Isa &isa);
 
+/// The level `spec`'s kernel is generated for at `level`: packed storage
+/// uses the AVX2 code path on AVX-512 hosts too (X86PackedCodes is VEX
+/// only; it is the code this project can run and test).
+IsaLevel x86KernelIsaLevel(const KernelSpec &spec, IsaLevel level);
+
 /// Emits the kernel for `spec` (checkX86Support must have passed).
 void generateX86Quantize(x86::Assembler &a, const X86Isa &isa,
                          const KernelSpec &spec);
@@ -31,7 +36,8 @@ void generateX86StorageCast(x86::Assembler &a, const X86Isa &isa,
 void generateX86Kernel(x86::Assembler &a, const X86Isa &isa,
                        const KernelSpec &spec);
 
-/// Checks `spec` against `isa`, then emits its kernel into `code`, which the
+/// Checks `spec` against `isa`, then emits its kernel (at
+/// x86KernelIsaLevel) into `code`, which the
 /// caller has initialized (and may have given a logger). The first assembler
 /// error comes back as a Status.
 Status assembleX86Kernel(asmjit::CodeHolder &code, const X86Isa &isa,

@@ -26,6 +26,14 @@ public:
   /// Bytes one element occupies in the source and destination buffers.
   virtual unsigned srcBytes() const = 0;
   virtual unsigned dstBytes() const = 0;
+  /// Non-zero: that buffer holds packed codes of 1, 2 or 4 bits
+  /// (X86PackedCodes; AVX2 only) instead of srcBytes() / dstBytes() per
+  /// element. A vector then covers lanes()·bits/8 bytes.
+  virtual unsigned srcPackedBits() const { return 0; }
+  virtual unsigned dstPackedBits() const { return 0; }
+  /// Bytes of one vector of elements in the source and destination.
+  int32_t srcVectorBytes() const;
+  int32_t dstVectorBytes() const;
   /// Kernel-wide constants, emitted once after the prologue.
   virtual void emitConstants(x86::Assembler &a) = 0;
   /// The parameters of parameter number reg::paramIndex, at each run start;

@@ -16,14 +16,20 @@
 // fails. In that mode vec(reg::kScale) holds fl(1/s) and the division
 // (rare) reloads s per vector.
 //
+// Packed storage stores its codes through X86PackedCodes: the checked
+// mode's 32 packed bytes become 4·bits bytes, and the exact mode's main
+// loop converts four vectors before one group store.
+//
 //===----------------------------------------------------------------------===//
 #include "X86Conversions.h"
 #include "X86Generators.h"
 #include "X86KernelFrame.h"
+#include "X86PackedCodes.h"
 #include "X86Parameters.h"
 
 #include "CheckedReciprocal.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -53,6 +59,8 @@ public:
                                         spec.knobs.scaleOp == ScaleOp::Divide
                                             ? ScaleUse::Divide
                                             : ScaleUse::MultiplyByReciprocal) {
+    if (spec.storage.packed)
+      packed_.emplace(spec.storage.bits, spec.storage.isSigned);
     planClamp();
     planChecked();
   }
@@ -62,6 +70,9 @@ public:
   unsigned lanes() const override { return isa_.vectorBytes() / 4; }
   unsigned srcBytes() const override { return valueTypeBytes(spec_.expressed); }
   unsigned dstBytes() const override { return spec_.storage.containerBytes(); }
+  unsigned dstPackedBits() const override {
+    return packed_ ? packed_->bits() : 0;
+  }
 
   void emitConstants(x86::Assembler &a) override {
     if (checked_) {
@@ -102,6 +113,8 @@ public:
       a.jmp(division.back);
     }
     params_.emitData(a);
+    if (packed_)
+      packed_->emitData(a);
     if (!checked_)
       return;
     // The half-away constant as a full vector, then vpermd's dword order
@@ -116,6 +129,16 @@ public:
 
   void emitUnrolled(x86::Assembler &a, const x86::Mem &src,
                     const x86::Mem &dst) override {
+    if (!checked_ && packed_) {
+      std::array<x86::Vec, reg::kUnroll> v;
+      for (unsigned j = 0; j < reg::kUnroll; ++j) {
+        v[j] = isa_.vec(reg::kWork + j);
+        emitQuantize(a, j, src.cloneAdjusted(int32_t(j) * srcVectorBytes()),
+                     false);
+      }
+      packed_->emitStoreGroup(a, dst, v); // Lanes are within the bounds.
+      return;
+    }
     if (!checked_) {
       X86VectorBody::emitUnrolled(a, src, dst);
       return;
@@ -144,7 +167,11 @@ public:
                            : a.vpackuswb(result[0], result[0], result[2]);
     a.vmovdqu(fail[0], dataAt(32));
     a.vpermd(result[0], fail[0], result[0]);
-    streamingStores_ ? a.vmovntdq(dst, result[0]) : a.vmovdqu(dst, result[0]);
+    if (packed_)
+      packed_->emitStoreBytes(a, dst, result[0], fail[1]);
+    else
+      streamingStores_ ? a.vmovntdq(dst, result[0])
+                       : a.vmovdqu(dst, result[0]);
     a.bind(done);
     divisions_.push_back({divide, done, src, dst});
   }
@@ -153,6 +180,20 @@ public:
 
   void emitVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
                   const x86::Mem &dst, bool masked) override {
+    x86::Vec v = isa_.vec(reg::kWork + slot), t = isa_.vec(reg::kTemp + slot);
+    emitQuantize(a, slot, src, masked);
+    if (packed_)
+      packed_->emitStore(a, dst, v, t);
+    else
+      emitStoreStored(a, isa_, spec_.storage, dst, v, t, masked,
+                      Narrowing::Saturate);
+  }
+
+private:
+  /// Expressed values at `src` to i32 stored values in vec(kWork + slot)
+  /// (within the bounds on AVX2; AVX-512 stores may saturate them).
+  void emitQuantize(x86::Assembler &a, unsigned slot, const x86::Mem &src,
+                    bool masked) {
     x86::Vec v = isa_.vec(reg::kWork + slot), t = isa_.vec(reg::kTemp + slot);
     emitLoadExpressed(a, isa_, spec_.expressed, v, src, masked);
     emitScale(a, slot, v, t);
@@ -169,11 +210,8 @@ public:
       emitClamp(a, v);
       a.vcvttps2dq(v, v);
     }
-    emitStoreStored(a, isa_, spec_.storage, dst, v, t, masked,
-                    Narrowing::Saturate);
   }
 
-private:
   void emitLimits(x86::Assembler &a) {
     emitBroadcastImmediate(a, isa_, isa_.vec(fast::kLimit),
                            floatBits(checked_->limit));
@@ -349,6 +387,7 @@ private:
     x86::Mem src, dst;
   };
   std::vector<Division> divisions_;
+  std::optional<X86PackedCodes> packed_;
   bool checkedClampLow_ = true;
   asmjit::Label dataLabel_;
 };
