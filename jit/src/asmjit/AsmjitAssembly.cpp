@@ -66,7 +66,8 @@ Expected<std::string> x86Assembly(const KernelSpec &spec, IsaLevel level,
   std::string triple =
       options.triple.empty() ? "x86_64-linux-gnu" : options.triple;
   return listingHeader(spec,
-                       "asmjit (isa " + std::string(isaLevelName(isa.level())) + ")",
+                       "asmjit (isa " + std::string(isaLevelName(isa.level())) +
+                           ")",
                        triple + " (Intel syntax)", features) +
          logger.data();
 }

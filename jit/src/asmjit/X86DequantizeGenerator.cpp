@@ -65,8 +65,8 @@ public:
     std::array<x86::Vec, reg::kUnroll> v;
     for (unsigned j = 0; j < reg::kUnroll; ++j)
       v[j] = isa_.vec(reg::kWork + j);
-    packed_->emitLoadGroup(a, v, isa_.vec(reg::kTemp),
-                           isa_.vec(reg::kTemp + 1), src);
+    packed_->emitLoadGroup(a, v, isa_.vec(reg::kTemp), isa_.vec(reg::kTemp + 1),
+                           src);
     for (unsigned j = 0; j < reg::kUnroll; ++j)
       emitDequantize(a, j, v[j],
                      dst.cloneAdjusted(int32_t(j) * dstVectorBytes()), false);

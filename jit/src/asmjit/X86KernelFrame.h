@@ -7,6 +7,18 @@
 // buffer on AVX2 so nothing past either buffer is touched) and an epilogue.
 // A kernel family plugs its per-vector work in as an X86VectorBody.
 //
+// Packed sub-byte storage (X86PackedCodes): a vector of 8 codes is whole
+// bytes, so runs that start on a byte keep the vector loops unchanged
+// (blocks of 32 4-bit codes: one 16-byte group per run, parameters
+// broadcast per block). Only the tail and, where the layout's runs are not
+// whole bytes (a block, period or dynamic extent that is no multiple of
+// 8/bits), a run's head up to the next byte go through a bit-exact
+// red-zone path: it reads only the bytes holding the elements, keeps the
+// bits of earlier elements in a shared byte and writes the padding of the
+// last byte as zero. This covers every layout and parameter source
+// (per-element tables cannot: runtime parameters and dynamic extents have
+// none) at the cost of a short head per misaligned run.
+//
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_ASMJIT_X86KERNELFRAME_H
 #define QJIT_JIT_ASMJIT_X86KERNELFRAME_H

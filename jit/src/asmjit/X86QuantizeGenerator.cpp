@@ -170,8 +170,7 @@ public:
     if (packed_)
       packed_->emitStoreBytes(a, dst, result[0], fail[1]);
     else
-      streamingStores_ ? a.vmovntdq(dst, result[0])
-                       : a.vmovdqu(dst, result[0]);
+      streamingStores_ ? a.vmovntdq(dst, result[0]) : a.vmovdqu(dst, result[0]);
     a.bind(done);
     divisions_.push_back({divide, done, src, dst});
   }

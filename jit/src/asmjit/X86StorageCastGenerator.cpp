@@ -58,8 +58,7 @@ private:
   }
 
   /// Copies 1, 2, 4, 8 or 16 bytes.
-  void emitCopy(x86::Assembler &a, x86::Mem src, x86::Mem dst,
-                unsigned bytes) {
+  void emitCopy(x86::Assembler &a, x86::Mem src, x86::Mem dst, unsigned bytes) {
     if (bytes == 16) {
       a.vmovdqu(x86::xmm(reg::kWork), src);
       a.vmovdqu(dst, x86::xmm(reg::kWork));
