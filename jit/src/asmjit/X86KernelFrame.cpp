@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <numeric>
 #include <vector>
 
 namespace qjit::asmjit_backend {
@@ -135,9 +136,7 @@ private:
     if (levels_.empty())
       return true;
     if (!nested) { // One run per period.
-      run = 1;
-      for (const NestLevel &level : levels_)
-        run *= level.grid * level.block;
+      run = tablePeriod();
     } else if (levels_.back().extentIndex < 0) {
       run = levels_.back().block;
     }
@@ -201,11 +200,19 @@ private:
     a_.bind(regular);
   }
 
-  /// One run per period, parameters from per-element tables.
-  void emitPeriods() {
+  /// The elements per-element parameter tables cover: one layout period,
+  /// or with packed codes lcm(period, 8), so that every table run starts
+  /// on a byte (X86Parameters builds the tables alike).
+  int64_t tablePeriod() const {
     int64_t period = 1;
     for (const NestLevel &level : levels_)
       period *= level.grid * level.block;
+    return packedSides_.empty() ? period : std::lcm(period, int64_t(8));
+  }
+
+  /// One run per table period, parameters from per-element tables.
+  void emitPeriods() {
+    int64_t period = tablePeriod();
     Label top = a_.newLabel();
     a_.bind(top);
     a_.test(reg::remaining, reg::remaining);

@@ -10,9 +10,10 @@
 // Packed sub-byte storage (X86PackedCodes): a vector of 8 codes is whole
 // bytes, so runs that start on a byte keep the vector loops unchanged
 // (blocks of 32 4-bit codes: one 16-byte group per run, parameters
-// broadcast per block). Only the tail and, where the layout's runs are not
-// whole bytes (a block, period or dynamic extent that is no multiple of
-// 8/bits), a run's head up to the next byte go through a bit-exact
+// broadcast per block; per-element tables cover lcm(period, 8) elements).
+// Only the tail and, where the layout's runs are not whole bytes (a block
+// or dynamic extent that is no multiple of 8/bits), a run's head up to the
+// next byte go through a bit-exact
 // red-zone path: it reads only the bytes holding the elements, keeps the
 // bits of earlier elements in a shared byte and writes the padding of the
 // last byte as zero. This covers every layout and parameter source
@@ -53,8 +54,9 @@ public:
   /// per period.
   virtual void emitParameters(x86::Assembler &a) = 0;
   /// Non-zero: parameters are per-element tables covering one layout
-  /// period, read through reg::paramIndex as a cursor that advances this
-  /// many bytes per element (short runs would otherwise dominate).
+  /// period (packed codes: lcm(period, 8) elements), read through
+  /// reg::paramIndex as a cursor that advances this many bytes per element
+  /// (short runs would otherwise dominate).
   virtual unsigned parameterBytes() const { return 0; }
   /// Converts lanes() elements at src into dst using register slot `slot`
   /// (< reg::kUnroll). `masked`: only the lanes in reg::tailMask exist.
