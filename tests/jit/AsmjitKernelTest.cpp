@@ -11,11 +11,17 @@
 
 #include "qjit/Backend.h"
 #include "qjit/Isa.h"
+#include "qjit/Reference.h"
 
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -159,6 +165,51 @@ TEST_P(AsmjitKernelTest, PackedExpressedTypes) {
   axes.runtimeParams = {false, true};
   axes.knobs = testing::allKnobs();
   EXPECT_GT(checkSweep(axes, /*packedOnly=*/true), 0u);
+}
+
+/// Packed sources that end right before an inaccessible page: no read
+/// goes past the buffer (the tester's guard bytes only see writes).
+TEST_P(AsmjitKernelTest, PackedReadsStopAtTheBufferEnd) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  void *mapped = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(mapped, MAP_FAILED);
+  uint8_t *pageEnd = static_cast<uint8_t *>(mapped) + page;
+  ASSERT_EQ(mprotect(pageEnd, page, PROT_NONE), 0);
+  std::mt19937_64 rng(qjit::testing::testSeed());
+  SweepAxes axes;
+  axes.ops = {KernelOp::DCast, KernelOp::SCast};
+  axes.widths = {1, 2, 4};
+  LayoutSpec oddBlocks; // Runs that start inside a byte.
+  oddBlocks.kind = LayoutSpec::Kind::PerAxis;
+  oddBlocks.channels = 3;
+  oddBlocks.inner = 37;
+  axes.layouts = {LayoutSpec{}, testing::representativeLayouts()[2], oddBlocks};
+  for (const KernelSpec &spec : testing::specSweep(axes)) {
+    if (!spec.storage.packed)
+      continue;
+    Expected<CompiledCode> code = backend_->compile(spec);
+    ASSERT_TRUE(code) << code.status().message();
+    auto kernel = reinterpret_cast<KernelFn>(code->entry);
+    size_t period =
+        static_cast<size_t>(spec.layout.kind == LayoutSpec::Kind::PerAxis
+                                ? spec.layout.channels * spec.layout.inner
+                                : 1);
+    for (size_t n = 0; n <= std::max<size_t>(80, 3 * period); n += period) {
+      size_t inBytes = storageBytes(spec.storage, n);
+      size_t outBytes = spec.op == KernelOp::DCast
+                            ? expressedBytes(spec.expressed, n)
+                            : inBytes;
+      uint8_t *src = pageEnd - inBytes;
+      for (size_t b = 0; b < inBytes; ++b)
+        src[b] = static_cast<uint8_t>(rng());
+      std::vector<uint8_t> expected(outBytes), actual(outBytes);
+      ASSERT_TRUE(runReference(spec, src, expected.data(), n));
+      kernel(src, actual.data(), n);
+      ASSERT_EQ(actual, expected) << spec.canonicalString() << " n=" << n;
+    }
+  }
+  munmap(mapped, 2 * page);
 }
 
 TEST_P(AsmjitKernelTest, OutputsBeyondTheCachesStreamExactly) {
