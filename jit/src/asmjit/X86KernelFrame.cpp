@@ -404,8 +404,8 @@ private:
   // byte) between runs in that mode: user-space addresses leave the 3 bits
   // this needs.
 
-  /// Red-zone slots (below the tail buffers' 32 bytes at rsp - 64 and
-  /// rsp - 128).
+  /// Red-zone slots above the tail buffers (at most 32 bytes each at
+  /// rsp - 128 and rsp - 64).
   static x86::Mem savedRunCount() { return x86::qword_ptr(x86::rsp, -8); }
   static x86::Mem savedParams() { return x86::qword_ptr(x86::rsp, -16); }
 
