@@ -3,8 +3,9 @@
 // Loads broadcast a vector's `bits` bytes to every dword and shift each
 // lane's code to the top (vpsllvd), then back down with sign or zero
 // extension: two shifts for 8 codes. The 4-bit group load splits 16 bytes
-// into low and high nibbles, interleaves them into 32 bytes in element
-// order and widens 8 bytes per vector (vpmovsx/zxbd), like an 8-bit load.
+// into low and high nibbles (signed ones sign-extended by a vpshufb
+// table), interleaves them into 32 bytes in element order and widens 8
+// bytes per vector (vpmovsx/zxbd), like an 8-bit load.
 // Stores pack lanes to bytes (saturating packs and a dword permutation, as
 // 8-bit storage does), then merge neighbouring codes with multiply-adds
 // (4 and 2 bits) or collect the low bits with vpmovmskb (1 bit).
@@ -18,12 +19,12 @@ namespace qjit::asmjit_backend {
 
 namespace {
 /// Offsets in the constant block (32 bytes each).
-constexpr int32_t kShiftCounts = 0;   ///< Dwords 32 - bits - bits·i.
-constexpr int32_t kPermutation = 32;  ///< Dwords 0, 4, 1, 5, 2, 6, 3, 7.
-constexpr int32_t kCodeMask = 64;     ///< Bytes 2^bits - 1.
-constexpr int32_t kSignBit = 96;      ///< Bytes 2^(bits-1).
-constexpr int32_t kByteWeights = 128; ///< Bytes 1, 2^bits, 1, 2^bits, ...
-constexpr int32_t kWordWeights = 160; ///< Words 1, 16, ... (2-bit codes).
+constexpr int32_t kShiftCounts = 0;     ///< Dwords 32 - bits - bits·i.
+constexpr int32_t kPermutation = 32;    ///< Dwords 0, 4, 1, 5, 2, 6, 3, 7.
+constexpr int32_t kCodeMask = 64;       ///< Bytes 2^bits - 1.
+constexpr int32_t kByteWeights = 96;    ///< Bytes 1, 2^bits, 1, 2^bits, ...
+constexpr int32_t kWordWeights = 128;   ///< Words 1, 16, ... (2-bit codes).
+constexpr int32_t kSignedNibbles = 160; ///< Bytes n sign-extended, n < 16.
 constexpr int32_t kDataBytes = 192;
 } // namespace
 
@@ -67,11 +68,10 @@ void X86PackedCodes::emitLoadGroup(x86::Assembler &a,
   a.vpand(low, low, data(kCodeMask));
   a.vpand(high, high, data(kCodeMask));
   if (isSigned_) {
-    // (n ^ 8) - 8 sign-extends a nibble within its byte.
-    for (const x86::Xmm &x : {low, high}) {
-      a.vpxor(x, x, data(kSignBit));
-      a.vpsubb(x, x, data(kSignBit));
-    }
+    // Each nibble's byte, sign-extended, from a 16-entry table.
+    a.vmovdqu(v[1].xmm(), data(kSignedNibbles));
+    a.vpshufb(low, v[1].xmm(), low);
+    a.vpshufb(high, v[1].xmm(), high);
   }
   a.vpunpcklbw(v[0].xmm(), low, high); // Codes 0..15, one per byte.
   a.vpunpckhbw(v[2].xmm(), low, high); // Codes 16..31.
@@ -171,9 +171,10 @@ void X86PackedCodes::emitData(x86::Assembler &a) {
   }
   for (unsigned i = 0; i < 32; ++i) {
     block[kCodeMask + i] = static_cast<uint8_t>((1u << bits_) - 1);
-    block[kSignBit + i] = static_cast<uint8_t>(1u << (bits_ - 1));
     block[kByteWeights + i] = static_cast<uint8_t>(i % 2 ? 1u << bits_ : 1u);
   }
+  for (unsigned n = 0; n < 16; ++n)
+    block[kSignedNibbles + n] = static_cast<uint8_t>(n < 8 ? n : n - 16);
   a.align(asmjit::AlignMode::kData, 32);
   a.bind(data_);
   a.embed(block, sizeof(block));
