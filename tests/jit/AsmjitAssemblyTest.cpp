@@ -221,6 +221,39 @@ TEST_F(AsmjitAssemblyTest, Nf4ReadsTablesWithPermutesAtAvx2) {
               HasSubstr("vblendvps"));
 }
 
+/// Packed i4 in blocks of 32 along the last axis (the GPTQ / AWQ shape).
+KernelSpec packedInt4Blocks32(KernelOp op) {
+  KernelSpec spec = specOf("!quant.uniform<i4:f32, 0.5:1>", op);
+  EXPECT_TRUE(spec.storage.packed);
+  spec.layout.kind = LayoutSpec::Kind::PerAxis;
+  spec.layout.channels = 4;
+  spec.layout.inner = 32;
+  spec.params.scales = {0.5, 0.25, 0.75, 1.5};
+  spec.params.zeroPoints = {1, 0, -2, 3};
+  return spec;
+}
+
+TEST_F(AsmjitAssemblyTest, PackedInt4Blocks32RunsAvx2CodeWithGroupedNibbles) {
+  // AVX2 code at both levels; a block is one 16-byte load split into
+  // nibbles, widened like 8-bit storage; stores merge nibble pairs.
+  KernelSpec dcast = packedInt4Blocks32(KernelOp::DCast);
+  KernelSpec qcast = packedInt4Blocks32(KernelOp::QCast);
+  for (const std::string &text : {avx512(dcast), avx2(dcast)}) {
+    EXPECT_THAT(text, HasSubstr("asmjit (isa avx2)"));
+    EXPECT_THAT(text, Not(HasSubstr("zmm")));
+    EXPECT_THAT(text, Not(HasSubstr("{k")));
+    EXPECT_THAT(text, HasSubstr("vbroadcastss ymm8"));
+    EXPECT_THAT(text, HasSubstr("vmovdqu xmm4, [rdi]"));
+    EXPECT_THAT(text, HasSubstr("vpunpcklbw xmm0"));
+    EXPECT_THAT(text, HasSubstr("vpmovsxbd ymm3, xmm3"));
+  }
+  for (const std::string &text : {avx512(qcast), avx2(qcast)}) {
+    EXPECT_THAT(text, Not(HasSubstr("zmm")));
+    EXPECT_THAT(text, HasSubstr("vpmaddubsw"));
+    EXPECT_THAT(text, HasSubstr("vpermq"));
+  }
+}
+
 TEST_F(AsmjitAssemblyTest, AArch64QuantizeUsesNeonConvertsAndNarrows) {
   std::string text = aarch64(specOf(kI8, KernelOp::QCast));
   EXPECT_THAT(text, HasSubstr("# target: aarch64-linux-gnu"));

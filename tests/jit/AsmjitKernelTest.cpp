@@ -12,11 +12,18 @@
 
 #include "qjit/Backend.h"
 #include "qjit/Isa.h"
+#include "qjit/Reference.h"
 #include "qjit/TypeParser.h"
 
 #include <gtest/gtest.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdint>
 #include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -43,23 +50,29 @@ protected:
     backend_ = std::move(*backend);
   }
 
-  /// Checks every spec of the sweep the backend compiles; returns how
-  /// many it compiled. Unsupported specs must say so. Runtime zero points
-  /// span all of int64 (the exact after-rounding sum).
-  size_t checkSweep(const SweepAxes &axes,
+  /// Checks every spec of the sweep the backend compiles (only packed
+  /// ones with `packedOnly`); returns how many it compiled. Unsupported
+  /// specs must say so. Runtime zero points span all of int64 (the exact
+  /// after-rounding sum).
+  size_t checkSweep(const SweepAxes &axes, bool packedOnly = false,
                     KernelTester::Options options = {.lanes = 64,
                                                      .largeSize = 4099,
                                                      .wideZeroPoints = true}) {
     size_t compiled = 0;
     for (const KernelSpec &spec : testing::specSweep(axes)) {
+      if (packedOnly && !spec.storage.packed)
+        continue;
       Expected<CompiledCode> code = backend_->compile(spec);
       if (!code) {
         EXPECT_EQ(code.status().code(), ErrorCode::Unsupported)
             << spec.canonicalString() << ": " << code.status().message();
         continue;
       }
-      // At most the requested level (some kernels are AVX2 code only).
+      // At most the requested level (some kernels are AVX2 code only,
+      // packed storage among them).
       EXPECT_LE(code->isa, GetParam());
+      if (spec.storage.packed)
+        EXPECT_EQ(code->isa, std::min(GetParam(), IsaLevel::Avx2));
       ++compiled;
       KernelTester tester(spec, qjit::testing::testSeed(), options);
       EXPECT_TRUE(tester.check(code->entry)) << spec.canonicalString();
@@ -110,9 +123,10 @@ TEST_P(AsmjitKernelTest, DoubleExpressedEveryKnob) {
   axes.knobs = testing::allKnobs();
   axes.runtimeParams = {false, true};
   // 3 widths × 2 signs × 2 bounds × 2 parameter kinds × (12 qcast + dcast).
-  EXPECT_EQ(checkSweep(
-                axes, {.lanes = 32, .largeSize = 1031, .wideZeroPoints = true}),
-            3u * 2 * 2 * 2 * 13);
+  EXPECT_EQ(
+      checkSweep(axes, /*packedOnly=*/false,
+                 {.lanes = 32, .largeSize = 1031, .wideZeroPoints = true}),
+      3u * 2 * 2 * 2 * 13);
 }
 
 // Zero points of a type may be any int64: the after-rounding sum is exact
@@ -187,6 +201,91 @@ TEST_P(AsmjitKernelTest, RunsOfWholeUnrolledIterations) {
                 {ScaleOp::Reciprocal, ZeroPointOrder::BeforeRounding,
                  RoundingMode::NearestAway}};
   EXPECT_EQ(checkSweep(axes), 5u * 2 * (2 + 1));
+}
+
+/// Packed 1-, 2- and 4-bit storage, every op: layouts whose runs start
+/// inside a byte (per-element tables of odd periods, odd and dynamic
+/// blocks) or on one (blocks of 32, the GPTQ shape), tails ending inside a
+/// byte, expressed types, parameter sources and qcast knob families.
+TEST_P(AsmjitKernelTest, PackedEveryLayout) {
+  SweepAxes axes;
+  axes.ops = {KernelOp::QCast, KernelOp::DCast, KernelOp::SCast};
+  axes.widths = {1, 2, 4};
+  axes.narrowBounds = true;
+  axes.layouts = testing::representativeLayouts();
+  LayoutSpec blocks32, oddBlocks;
+  blocks32.kind = oddBlocks.kind = LayoutSpec::Kind::PerAxis;
+  blocks32.channels = 6;
+  blocks32.inner = 32;
+  oddBlocks.channels = 3;
+  oddBlocks.inner = 37;
+  axes.layouts.push_back(blocks32);
+  axes.layouts.push_back(oddBlocks);
+  axes.runtimeParams = {false, true};
+  axes.knobs = {QuantKnobs{},
+                {ScaleOp::Reciprocal, ZeroPointOrder::AfterRounding,
+                 RoundingMode::NearestAway}};
+  // (3 widths × 2 signs × 2 bounds, less 1-bit narrow bounds) × 9 layouts
+  // × (qcast: 2 knob sets × 2 parameter sources, less after-rounding with
+  // runtime zero points; dcast and scast: 2 parameter sources).
+  EXPECT_EQ(checkSweep(axes, /*packedOnly=*/true),
+            (3u * 2 * 2 - 2) * 9 * (2 * 2 - 1 + 2 + 2));
+}
+
+TEST_P(AsmjitKernelTest, PackedExpressedTypes) {
+  SweepAxes axes;
+  axes.ops = {KernelOp::QCast, KernelOp::DCast};
+  axes.widths = {1, 2, 4};
+  axes.expressed = {ValueType::F16, ValueType::BF16};
+  axes.layouts = {LayoutSpec{}, testing::representativeLayouts()[2]};
+  axes.runtimeParams = {false, true};
+  axes.knobs = testing::allKnobs();
+  EXPECT_GT(checkSweep(axes, /*packedOnly=*/true), 0u);
+}
+
+/// Packed sources that end right before an inaccessible page: no read
+/// goes past the buffer (the tester's guard bytes only see writes).
+TEST_P(AsmjitKernelTest, PackedReadsStopAtTheBufferEnd) {
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  void *mapped = mmap(nullptr, 2 * page, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  ASSERT_NE(mapped, MAP_FAILED);
+  uint8_t *pageEnd = static_cast<uint8_t *>(mapped) + page;
+  ASSERT_EQ(mprotect(pageEnd, page, PROT_NONE), 0);
+  std::mt19937_64 rng(qjit::testing::testSeed());
+  SweepAxes axes;
+  axes.ops = {KernelOp::DCast, KernelOp::SCast};
+  axes.widths = {1, 2, 4};
+  LayoutSpec oddBlocks; // Runs that start inside a byte.
+  oddBlocks.kind = LayoutSpec::Kind::PerAxis;
+  oddBlocks.channels = 3;
+  oddBlocks.inner = 37;
+  axes.layouts = {LayoutSpec{}, testing::representativeLayouts()[2], oddBlocks};
+  for (const KernelSpec &spec : testing::specSweep(axes)) {
+    if (!spec.storage.packed)
+      continue;
+    Expected<CompiledCode> code = backend_->compile(spec);
+    ASSERT_TRUE(code) << code.status().message();
+    auto kernel = reinterpret_cast<KernelFn>(code->entry);
+    size_t period =
+        static_cast<size_t>(spec.layout.kind == LayoutSpec::Kind::PerAxis
+                                ? spec.layout.channels * spec.layout.inner
+                                : 1);
+    for (size_t n = 0; n <= std::max<size_t>(80, 3 * period); n += period) {
+      size_t inBytes = storageBytes(spec.storage, n);
+      size_t outBytes = spec.op == KernelOp::DCast
+                            ? expressedBytes(spec.expressed, n)
+                            : inBytes;
+      uint8_t *src = pageEnd - inBytes;
+      for (size_t b = 0; b < inBytes; ++b)
+        src[b] = static_cast<uint8_t>(rng());
+      std::vector<uint8_t> expected(outBytes), actual(outBytes);
+      ASSERT_TRUE(runReference(spec, src, expected.data(), n));
+      kernel(src, actual.data(), n);
+      ASSERT_EQ(actual, expected) << spec.canonicalString() << " n=" << n;
+    }
+  }
+  munmap(mapped, 2 * page);
 }
 
 TEST_P(AsmjitKernelTest, OutputsBeyondTheCachesStreamExactly) {

@@ -21,8 +21,8 @@ x86::Assembler &maskedStore(x86::Assembler &a, bool masked) {
 } // namespace
 
 bool x86SupportsStorage(const StorageSpec &storage) {
-  return storage.kind == StorageType::Kind::Integer && !storage.packed &&
-         storage.bits >= 1 && storage.bits <= 32;
+  return storage.kind == StorageType::Kind::Integer && storage.bits >= 1 &&
+         storage.bits <= 32;
 }
 
 void emitLoadExpressed(x86::Assembler &a, const X86Isa &, ValueType type,

@@ -16,7 +16,8 @@
 
 namespace qjit::asmjit_backend {
 
-/// True when the x86 generators handle this storage (unpacked integers).
+/// True when the x86 generators handle this integer storage (packed ones
+/// through X86PackedCodes).
 bool x86SupportsStorage(const StorageSpec &storage);
 
 /// Loads f32 lanes from expressed values (exact widening).

@@ -2,16 +2,21 @@
 //
 // Per vector: i32 lanes from the containers, converted to f32 (q rounded
 // to nearest-even beyond 2^24; u32 values as 2^16·hi + lo, two exact
-// terms and one rounding), (q − z) then · s, each one f32 rounding, then
-// one rounding to the expressed format. (f64 compute: X86WideGenerators.)
+// terms and one rounding; quantile entries through X86QuantileStorage),
+// (q − z) then · s, each one f32 rounding, then one rounding to the
+// expressed format. (f64 compute: X86WideGenerators.) Packed storage
+// loads its codes through X86PackedCodes, a group of four vectors at once
+// in the unrolled loop (one 16-byte load for 4-bit codes).
 //
 //===----------------------------------------------------------------------===//
 #include "X86Conversions.h"
 #include "X86Generators.h"
 #include "X86KernelFrame.h"
+#include "X86PackedCodes.h"
 #include "X86Parameters.h"
 #include "X86QuantileStorage.h"
 
+#include <array>
 #include <optional>
 
 namespace qjit::asmjit_backend {
@@ -24,6 +29,8 @@ public:
       : spec_(spec), isa_(isa), params_(spec, isa, ScaleUse::Multiply) {
     if (spec.storage.kind == StorageType::Kind::Quantile)
       quantile_.emplace(spec);
+    if (spec.storage.packed)
+      packed_.emplace(spec.storage.bits, spec.storage.isSigned);
   }
 
   void generate(x86::Assembler &a) { emitX86Kernel(a, isa_, spec_, *this); }
@@ -31,6 +38,9 @@ public:
   unsigned lanes() const override { return isa_.vectorBytes() / 4; }
   unsigned srcBytes() const override { return spec_.storage.containerBytes(); }
   unsigned dstBytes() const override { return valueTypeBytes(spec_.expressed); }
+  unsigned srcPackedBits() const override {
+    return packed_ ? packed_->bits() : 0;
+  }
 
   void emitConstants(x86::Assembler &a) override {
     if (unsignedValues())
@@ -44,12 +54,60 @@ public:
     params_.emitData(a);
     if (quantile_)
       quantile_->emitData(a);
+    if (packed_)
+      packed_->emitData(a);
   }
 
   void emitVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
                   const x86::Mem &dst, bool masked) override {
     x86::Vec v = isa_.vec(reg::kWork + slot);
-    emitLoadStored(a, isa_, spec_.storage, v, src, masked);
+    if (packed_)
+      packed_->emitLoad(a, v, src);
+    else
+      emitLoadStored(a, isa_, spec_.storage, v, src, masked);
+    emitValues(a, slot, v);
+    emitFinish(a, slot, v, dst, masked);
+  }
+
+  void emitUnrolled(x86::Assembler &a, const x86::Mem &src,
+                    const x86::Mem &dst) override {
+    std::array<x86::Vec, reg::kUnroll> values, temp;
+    for (unsigned j = 0; j < reg::kUnroll; ++j) {
+      values[j] = isa_.vec(reg::kWork + j);
+      temp[j] = isa_.vec(reg::kTemp + j);
+    }
+    if (packed_) {
+      packed_->emitLoadGroup(a, values, temp[0], temp[1], src);
+      for (unsigned j = 0; j < reg::kUnroll; ++j)
+        emitValues(a, j, values[j]);
+    } else if (quantile_ && quantile_->decodesBytePlanes()) {
+      // Quantile tables of one-byte containers decode a whole unrolled
+      // block with byte shuffles.
+      quantile_->emitDecodeBytePlanes(a, src, values.data(), temp.data());
+    } else {
+      X86VectorBody::emitUnrolled(a, src, dst);
+      return;
+    }
+    for (unsigned j = 0; j < reg::kUnroll; ++j)
+      emitFinish(a, j, values[j],
+                 dst.cloneAdjusted(int32_t(j) * dstVectorBytes()), false);
+  }
+
+  /// f32 outputs are the widest ones (4 bytes per 1-byte input).
+  bool canStreamStores() const override {
+    return spec_.expressed == ValueType::F32;
+  }
+
+private:
+  /// u32 integer storage: lanes above INT32_MAX must not convert as
+  /// negative.
+  bool unsignedValues() const {
+    return spec_.storage.kind == StorageType::Kind::Integer &&
+           !spec_.storage.isSigned && spec_.storage.bits == 32;
+  }
+
+  /// i32 lanes of stored values in `v` → f32 values (q, or the entry).
+  void emitValues(x86::Assembler &a, unsigned slot, const x86::Vec &v) {
     if (quantile_) {
       quantile_->emitDecode(a, v, isa_.vec(reg::kTemp + slot));
     } else if (unsignedValues()) {
@@ -64,39 +122,6 @@ public:
     } else {
       a.vcvtdq2ps(v, v);
     }
-    emitFinish(a, slot, v, dst, masked);
-  }
-
-  /// Quantile tables of one-byte containers decode a whole unrolled
-  /// block with byte shuffles.
-  void emitUnrolled(x86::Assembler &a, const x86::Mem &src,
-                    const x86::Mem &dst) override {
-    if (!quantile_ || !quantile_->decodesBytePlanes()) {
-      X86VectorBody::emitUnrolled(a, src, dst);
-      return;
-    }
-    x86::Vec values[reg::kUnroll], temp[reg::kUnroll];
-    for (unsigned j = 0; j < reg::kUnroll; ++j) {
-      values[j] = isa_.vec(reg::kWork + j);
-      temp[j] = isa_.vec(reg::kTemp + j);
-    }
-    quantile_->emitDecodeBytePlanes(a, src, values, temp);
-    for (unsigned j = 0; j < reg::kUnroll; ++j)
-      emitFinish(a, j, values[j],
-                 dst.cloneAdjusted(int32_t(j * lanes() * dstBytes())), false);
-  }
-
-  /// f32 outputs are the widest ones (4 bytes per 1-byte input).
-  bool canStreamStores() const override {
-    return spec_.expressed == ValueType::F32;
-  }
-
-private:
-  /// u32 integer storage: lanes above INT32_MAX must not convert as
-  /// negative.
-  bool unsignedValues() const {
-    return spec_.storage.kind == StorageType::Kind::Integer &&
-           !spec_.storage.isSigned && spec_.storage.bits == 32;
   }
 
   /// f32 values (q, or the entry) → (· − z) · s → stored expressed.
@@ -117,6 +142,7 @@ private:
   X86Isa isa_;
   X86Parameters params_;
   std::optional<X86QuantileDecoder> quantile_;
+  std::optional<X86PackedCodes> packed_;
 };
 
 } // namespace

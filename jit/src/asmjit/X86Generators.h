@@ -20,9 +20,10 @@ namespace qjit::asmjit_backend {
 Status checkX86Support(const KernelSpec &spec, const X86Isa &isa);
 
 /// The ISA level `spec`'s kernel is generated at: `isa`'s, except for the
-/// kernels written as AVX2 code only (this host cannot run AVX-512 code to
-/// test them): quantile storage (X86QuantileStorage.h), f64 lanes and the
-/// exact wide sums (x86NeedsWideLanes), dcast of storage wider than 24 bits.
+/// kernels written as AVX2 (VEX) code only, the code this project's hosts
+/// can run and test: packed storage (X86PackedCodes.h), quantile storage
+/// (X86QuantileStorage.h), f64 lanes and the exact wide sums
+/// (x86NeedsWideLanes), dcast of storage wider than 24 bits.
 X86Isa x86KernelIsa(const KernelSpec &spec, const X86Isa &isa);
 
 /// Emits the kernel for `spec` (checkX86Support must have passed).
@@ -41,13 +42,13 @@ bool x86NeedsWideLanes(const KernelSpec &spec);
 /// Emits such a kernel (qcast or dcast), AVX2 code at every ISA level.
 void generateX86Wide(x86::Assembler &a, const KernelSpec &spec);
 
-/// Dispatches on spec.op (and x86NeedsWideLanes).
-void generateX86Kernel(x86::Assembler &a, const X86Isa &isa,
+/// Dispatches on spec.op (and x86NeedsWideLanes), at x86KernelIsa.
+void generateX86Kernel(x86::Assembler &a, const X86Isa &level,
                        const KernelSpec &spec);
 
-/// Checks `spec` against `isa`, then emits its kernel into `code`, which the
-/// caller has initialized (and may have given a logger). The first assembler
-/// error comes back as a Status.
+/// Checks `spec` against `isa`, then emits its kernel (at x86KernelIsa)
+/// into `code`, which the caller has initialized (and may have given a
+/// logger). The first assembler error comes back as a Status.
 Status assembleX86Kernel(asmjit::CodeHolder &code, const X86Isa &isa,
                          const KernelSpec &spec);
 

@@ -4,15 +4,26 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <numeric>
 #include <vector>
 
 namespace qjit::asmjit_backend {
 
+int32_t X86VectorBody::srcVectorBytes() const {
+  unsigned bits = srcPackedBits();
+  return static_cast<int32_t>(bits ? lanes() * bits / 8 : lanes() * srcBytes());
+}
+
+int32_t X86VectorBody::dstVectorBytes() const {
+  unsigned bits = dstPackedBits();
+  return static_cast<int32_t>(bits ? lanes() * bits / 8 : lanes() * dstBytes());
+}
+
 void X86VectorBody::emitUnrolled(x86::Assembler &a, const x86::Mem &src,
                                  const x86::Mem &dst) {
   for (unsigned j = 0; j < reg::kUnroll; ++j)
-    emitVector(a, j, src.cloneAdjusted(int32_t(j * lanes() * srcBytes())),
-               dst.cloneAdjusted(int32_t(j * lanes() * dstBytes())), false);
+    emitVector(a, j, src.cloneAdjusted(int32_t(j) * srcVectorBytes()),
+               dst.cloneAdjusted(int32_t(j) * dstVectorBytes()), false);
 }
 
 namespace {
@@ -66,7 +77,12 @@ class FrameEmitter {
 public:
   FrameEmitter(x86::Assembler &a, const X86Isa &isa, const LayoutSpec &layout,
                X86VectorBody &body)
-      : a_(a), isa_(isa), body_(body), levels_(nestLevels(layout)) {}
+      : a_(a), isa_(isa), body_(body), levels_(nestLevels(layout)) {
+    if (body_.srcPackedBits())
+      packedSides_.push_back({reg::src, body_.srcPackedBits()});
+    if (body_.dstPackedBits())
+      packedSides_.push_back({reg::dst, body_.dstPackedBits()});
+  }
 
   void emit() {
     exit_ = a_.newLabel();
@@ -75,10 +91,14 @@ public:
     if (frameBytes)
       a_.sub(x86::rsp, frameBytes);
     body_.emitConstants(a_);
+    midByte_ = !packedSides_.empty() && !runsStartOnBytes(nested);
+    if (midByte_)
+      for (const PackedSide &side : packedSides_)
+        a_.shl(side.cursor, side.shift()); // Element addresses.
     if (levels_.empty()) {
       a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
       body_.emitParameters(a_);
-      if (body_.canStreamStores())
+      if (body_.canStreamStores() && packedSides_.empty())
         emitStreamingRun();
       a_.mov(reg::runCount, reg::remaining);
       emitRun(true);
@@ -98,6 +118,34 @@ public:
   }
 
 private:
+  /// A buffer of packed codes: its cursor and code width.
+  struct PackedSide {
+    x86::Gp cursor;
+    unsigned bits;
+    /// log2 of the codes per byte.
+    unsigned shift() const { return 3 - std::countr_zero(bits); }
+    unsigned perByte() const { return 8 / bits; }
+  };
+
+  /// Whether every run but the call's last one holds whole bytes of
+  /// packed codes, so that every run starts on a byte. Otherwise (a block
+  /// or period that is no multiple of 8/bits, or a dynamic one) packed
+  /// cursors hold element addresses between runs (see emitRun).
+  bool runsStartOnBytes(bool nested) const {
+    int64_t run = 0;
+    if (levels_.empty())
+      return true;
+    if (!nested) { // One run per period.
+      run = tablePeriod();
+    } else if (levels_.back().extentIndex < 0) {
+      run = levels_.back().block;
+    }
+    for (const PackedSide &side : packedSides_)
+      if (run == 0 || run % side.perByte() != 0)
+        return false;
+    return true;
+  }
+
   LevelSlots slots(size_t level) const {
     int32_t at = static_cast<int32_t>(level * 32);
     return {x86::qword_ptr(x86::rsp, at), x86::qword_ptr(x86::rsp, at + 8),
@@ -152,11 +200,19 @@ private:
     a_.bind(regular);
   }
 
-  /// One run per period, parameters from per-element tables.
-  void emitPeriods() {
+  /// The elements per-element parameter tables cover: one layout period,
+  /// or with packed codes lcm(period, 8), so that every table run starts
+  /// on a byte (X86Parameters builds the tables alike).
+  int64_t tablePeriod() const {
     int64_t period = 1;
     for (const NestLevel &level : levels_)
       period *= level.grid * level.block;
+    return packedSides_.empty() ? period : std::lcm(period, int64_t(8));
+  }
+
+  /// One run per table period, parameters from per-element tables.
+  void emitPeriods() {
+    int64_t period = tablePeriod();
     Label top = a_.newLabel();
     a_.bind(top);
     a_.test(reg::remaining, reg::remaining);
@@ -218,7 +274,8 @@ private:
     constexpr int64_t kMaxInlineIterations = 4;
     const int64_t block = levels_.back().block;
     const int64_t unrolled = int64_t(body_.lanes()) * reg::kUnroll;
-    if (block % unrolled != 0 || block / unrolled > kMaxInlineIterations)
+    if (midByte_ || block % unrolled != 0 ||
+        block / unrolled > kMaxInlineIterations)
       return;
     Label run = a_.newLabel();
     a_.align(AlignMode::kCode, 32);
@@ -226,10 +283,11 @@ private:
     a_.cmp(reg::remaining, block);
     a_.jb(next);
     body_.emitParameters(a_);
-    for (int64_t i = 0; i < block / unrolled; ++i) {
-      int32_t at = static_cast<int32_t>(i * unrolled);
-      body_.emitUnrolled(a_, x86::ptr(reg::src, at * int32_t(body_.srcBytes())),
-                         x86::ptr(reg::dst, at * int32_t(body_.dstBytes())));
+    for (int32_t i = 0; i < block / unrolled; ++i) {
+      int32_t vectors = i * int32_t(reg::kUnroll);
+      body_.emitUnrolled(a_,
+                         x86::ptr(reg::src, vectors * body_.srcVectorBytes()),
+                         x86::ptr(reg::dst, vectors * body_.dstVectorBytes()));
     }
     advanceCursors(static_cast<int32_t>(block));
     a_.sub(reg::remaining, block);
@@ -297,10 +355,11 @@ private:
     emitRun(false);
   }
 
-  /// Advances the cursors by `elements` elements.
+  /// Advances the cursors by `elements` elements (whole vectors).
   void advanceCursors(int32_t elements) {
-    a_.add(reg::src, elements * int32_t(body_.srcBytes()));
-    a_.add(reg::dst, elements * int32_t(body_.dstBytes()));
+    int32_t vectors = elements / int32_t(body_.lanes());
+    a_.add(reg::src, vectors * body_.srcVectorBytes());
+    a_.add(reg::dst, vectors * body_.dstVectorBytes());
     if (body_.parameterBytes())
       a_.add(reg::paramIndex, elements * int32_t(body_.parameterBytes()));
   }
@@ -324,6 +383,11 @@ private:
     Label unrolledLoop = a_.newLabel(), single = a_.newLabel(),
           singleLoop = a_.newLabel(), tail = a_.newLabel(), end = a_.newLabel();
 
+    if (midByte_) {
+      emitPackedHead(end);
+      for (const PackedSide &side : packedSides_)
+        a_.shr(side.cursor, side.shift()); // Byte addresses.
+    }
     a_.cmp(reg::runCount, unrolled);
     a_.jb(single);
     body_.setStreamingStores(streaming);
@@ -348,14 +412,183 @@ private:
 
     body_.setStreamingStores(false);
     a_.bind(tail);
+    if (midByte_)
+      for (const PackedSide &side : packedSides_)
+        a_.shl(side.cursor, side.shift());
     a_.test(reg::runCount, reg::runCount);
     a_.jz(end);
-    if (isa_.avx512())
-      emitMaskedTail();
-    else
-      emitBufferedTail();
-    advanceCursors(reg::runCount);
+    if (!packedSides_.empty()) {
+      emitPackedPartial();
+    } else {
+      if (isa_.avx512())
+        emitMaskedTail();
+      else
+        emitBufferedTail();
+      advanceCursors(reg::runCount);
+    }
     a_.bind(end);
+  }
+
+  // Packed codes. A run's vector loops need its packed cursors on a byte;
+  // a run that starts inside a byte (midByte_) first converts the elements
+  // up to the next byte (the head), and every run ends with the elements
+  // short of a vector (the tail), both through emitPackedPartial. Cursors
+  // hold element addresses (byte address · codes per byte + index in the
+  // byte) between runs in that mode: user-space addresses leave the 3 bits
+  // this needs.
+
+  /// Red-zone slots above the tail buffers (at most 32 bytes each at
+  /// rsp - 128 and rsp - 64).
+  static x86::Mem savedRunCount() { return x86::qword_ptr(x86::rsp, -8); }
+  static x86::Mem savedParams() { return x86::qword_ptr(x86::rsp, -16); }
+
+  /// The head of a run whose packed cursor is not on a byte: min(codes to
+  /// the next byte, runCount) elements. Leaves through `end` when that was
+  /// the whole run.
+  void emitPackedHead(const Label &end) {
+    const PackedSide &side = packedSides_.front();
+    Label onByte = a_.newLabel();
+    a_.mov(reg::scratch.r32(), side.cursor.r32());
+    a_.and_(reg::scratch.r32(), side.perByte() - 1);
+    a_.jz(onByte);
+    a_.mov(reg::scratch2.r32(), side.perByte());
+    a_.sub(reg::scratch2, reg::scratch);
+    a_.cmp(reg::scratch2, reg::runCount);
+    a_.cmova(reg::scratch2, reg::runCount);
+    a_.sub(reg::runCount, reg::scratch2);
+    a_.mov(savedRunCount(), reg::runCount);
+    a_.mov(reg::runCount, reg::scratch2);
+    emitPackedPartial();
+    a_.mov(reg::runCount, savedRunCount());
+    a_.test(reg::runCount, reg::runCount);
+    a_.jz(end);
+    a_.bind(onByte);
+  }
+
+  /// 0 < runCount <= lanes elements through the red-zone buffers: packed
+  /// codes are gathered to / scattered from the buffers' first bytes at
+  /// bit offset 0, other formats copied; then the cursors advance.
+  void emitPackedPartial() {
+    const x86::Mem srcBuffer = x86::ptr(x86::rsp, -128);
+    const x86::Mem dstBuffer = x86::ptr(x86::rsp, -64);
+    if (unsigned bits = body_.srcPackedBits())
+      emitGatherCodes({reg::src, bits}, -128);
+    else
+      emitByteCopy(reg::src, x86::rsp, -128, body_.srcBytes());
+    body_.emitVector(a_, 0, srcBuffer, dstBuffer, false);
+    if (unsigned bits = body_.dstPackedBits())
+      emitScatterCodes({reg::dst, bits}, -64);
+    else
+      emitByteCopy(x86::rsp, reg::dst, -64, body_.dstBytes(), true);
+    for (const x86::Gp &cursor : {reg::src, reg::dst}) {
+      bool isSrc = cursor == reg::src;
+      unsigned bits = isSrc ? body_.srcPackedBits() : body_.dstPackedBits();
+      unsigned bytes = isSrc ? body_.srcBytes() : body_.dstBytes();
+      if (!bits) {
+        a_.lea(cursor,
+               x86::ptr(cursor, reg::runCount, std::countr_zero(bytes)));
+      } else if (midByte_) {
+        a_.add(cursor, reg::runCount);
+      } else {
+        // On a byte: runCount·bits/8 bytes (a partial byte only ends the
+        // call's last run).
+        a_.mov(reg::scratch, reg::runCount);
+        a_.shl(reg::scratch, std::countr_zero(bits));
+        a_.shr(reg::scratch, 3);
+        a_.add(cursor, reg::scratch);
+      }
+    }
+    if (body_.parameterBytes())
+      a_.lea(reg::paramIndex,
+             x86::ptr(reg::paramIndex, reg::runCount,
+                      std::countr_zero(body_.parameterBytes())));
+  }
+
+  /// scratch2 = the address of the byte holding the cursor's element;
+  /// scratch = the address (`last`) or index from scratch2 of the byte
+  /// holding element cursor + runCount - 1.
+  void emitByteRange(const PackedSide &side, bool last) {
+    if (midByte_) {
+      a_.mov(reg::scratch2, side.cursor);
+      a_.shr(reg::scratch2, side.shift());
+      a_.lea(reg::scratch, x86::ptr(side.cursor, reg::runCount, 0, -1));
+      a_.shr(reg::scratch, side.shift());
+      if (!last)
+        a_.sub(reg::scratch, reg::scratch2);
+      return;
+    }
+    a_.mov(reg::scratch2, side.cursor);
+    a_.mov(reg::scratch, reg::runCount);
+    a_.shl(reg::scratch, std::countr_zero(side.bits));
+    a_.dec(reg::scratch);
+    a_.shr(reg::scratch, 3);
+    if (last)
+      a_.add(reg::scratch, reg::scratch2);
+  }
+
+  /// ecx = the bit offset of the cursor's element in its byte (rcx, the
+  /// params pointer, saved first).
+  void emitBitOffsetToCl(const PackedSide &side) {
+    a_.mov(x86::ecx, side.cursor.r32());
+    a_.and_(x86::ecx, side.perByte() - 1);
+    a_.shl(x86::ecx, std::countr_zero(side.bits));
+  }
+
+  /// The runCount codes at the cursor into the buffer at rsp + offset,
+  /// the first one at bit 0. Reads only the bytes holding them (at most
+  /// `bits` bytes: runCount <= 8 codes, from a byte start unless they end
+  /// in the head's byte).
+  void emitGatherCodes(const PackedSide &side, int32_t offset) {
+    emitByteRange(side, /*last=*/false);
+    Label loop = a_.newLabel();
+    a_.xor_(reg::scratch3.r32(), reg::scratch3.r32());
+    a_.bind(loop);
+    a_.shl(reg::scratch3, 8);
+    a_.mov(reg::scratch3.r8(),
+           x86::byte_ptr(reg::scratch2, reg::scratch)); // Little-endian.
+    a_.dec(reg::scratch);
+    a_.jns(loop);
+    if (midByte_) {
+      a_.mov(savedParams(), reg::params);
+      emitBitOffsetToCl(side);
+      a_.shr(reg::scratch3, x86::cl);
+      a_.mov(reg::params, savedParams());
+    }
+    a_.mov(x86::qword_ptr(x86::rsp, offset), reg::scratch3);
+  }
+
+  /// The low runCount codes of the buffer at rsp + offset to the cursor:
+  /// bits beyond them written as zero (the tail's padding), bits before
+  /// them in the first byte (earlier elements) kept.
+  void emitScatterCodes(const PackedSide &side, int32_t offset) {
+    a_.mov(savedParams(), reg::params);
+    a_.mov(reg::scratch3, x86::qword_ptr(x86::rsp, offset));
+    a_.mov(x86::ecx, reg::runCount.r32());
+    a_.shl(x86::ecx, std::countr_zero(side.bits)); // At most 32 bits.
+    a_.mov(reg::scratch.r32(), 1);
+    a_.shl(reg::scratch, x86::cl);
+    a_.dec(reg::scratch);
+    a_.and_(reg::scratch3, reg::scratch);
+    if (midByte_) {
+      emitBitOffsetToCl(side);
+      a_.shl(reg::scratch3, x86::cl);
+      a_.mov(reg::scratch.r32(), 1);
+      a_.shl(reg::scratch.r32(), x86::cl);
+      a_.dec(reg::scratch.r32());
+      a_.mov(reg::scratch2, side.cursor);
+      a_.shr(reg::scratch2, side.shift());
+      a_.and_(reg::scratch.r8(), x86::byte_ptr(reg::scratch2));
+      a_.or_(reg::scratch3, reg::scratch);
+    }
+    a_.mov(reg::params, savedParams());
+    emitByteRange(side, /*last=*/true);
+    Label loop = a_.newLabel();
+    a_.bind(loop);
+    a_.mov(x86::byte_ptr(reg::scratch2), reg::scratch3.r8());
+    a_.shr(reg::scratch3, 8);
+    a_.inc(reg::scratch2);
+    a_.cmp(reg::scratch2, reg::scratch);
+    a_.jbe(loop);
   }
 
   /// 0 < runCount < lanes: k1 holds the low runCount lanes; masked loads
@@ -400,6 +633,8 @@ private:
   const X86Isa &isa_;
   X86VectorBody &body_;
   std::vector<NestLevel> levels_;
+  std::vector<PackedSide> packedSides_;
+  bool midByte_ = false; ///< Packed cursors are element addresses.
   Label exit_;
 };
 

@@ -7,6 +7,19 @@
 // buffer on AVX2 so nothing past either buffer is touched) and an epilogue.
 // A kernel family plugs its per-vector work in as an X86VectorBody.
 //
+// Packed sub-byte storage (X86PackedCodes): a vector of 8 codes is whole
+// bytes, so runs that start on a byte keep the vector loops unchanged
+// (blocks of 32 4-bit codes: one 16-byte group per run, parameters
+// broadcast per block; per-element tables cover lcm(period, 8) elements).
+// Only the tail and, where the layout's runs are not whole bytes (a block
+// or dynamic extent that is no multiple of 8/bits), a run's head up to the
+// next byte go through a bit-exact
+// red-zone path: it reads only the bytes holding the elements, keeps the
+// bits of earlier elements in a shared byte and writes the padding of the
+// last byte as zero. This covers every layout and parameter source
+// (per-element tables cannot: runtime parameters and dynamic extents have
+// none) at the cost of a short head per misaligned run.
+//
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_ASMJIT_X86KERNELFRAME_H
 #define QJIT_JIT_ASMJIT_X86KERNELFRAME_H
@@ -26,6 +39,14 @@ public:
   /// Bytes one element occupies in the source and destination buffers.
   virtual unsigned srcBytes() const = 0;
   virtual unsigned dstBytes() const = 0;
+  /// Non-zero: that buffer holds packed codes of 1, 2 or 4 bits
+  /// (X86PackedCodes; AVX2 only) instead of srcBytes() / dstBytes() per
+  /// element. A vector then covers lanes()·bits/8 bytes.
+  virtual unsigned srcPackedBits() const { return 0; }
+  virtual unsigned dstPackedBits() const { return 0; }
+  /// Bytes of one vector of elements in the source and destination.
+  int32_t srcVectorBytes() const;
+  int32_t dstVectorBytes() const;
   /// Kernel-wide constants, emitted once after the prologue.
   virtual void emitConstants(x86::Assembler &a) = 0;
   /// The parameters of parameter number reg::paramIndex, at each run start;
@@ -33,8 +54,9 @@ public:
   /// per period.
   virtual void emitParameters(x86::Assembler &a) = 0;
   /// Non-zero: parameters are per-element tables covering one layout
-  /// period, read through reg::paramIndex as a cursor that advances this
-  /// many bytes per element (short runs would otherwise dominate).
+  /// period (packed codes: lcm(period, 8) elements), read through
+  /// reg::paramIndex as a cursor that advances this many bytes per element
+  /// (short runs would otherwise dominate).
   virtual unsigned parameterBytes() const { return 0; }
   /// Converts lanes() elements at src into dst using register slot `slot`
   /// (< reg::kUnroll). `masked`: only the lanes in reg::tailMask exist.

@@ -9,6 +9,7 @@
 #include <bit>
 #include <cmath>
 #include <cstddef>
+#include <numeric>
 #include <utility>
 
 namespace qjit::asmjit_backend {
@@ -106,12 +107,15 @@ void X86Parameters::expandPerElement(const KernelSpec &spec) {
       period > (run >= lanes ? kMaxVectorRunTablePeriod : kMaxTablePeriod))
     return;
   perElement_ = true;
+  // Packed codes: runs of lcm(period, 8) elements start on a byte (the
+  // kernel frame runs the tables alike).
+  int64_t covered = spec.storage.packed ? std::lcm(period, int64_t(8)) : period;
   // Padded by a vector so a tail's full-width table read stays inside.
-  size_t padded = static_cast<size_t>(period + lanes);
+  size_t padded = static_cast<size_t>(covered + lanes);
   perElementTables_.assign(2 * padded, 0.0f);
-  for (int64_t i = 0; i < period; ++i) {
+  for (int64_t i = 0; i < covered; ++i) {
     // The reference's parameter index of element i, computed once here.
-    int64_t rest = i, index = 0, stride = 1;
+    int64_t rest = i % period, index = 0, stride = 1;
     for (size_t d = dims.size(); d-- > 0;) {
       auto [extent, block] = dims[d];
       index += (rest % extent / block) * stride;

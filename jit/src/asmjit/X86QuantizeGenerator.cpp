@@ -18,15 +18,21 @@
 // fails. In that mode vec(reg::kScale) holds fl(1/s) and the division
 // (rare) reloads s per vector.
 //
+// Packed storage stores its codes through X86PackedCodes: the checked
+// mode's 32 packed bytes become 4·bits bytes, and the exact mode's main
+// loop converts four vectors before one group store.
+//
 //===----------------------------------------------------------------------===//
 #include "X86Conversions.h"
 #include "X86Generators.h"
 #include "X86KernelFrame.h"
+#include "X86PackedCodes.h"
 #include "X86Parameters.h"
 #include "X86QuantileStorage.h"
 
 #include "CheckedReciprocal.h"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -56,6 +62,8 @@ public:
                                         spec.knobs.scaleOp == ScaleOp::Divide
                                             ? ScaleUse::Divide
                                             : ScaleUse::MultiplyByReciprocal) {
+    if (spec.storage.packed)
+      packed_.emplace(spec.storage.bits, spec.storage.isSigned);
     if (spec.storage.kind == StorageType::Kind::Quantile) {
       quantile_.emplace(spec);
       return;
@@ -69,6 +77,9 @@ public:
   unsigned lanes() const override { return isa_.vectorBytes() / 4; }
   unsigned srcBytes() const override { return valueTypeBytes(spec_.expressed); }
   unsigned dstBytes() const override { return spec_.storage.containerBytes(); }
+  unsigned dstPackedBits() const override {
+    return packed_ ? packed_->bits() : 0;
+  }
 
   void emitConstants(x86::Assembler &a) override {
     if (checked_ || packsQuantile())
@@ -114,6 +125,8 @@ public:
     params_.emitData(a);
     if (quantile_)
       quantile_->emitData(a);
+    if (packed_)
+      packed_->emitData(a);
     if (!checked_ && !packsQuantile())
       return;
     // The half-away constant as a full vector, then vpermd's dword order
@@ -134,12 +147,22 @@ public:
         values[j] = isa_.vec(reg::kWork + j);
         stored[j] = isa_.vec(reg::kTemp + j);
         emitLoadExpressed(a, isa_, spec_.expressed, values[j],
-                          src.cloneAdjusted(int32_t(j * lanes() * srcBytes())),
+                          src.cloneAdjusted(int32_t(j) * srcVectorBytes()),
                           false);
         emitQuantileInput(a, j, values[j], stored[j]);
       }
       quantile_->emitEncode(a, values, stored);
-      emitPackFour(a, stored, values[0], dst);
+      emitPackFour(a, stored, values[0], values[1], dst);
+      return;
+    }
+    if (!checked_ && packed_) {
+      std::array<x86::Vec, reg::kUnroll> v;
+      for (unsigned j = 0; j < reg::kUnroll; ++j) {
+        v[j] = isa_.vec(reg::kWork + j);
+        emitQuantize(a, j, src.cloneAdjusted(int32_t(j) * srcVectorBytes()),
+                     false);
+      }
+      packed_->emitStoreGroup(a, dst, v); // Lanes are within the bounds.
       return;
     }
     if (!checked_) {
@@ -163,7 +186,7 @@ public:
     a.vpcmpgtd(fail[0], fail[0], isa_.vec(fast::kThreshold));
     a.vptest(fail[0], fail[0]);
     a.jnz(divide);
-    emitPackFour(a, result, fail[0], dst);
+    emitPackFour(a, result, fail[0], fail[1], dst);
     a.bind(done);
     divisions_.push_back({divide, done, src, dst});
   }
@@ -175,14 +198,29 @@ public:
   void emitVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
                   const x86::Mem &dst, bool masked) override {
     x86::Vec v = isa_.vec(reg::kWork + slot), t = isa_.vec(reg::kTemp + slot);
-    emitLoadExpressed(a, isa_, spec_.expressed, v, src, masked);
     if (quantile_) {
+      emitLoadExpressed(a, isa_, spec_.expressed, v, src, masked);
       emitQuantileInput(a, slot, v, t);
       quantile_->emitEncode(a, std::span(&v, 1), std::span(&t, 1));
       emitStoreStored(a, isa_, spec_.storage, dst, t, v, masked,
                       Narrowing::Truncate);
       return;
     }
+    emitQuantize(a, slot, src, masked);
+    if (packed_)
+      packed_->emitStore(a, dst, v, t);
+    else
+      emitStoreStored(a, isa_, spec_.storage, dst, v, t, masked,
+                      Narrowing::Saturate);
+  }
+
+private:
+  /// Expressed values at `src` to i32 stored values in vec(kWork + slot)
+  /// (within the bounds on AVX2; AVX-512 stores may saturate them).
+  void emitQuantize(x86::Assembler &a, unsigned slot, const x86::Mem &src,
+                    bool masked) {
+    x86::Vec v = isa_.vec(reg::kWork + slot), t = isa_.vec(reg::kTemp + slot);
+    emitLoadExpressed(a, isa_, spec_.expressed, v, src, masked);
     emitScale(a, slot, v, t);
     bool addZero = !params_.zeroPointsAreZero();
     if (spec_.knobs.zeroPoint == ZeroPointOrder::BeforeRounding) {
@@ -197,11 +235,8 @@ public:
       emitClamp(a, v);
       a.vcvttps2dq(v, v);
     }
-    emitStoreStored(a, isa_, spec_.storage, dst, v, t, masked,
-                    Narrowing::Saturate);
   }
 
-private:
   /// Quantile storage in one-byte containers: a main-loop iteration packs
   /// its four vectors into one 32-byte store.
   bool packsQuantile() const {
@@ -219,17 +254,22 @@ private:
       a.emit(x86::Inst::kIdVaddps, v, v, params_.zeroPoint(slot));
   }
 
-  /// 32 i32 lanes (each within the container) → 32 bytes at `dst`; the
-  /// packs saturate to the container. `temp` is clobbered.
+  /// 32 i32 lanes (each within the container) → 32 one-byte (or packed)
+  /// values at `dst`; the packs saturate to the container. `temp` and
+  /// `temp2` are clobbered.
   void emitPackFour(x86::Assembler &a, const x86::Vec (&result)[reg::kUnroll],
-                    const x86::Vec &temp, const x86::Mem &dst) {
+                    const x86::Vec &temp, const x86::Vec &temp2,
+                    const x86::Mem &dst) {
     a.vpackssdw(result[0], result[0], result[1]);
     a.vpackssdw(result[2], result[2], result[3]);
     spec_.storage.isSigned ? a.vpacksswb(result[0], result[0], result[2])
                            : a.vpackuswb(result[0], result[0], result[2]);
     a.vmovdqu(temp, dataAt(32));
     a.vpermd(result[0], temp, result[0]);
-    streamingStores_ ? a.vmovntdq(dst, result[0]) : a.vmovdqu(dst, result[0]);
+    if (packed_)
+      packed_->emitStoreBytes(a, dst, result[0], temp2);
+    else
+      streamingStores_ ? a.vmovntdq(dst, result[0]) : a.vmovdqu(dst, result[0]);
   }
 
   void emitLimits(x86::Assembler &a) {
@@ -415,6 +455,7 @@ private:
     x86::Mem src, dst;
   };
   std::vector<Division> divisions_;
+  std::optional<X86PackedCodes> packed_;
   bool checkedClampLow_ = true;
   asmjit::Label dataLabel_;
 };

@@ -1,0 +1,183 @@
+//===- X86PackedCodes.cpp - Packed sub-byte codes <-> i32 lanes -----------===//
+//
+// Loads broadcast a vector's `bits` bytes to every dword and shift each
+// lane's code to the top (vpsllvd), then back down with sign or zero
+// extension: two shifts for 8 codes. The 4-bit group load splits 16 bytes
+// into low and high nibbles (signed ones sign-extended by a vpshufb
+// table), interleaves them into 32 bytes in element order and widens 8
+// bytes per vector (vpmovsx/zxbd), like an 8-bit load.
+// Stores pack lanes to bytes (saturating packs and a dword permutation, as
+// 8-bit storage does), then merge neighbouring codes with multiply-adds
+// (4 and 2 bits) or collect the low bits with vpmovmskb (1 bit).
+//
+//===----------------------------------------------------------------------===//
+#include "X86PackedCodes.h"
+
+#include <cstdint>
+
+namespace qjit::asmjit_backend {
+
+namespace {
+/// Offsets in the constant block (32 bytes each).
+constexpr int32_t kShiftCounts = 0;     ///< Dwords 32 - bits - bits·i.
+constexpr int32_t kPermutation = 32;    ///< Dwords 0, 4, 1, 5, 2, 6, 3, 7.
+constexpr int32_t kCodeMask = 64;       ///< Bytes 2^bits - 1.
+constexpr int32_t kByteWeights = 96;    ///< Bytes 1, 2^bits, 1, 2^bits, ...
+constexpr int32_t kWordWeights = 128;   ///< Words 1, 16, ... (2-bit codes).
+constexpr int32_t kSignedNibbles = 160; ///< Bytes n sign-extended, n < 16.
+constexpr int32_t kDataBytes = 192;
+} // namespace
+
+X86PackedCodes::X86PackedCodes(unsigned bits, bool isSigned)
+    : bits_(bits), isSigned_(isSigned) {}
+
+x86::Mem X86PackedCodes::data(int32_t offset) {
+  return x86::ptr(data_, offset);
+}
+
+void X86PackedCodes::emitLoad(x86::Assembler &a, const x86::Vec &v,
+                              const x86::Mem &src) {
+  if (!data_.isValid())
+    data_ = a.newLabel();
+  x86::Mem m = src;
+  m.setSize(bits_);
+  if (bits_ == 4)
+    a.vpbroadcastd(v, m);
+  else if (bits_ == 2)
+    a.vpbroadcastw(v, m);
+  else
+    a.vpbroadcastb(v, m);
+  a.vpsllvd(v, v, data(kShiftCounts));
+  isSigned_ ? a.vpsrad(v, v, 32 - bits_) : a.vpsrld(v, v, 32 - bits_);
+}
+
+void X86PackedCodes::emitLoadGroup(x86::Assembler &a,
+                                   const std::array<x86::Vec, 4> &v,
+                                   const x86::Vec &t0, const x86::Vec &t1,
+                                   const x86::Mem &src) {
+  if (bits_ != 4) {
+    for (unsigned j = 0; j < 4; ++j)
+      emitLoad(a, v[j], src.cloneAdjusted(int32_t(j * bits_)));
+    return;
+  }
+  if (!data_.isValid())
+    data_ = a.newLabel();
+  x86::Xmm low = t0.xmm(), high = t1.xmm();
+  a.vmovdqu(low, src);
+  a.vpsrlw(high, low, 4);
+  a.vpand(low, low, data(kCodeMask));
+  a.vpand(high, high, data(kCodeMask));
+  if (isSigned_) {
+    // Each nibble's byte, sign-extended, from a 16-entry table.
+    a.vmovdqu(v[1].xmm(), data(kSignedNibbles));
+    a.vpshufb(low, v[1].xmm(), low);
+    a.vpshufb(high, v[1].xmm(), high);
+  }
+  a.vpunpcklbw(v[0].xmm(), low, high); // Codes 0..15, one per byte.
+  a.vpunpckhbw(v[2].xmm(), low, high); // Codes 16..31.
+  a.vpshufd(v[1].xmm(), v[0].xmm(), 0xee);
+  a.vpshufd(v[3].xmm(), v[2].xmm(), 0xee);
+  for (const x86::Vec &r : v)
+    isSigned_ ? a.vpmovsxbd(r, r.xmm()) : a.vpmovzxbd(r, r.xmm());
+}
+
+void X86PackedCodes::emitStore(x86::Assembler &a, const x86::Mem &dst,
+                               const x86::Vec &v, const x86::Vec &temp) {
+  if (!data_.isValid())
+    data_ = a.newLabel();
+  x86::Mem m = dst;
+  if (bits_ == 1) {
+    a.vpslld(v, v, 31);
+    a.vmovmskps(reg::scratch.r32(), v);
+    m.setSize(1);
+    a.mov(m, reg::scratch.r8());
+    return;
+  }
+  // Lane i's code to bits [bits·i, bits·(i+1)), zeros elsewhere; then OR
+  // the 8 lanes together.
+  a.vpslld(v, v, 32 - bits_);
+  a.vpsrlvd(v, v, data(kShiftCounts));
+  x86::Xmm x = v.xmm(), t = temp.xmm();
+  a.vextracti128(t, v, 1);
+  a.vpor(x, x, t);
+  a.vpshufd(t, x, 0x4e);
+  a.vpor(x, x, t);
+  a.vpshufd(t, x, 0xb1);
+  a.vpor(x, x, t);
+  if (bits_ == 4) {
+    a.vmovd(dst, x);
+  } else {
+    m.setSize(2);
+    a.vpextrw(m, x, 0);
+  }
+}
+
+void X86PackedCodes::emitStoreGroup(x86::Assembler &a, const x86::Mem &dst,
+                                    const std::array<x86::Vec, 4> &v) {
+  if (!data_.isValid())
+    data_ = a.newLabel();
+  a.vpackssdw(v[0], v[0], v[1]);
+  a.vpackssdw(v[2], v[2], v[3]);
+  a.vpacksswb(v[0], v[0], v[2]);
+  a.vmovdqu(v[1], data(kPermutation));
+  a.vpermd(v[0], v[1], v[0]);
+  emitStoreBytes(a, dst, v[0], v[1]);
+}
+
+void X86PackedCodes::emitStoreBytes(x86::Assembler &a, const x86::Mem &dst,
+                                    const x86::Vec &bytes,
+                                    const x86::Vec &temp) {
+  if (!data_.isValid())
+    data_ = a.newLabel();
+  x86::Mem m = dst;
+  if (bits_ == 1) {
+    // Bit 0 of each byte to its top bit (the word shift carries nothing
+    // into a byte's top bit but that byte's own bit 0).
+    a.vpsllw(bytes, bytes, 7);
+    a.vpmovmskb(reg::scratch.r32(), bytes);
+    m.setSize(4);
+    a.mov(m, reg::scratch.r32());
+    return;
+  }
+  a.vpand(bytes, bytes, data(kCodeMask));
+  a.vpmaddubsw(bytes, bytes, data(kByteWeights)); // Pairs into words.
+  if (bits_ == 4) {
+    a.vpackuswb(bytes, bytes, bytes);
+    a.vpermq(bytes, bytes, 0x08); // Each lane's low 8 bytes.
+    a.vmovdqu(dst, bytes.xmm());
+    return;
+  }
+  a.vpmaddwd(bytes, bytes, data(kWordWeights)); // Pairs of words: 4 codes.
+  a.vpackssdw(bytes, bytes, bytes);
+  a.vpackuswb(bytes, bytes, bytes);
+  a.vmovdqu(temp, data(kPermutation));
+  a.vpermd(bytes, temp, bytes); // Each lane's low 4 bytes.
+  a.vmovq(dst, bytes.xmm());
+}
+
+void X86PackedCodes::emitData(x86::Assembler &a) {
+  if (!data_.isValid())
+    return;
+  uint8_t block[kDataBytes] = {};
+  auto putDword = [&](int32_t offset, unsigned i, uint32_t value) {
+    for (unsigned b = 0; b < 4; ++b)
+      block[offset + 4 * i + b] = static_cast<uint8_t>(value >> (8 * b));
+  };
+  const uint32_t permutation[8] = {0, 4, 1, 5, 2, 6, 3, 7};
+  for (unsigned i = 0; i < 8; ++i) {
+    putDword(kShiftCounts, i, 32 - bits_ - bits_ * i);
+    putDword(kPermutation, i, permutation[i]);
+    putDword(kWordWeights, i, 1u | (16u << 16));
+  }
+  for (unsigned i = 0; i < 32; ++i) {
+    block[kCodeMask + i] = static_cast<uint8_t>((1u << bits_) - 1);
+    block[kByteWeights + i] = static_cast<uint8_t>(i % 2 ? 1u << bits_ : 1u);
+  }
+  for (unsigned n = 0; n < 16; ++n)
+    block[kSignedNibbles + n] = static_cast<uint8_t>(n < 8 ? n : n - 16);
+  a.align(asmjit::AlignMode::kData, 32);
+  a.bind(data_);
+  a.embed(block, sizeof(block));
+}
+
+} // namespace qjit::asmjit_backend
