@@ -71,8 +71,9 @@ protected:
       // At most the requested level (some kernels are AVX2 code only,
       // packed storage among them).
       EXPECT_LE(code->isa, GetParam());
-      if (spec.storage.packed)
+      if (spec.storage.packed) {
         EXPECT_EQ(code->isa, std::min(GetParam(), IsaLevel::Avx2));
+      }
       ++compiled;
       KernelTester tester(spec, qjit::testing::testSeed(), options);
       EXPECT_TRUE(tester.check(code->entry)) << spec.canonicalString();

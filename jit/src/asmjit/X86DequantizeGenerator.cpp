@@ -83,7 +83,7 @@ public:
     } else if (quantile_ && quantile_->decodesBytePlanes()) {
       // Quantile tables of one-byte containers decode a whole unrolled
       // block with byte shuffles.
-      quantile_->emitDecodeBytePlanes(a, src, values.data(), temp.data());
+      quantile_->emitDecodeBytePlanes(a, src, values, temp);
     } else {
       X86VectorBody::emitUnrolled(a, src, dst);
       return;

@@ -258,10 +258,9 @@ void X86QuantileDecoder::emitDecode(x86::Assembler &a, const x86::Vec &q,
   emitLookup(a, tables_, q, q, entries_, size_, free);
 }
 
-void X86QuantileDecoder::emitDecodeBytePlanes(x86::Assembler &a,
-                                              const x86::Mem &src,
-                                              const x86::Vec (&out)[4],
-                                              const x86::Vec (&temp)[4]) const {
+void X86QuantileDecoder::emitDecodeBytePlanes(
+    x86::Assembler &a, const x86::Mem &src, const std::array<x86::Vec, 4> &out,
+    const std::array<x86::Vec, 4> &temp) const {
   int32_t mask = bytePlanes_ + 128, order = bytePlanes_ + 160;
   x86::Vec values = temp[0];
   a.vmovdqu(out[0], tables_.at(order));

@@ -22,6 +22,7 @@
 
 #include "qjit/KernelSpec.h"
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -106,8 +107,8 @@ public:
   /// (the values are first permuted so that they come out in order).
   /// `temp` is clobbered.
   void emitDecodeBytePlanes(x86::Assembler &a, const x86::Mem &src,
-                            const x86::Vec (&out)[4],
-                            const x86::Vec (&temp)[4]) const;
+                            const std::array<x86::Vec, 4> &out,
+                            const std::array<x86::Vec, 4> &temp) const;
   void emitData(x86::Assembler &a) { tables_.emitData(a); }
 
 private:
