@@ -93,7 +93,7 @@ uint32_t storedWord(int64_t value) { return static_cast<uint32_t>(value); }
 } // namespace
 
 bool x86SupportsQuantile(const StorageSpec &storage) {
-  return storage.kind == StorageType::Kind::Quantile && !storage.packed &&
+  return storage.kind == StorageType::Kind::Quantile &&
          !storage.table.empty() && storage.table.size() <= kMaxQuantileEntries;
 }
 

@@ -202,8 +202,11 @@ public:
       emitLoadExpressed(a, isa_, spec_.expressed, v, src, masked);
       emitQuantileInput(a, slot, v, t);
       quantile_->emitEncode(a, std::span(&v, 1), std::span(&t, 1));
-      emitStoreStored(a, isa_, spec_.storage, dst, t, v, masked,
-                      Narrowing::Truncate);
+      if (packed_)
+        packed_->emitStore(a, dst, t, v);
+      else
+        emitStoreStored(a, isa_, spec_.storage, dst, t, v, masked,
+                        Narrowing::Truncate);
       return;
     }
     emitQuantize(a, slot, src, masked);
