@@ -26,16 +26,6 @@ namespace {
 
 using namespace asmjit_backend;
 
-/// Float and quantile storage have LLVM kernels only (the runtime's auto
-/// backend falls back to llvm on ErrorCode::Unsupported).
-Status requireIntegerStorage(const KernelSpec &spec) {
-  if (spec.storage.kind == StorageType::Kind::Integer)
-    return Status::ok();
-  return Status::error(ErrorCode::Unsupported,
-                       "asmjit backend: float and quantile storage are not "
-                       "supported (use the llvm backend)");
-}
-
 class AsmjitBackend final : public Backend {
 public:
   explicit AsmjitBackend(IsaLevel isa)
@@ -44,8 +34,6 @@ public:
   std::string_view name() const override { return "asmjit"; }
 
   Expected<CompiledCode> compile(const KernelSpec &spec) override {
-    if (Status status = requireIntegerStorage(spec); !status)
-      return status;
     auto start = std::chrono::steady_clock::now();
     asmjit::CodeHolder code;
     code.init(runtime_->environment());
@@ -78,8 +66,6 @@ public:
 
   Expected<std::string> assembly(const KernelSpec &spec,
                                  const AsmOptions &options) override {
-    if (Status status = requireIntegerStorage(spec); !status)
-      return status;
     if (isAArch64Triple(options.triple)) {
       Expected<TargetCode> code = emitForTarget(spec, options);
       if (!code)
@@ -98,8 +84,6 @@ public:
       return Status::error(ErrorCode::Unsupported,
                            "asmjit backend: emitForTarget generates for "
                            "aarch64 triples; the host uses compile()");
-    if (Status status = requireIntegerStorage(spec); !status)
-      return status;
     return a64TargetCode(spec, options.triple);
   }
 

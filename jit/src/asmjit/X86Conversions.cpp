@@ -1,6 +1,8 @@
 //===- X86Conversions.cpp - Vector loads and stores of host formats -------===//
 #include "X86Conversions.h"
 
+#include "X86FloatStorage.h"
+
 namespace qjit::asmjit_backend {
 
 namespace {
@@ -26,6 +28,8 @@ bool x86SupportsExpressed(ValueType type) {
 }
 
 bool x86SupportsStorage(const StorageSpec &storage) {
+  if (x86SupportsFloatStorage(storage))
+    return true;
   return storage.kind == StorageType::Kind::Integer && !storage.packed &&
          storage.bits >= 1 && storage.bits <= 24;
 }

@@ -17,8 +17,9 @@ namespace qjit::asmjit_backend {
 
 /// True when the x86 generators handle this expressed format.
 bool x86SupportsExpressed(ValueType type);
-/// True when the x86 generators handle this storage (unpacked integers
-/// whose values convert to f32 exactly: at most 24 bits).
+/// True when the x86 generators handle this storage: unpacked integers
+/// whose values convert to f32 exactly (at most 24 bits), and unpacked
+/// float storage (X86FloatStorage.h).
 bool x86SupportsStorage(const StorageSpec &storage);
 
 /// Loads f32 lanes from expressed values (exact widening).

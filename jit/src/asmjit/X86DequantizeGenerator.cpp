@@ -2,13 +2,17 @@
 //
 // Per vector: i32 lanes from the containers, converted to f32 (exact for
 // the at most 24-bit values handled here), (q − z) then · s, each one f32
-// rounding, then one rounding to the expressed format.
+// rounding, then one rounding to the expressed format. Float storage
+// loads the codes' exact values instead (X86FloatStorage.h).
 //
 //===----------------------------------------------------------------------===//
 #include "X86Conversions.h"
+#include "X86FloatStorage.h"
 #include "X86Generators.h"
 #include "X86KernelFrame.h"
 #include "X86Parameters.h"
+
+#include <optional>
 
 namespace qjit::asmjit_backend {
 
@@ -17,7 +21,10 @@ namespace {
 class X86DequantizeGenerator final : public X86VectorBody {
 public:
   X86DequantizeGenerator(const KernelSpec &spec, const X86Isa &isa)
-      : spec_(spec), isa_(isa), params_(spec, isa, ScaleUse::Multiply) {}
+      : spec_(spec), isa_(isa), params_(spec, isa, ScaleUse::Multiply) {
+    if (spec.storage.kind == StorageType::Kind::Float)
+      floatDecoder_.emplace(spec.storage, isa);
+  }
 
   void generate(x86::Assembler &a) { emitX86Kernel(a, isa_, spec_, *this); }
 
@@ -28,13 +35,21 @@ public:
   void emitConstants(x86::Assembler &) override {}
   void emitParameters(x86::Assembler &a) override { params_.emitLoad(a); }
   unsigned parameterBytes() const override { return params_.parameterBytes(); }
-  void emitData(x86::Assembler &a) override { params_.emitData(a); }
+  void emitData(x86::Assembler &a) override {
+    params_.emitData(a);
+    if (floatDecoder_)
+      floatDecoder_->emitData(a);
+  }
 
   void emitVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
                   const x86::Mem &dst, bool masked) override {
     x86::Vec v = isa_.vec(reg::kWork + slot);
-    emitLoadStored(a, isa_, spec_.storage, v, src, masked);
-    a.vcvtdq2ps(v, v);
+    if (floatDecoder_) {
+      floatDecoder_->emitLoadValues(a, v, isa_.vec(reg::kTemp + slot), src);
+    } else {
+      emitLoadStored(a, isa_, spec_.storage, v, src, masked);
+      a.vcvtdq2ps(v, v);
+    }
     if (!params_.zeroPointsAreZero())
       a.emit(x86::Inst::kIdVsubps, v, v, params_.zeroPoint(slot));
     a.emit(x86::Inst::kIdVmulps, v, v, params_.scale(slot));
@@ -53,6 +68,7 @@ private:
   const KernelSpec &spec_;
   X86Isa isa_;
   X86Parameters params_;
+  std::optional<X86FloatDecoder> floatDecoder_; ///< Float storage only.
 };
 
 } // namespace

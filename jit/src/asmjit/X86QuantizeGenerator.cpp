@@ -16,8 +16,12 @@
 // fails. In that mode vec(reg::kScale) holds fl(1/s) and the division
 // (rare) reloads s per vector.
 //
+// Float storage (X86FloatStorage.h): v = u + z goes to the format encoder
+// instead of the integer rounding and clamp.
+//
 //===----------------------------------------------------------------------===//
 #include "X86Conversions.h"
+#include "X86FloatStorage.h"
 #include "X86Generators.h"
 #include "X86KernelFrame.h"
 #include "X86Parameters.h"
@@ -53,6 +57,8 @@ public:
                                         spec.knobs.scaleOp == ScaleOp::Divide
                                             ? ScaleUse::Divide
                                             : ScaleUse::MultiplyByReciprocal) {
+    if (spec.storage.kind == StorageType::Kind::Float)
+      floatEncoder_.emplace(spec, isa);
     planClamp();
     planChecked();
   }
@@ -72,6 +78,10 @@ public:
       emitBroadcastImmediate(a, isa_, isa_.vec(reg::kSign), kSignBit);
       if (spec_.knobs.zeroPoint == ZeroPointOrder::AfterRounding)
         emitLimits(a);
+    }
+    if (floatEncoder_) {
+      floatEncoder_->emitConstants(a);
+      return;
     }
     if (clampLow_)
       emitBroadcastImmediate(a, isa_, isa_.vec(reg::kLow),
@@ -102,6 +112,8 @@ public:
       a.jmp(division.back);
     }
     params_.emitData(a);
+    if (floatEncoder_)
+      floatEncoder_->emitData(a);
     if (!checked_)
       return;
     // The half-away constant as a full vector, then vpermd's dword order
@@ -157,6 +169,14 @@ public:
     emitLoadExpressed(a, isa_, spec_.expressed, v, src, masked);
     emitScale(a, slot, v, t);
     bool addZero = !params_.zeroPointsAreZero();
+    if (floatEncoder_) {
+      if (addZero)
+        a.emit(x86::Inst::kIdVaddps, v, v, params_.zeroPoint(slot));
+      floatEncoder_->emitEncode(a, v, t);
+      emitStoreStored(a, isa_, spec_.storage, dst, v, t, masked,
+                      Narrowing::Truncate);
+      return;
+    }
     if (spec_.knobs.zeroPoint == ZeroPointOrder::BeforeRounding) {
       if (addZero)
         a.emit(x86::Inst::kIdVaddps, v, v, params_.zeroPoint(slot));
@@ -259,7 +279,8 @@ private:
     clampHigh_ = s.isSigned || s.max < containerMax;
   }
 
-  /// u = x / s or x · (1/s), NaN lanes → 0.
+  /// u = x / s or x · (1/s), NaN lanes → 0 (unless the float encoder
+  /// encodes NaN itself).
   void emitScale(x86::Assembler &a, unsigned slot, const x86::Vec &v,
                  const x86::Vec &t) {
     asmjit::Operand scale = params_.scale(slot);
@@ -271,6 +292,8 @@ private:
     auto scaleOp = [&](x86::Assembler &as) { as.emit(op, v, v, scale); };
     if (!isa_.avx512()) {
       scaleOp(a);
+      if (floatEncoder_ && floatEncoder_->encodesNaN())
+        return;
       a.vcmpps(t, v, v, kOrdered);
       a.vandps(v, v, t);
       return;
@@ -343,6 +366,7 @@ private:
   X86Parameters params_;
   bool clampLow_ = true, clampHigh_ = true;
   std::optional<CheckedReciprocalPlan> checked_;
+  std::optional<X86FloatEncoder> floatEncoder_; ///< Float storage only.
   /// A group to divide after all, emitted after the kernel's code.
   struct Division {
     asmjit::Label start, back;
