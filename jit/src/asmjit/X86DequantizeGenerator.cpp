@@ -21,9 +21,10 @@ namespace {
 class X86DequantizeGenerator final : public X86VectorBody {
 public:
   X86DequantizeGenerator(const KernelSpec &spec, const X86Isa &isa)
-      : spec_(spec), isa_(isa), params_(spec, isa, ScaleUse::Multiply) {
+      : spec_(spec), isa_(isa), folded_(foldDecodedExponent(spec)),
+        params_(folded_ ? *folded_ : spec, isa, ScaleUse::Multiply) {
     if (spec.storage.kind == StorageType::Kind::Float)
-      floatDecoder_.emplace(spec.storage, isa);
+      floatDecoder_.emplace(spec, isa, folded_.has_value());
   }
 
   void generate(x86::Assembler &a) { emitX86Kernel(a, isa_, spec_, *this); }
@@ -32,7 +33,10 @@ public:
   unsigned srcBytes() const override { return spec_.storage.containerBytes(); }
   unsigned dstBytes() const override { return valueTypeBytes(spec_.expressed); }
 
-  void emitConstants(x86::Assembler &) override {}
+  void emitConstants(x86::Assembler &a) override {
+    if (floatDecoder_)
+      floatDecoder_->emitConstants(a);
+  }
   void emitParameters(x86::Assembler &a) override { params_.emitLoad(a); }
   unsigned parameterBytes() const override { return params_.parameterBytes(); }
   void emitData(x86::Assembler &a) override {
@@ -67,6 +71,8 @@ public:
 private:
   const KernelSpec &spec_;
   X86Isa isa_;
+  /// Baked f8E4M3FN parameters with the decoder's 2^-8 folded in.
+  std::optional<KernelSpec> folded_;
   X86Parameters params_;
   std::optional<X86FloatDecoder> floatDecoder_; ///< Float storage only.
 };

@@ -23,8 +23,10 @@
 #include "X86Conversions.h"
 #include "X86Parameters.h"
 
-#include <bit>
+#include "qjit/HostFloat.h"
+
 #include <cmath>
+#include <utility>
 
 namespace qjit::asmjit_backend {
 
@@ -43,6 +45,18 @@ bool x86SupportsFloatStorage(const StorageSpec &storage) {
   return storage.kind == StorageType::Kind::Float && !storage.packed;
 }
 
+asmjit::Operand X86VectorConstants::place(x86::Assembler &a, uint32_t value) {
+  if (!spare_.empty()) {
+    x86::Vec v = isa_.vec(spare_.front());
+    spare_.erase(spare_.begin());
+    emitBroadcastImmediate(a, isa_, v, value);
+    return v;
+  }
+  std::array<uint32_t, 8> lanes;
+  lanes.fill(value);
+  return vector(a, lanes);
+}
+
 x86::Mem X86VectorConstants::vector(x86::Assembler &a,
                                     const std::array<uint32_t, 8> &lanes) {
   if (!label_.isValid())
@@ -55,16 +69,6 @@ x86::Mem X86VectorConstants::vector(x86::Assembler &a,
   return x86::ptr(label_, static_cast<int32_t>(index * 32));
 }
 
-x86::Mem X86VectorConstants::broadcast(x86::Assembler &a, uint32_t value) {
-  std::array<uint32_t, 8> lanes;
-  lanes.fill(value);
-  return vector(a, lanes);
-}
-
-x86::Mem X86VectorConstants::words(x86::Assembler &a, uint16_t value) {
-  return broadcast(a, uint32_t(value) << 16 | value);
-}
-
 void X86VectorConstants::emitData(x86::Assembler &a) {
   if (!label_.isValid())
     return;
@@ -74,80 +78,172 @@ void X86VectorConstants::emitData(x86::Assembler &a) {
     a.embed(lanes.data(), sizeof lanes);
 }
 
+namespace {
+
+/// The spare registers of the encoder: vec(reg::kLow) is free when the
+/// clamp needs hi only, vec(reg::kSign) unless it is scratch.
+std::vector<unsigned> encoderSpares(bool symmetric, bool signScratch) {
+  std::vector<unsigned> spares;
+  if (symmetric)
+    spares.push_back(reg::kLow);
+  spares.push_back(reg::kHalf);
+  if (!signScratch)
+    spares.push_back(reg::kSign);
+  return spares;
+}
+
+} // namespace
+
 X86FloatEncoder::X86FloatEncoder(const KernelSpec &spec, const X86Isa &isa)
     : isa_(isa), format_(floatStorageFormat(spec.storage.floatFormat)),
       bounds_(floatStorageBounds(spec.storage)),
-      saturate_(spec.knobs.saturate) {}
+      saturate_(spec.knobs.saturate),
+      constants_(isa, encoderSpares(symmetric(), overflowSignFromV())) {}
 
 void X86FloatEncoder::emitConstants(x86::Assembler &a) {
-  emitBroadcastImmediate(a, isa_, isa_.vec(reg::kLow),
-                         floatBits(static_cast<float>(bounds_.lo)));
   emitBroadcastImmediate(a, isa_, isa_.vec(reg::kHigh),
                          floatBits(static_cast<float>(bounds_.hi)));
+  if (!symmetric())
+    emitBroadcastImmediate(a, isa_, isa_.vec(reg::kLow),
+                           floatBits(static_cast<float>(bounds_.lo)));
+  const unsigned M = format_.mantissaBits;
+  uint32_t minNormal = uint32_t(format_.minNormalExponent() + 127) << 23;
+  // In order of use per vector: the first ones get the registers.
+  c_.magnitudeMask = constants_.place(a, kMagnitudeMask);
+  c_.exponentMask = constants_.place(a, kExponentMask);
+  c_.minNormal = constants_.place(a, minNormal);
+  c_.rebias = constants_.place(a, ((127 + M) << 23) - minNormal);
+  if (format_.hasNaN)
+    c_.nanCode = constants_.place(a, format_.positiveNaN);
+  if (!saturate_) {
+    // RNE_F(v) beyond the largest finite value: |v| above its upper
+    // half-quantum, or on it when that tie goes to the (even) next binade.
+    int top = std::ilogb(format_.largest);
+    c_.threshold = constants_.place(
+        a, floatBits(static_cast<float>(
+               format_.largest +
+               std::ldexp(1.0, top - static_cast<int>(M) - 1))));
+    c_.special = constants_.place(a, format_.hasInfinity
+                                         ? format_.positiveInfinity
+                                         : format_.positiveNaN);
+  }
 }
 
 void X86FloatEncoder::emitEncode(x86::Assembler &a, const x86::Vec &v,
                                  const x86::Vec &t) {
   const unsigned M = format_.mantissaBits;
-  const uint32_t minNormal = uint32_t(format_.minNormalExponent() + 127) << 23;
   x86::Vec negative = isa_.vec(reg::kScalar);
   x86::Vec overflow = isa_.vec(reg::kScalar2);
-  x86::Vec negativeBeforeClamp = isa_.vec(reg::kSign);
-  // Overflow (saturate off) is decided on v itself: the bounds clamp only
-  // the lanes that stay finite. Its sign is v's, which the clamped value
-  // keeps only when the bounds have both signs.
-  bool overflowSignFromV = !saturate_ && !(bounds_.lo < 0 && bounds_.hi > 0);
-  if (!saturate_) {
-    // RNE_F(v) beyond the largest finite value: |v| above its upper
-    // half-quantum, or on it when that tie goes to the (even) next binade.
-    int top = std::ilogb(format_.largest);
-    float threshold = static_cast<float>(
-        format_.largest + std::ldexp(1.0, top - static_cast<int>(M) - 1));
-    bool tieOverflows = (encodeFloatStorage(format_, format_.largest) & 1) != 0;
-    a.vandps(overflow, v, constants_.broadcast(a, kMagnitudeMask));
-    if (overflowSignFromV)
-      a.vcmpps(negativeBeforeClamp, v, overflow, kLessOrdered);
-    a.vcmpps(overflow, overflow, constants_.broadcast(a, floatBits(threshold)),
-             tieOverflows ? kGreaterEqualOrdered : kGreaterOrdered);
-  }
-  // Clamp to [lo, hi]; NaN lanes stay NaN (the second operand wins).
-  a.vminps(v, isa_.vec(reg::kHigh), v);
-  a.vmaxps(v, isa_.vec(reg::kLow), v);
+  x86::Vec high = isa_.vec(reg::kHigh);
+  bool tieOverflows = (encodeFloatStorage(format_, format_.largest) & 1) != 0;
+  uint8_t overflowPredicate =
+      tieOverflows ? kGreaterEqualOrdered : kGreaterOrdered;
+  // Saturate off decides overflow on v itself; the clamp below then only
+  // matters for the lanes that stay finite. NaN lanes stay NaN through
+  // the clamps (vminps / vmaxps return the second operand) and compare
+  // false.
   x86::Vec magnitude = t;
-  a.vandps(magnitude, v, constants_.broadcast(a, kMagnitudeMask));
-  // c < |c|: the sign of a non-zero c; false for ±0 (v = -0 only comes
-  // from u = -0 with z = 0, whose +0 sum the kernel may skip) and NaN.
-  a.vcmpps(negative, v, magnitude, kLessOrdered);
-  if (overflowSignFromV)
-    a.vblendvps(negative, negative, negativeBeforeClamp, overflow);
-  x86::Vec exponent = v; // (E - Emin)+ << 23, per 16-bit half: the high one.
-  a.vpand(exponent, magnitude, constants_.broadcast(a, kExponentMask));
-  a.vpsubusw(exponent, exponent, constants_.broadcast(a, minNormal));
+  if (symmetric()) {
+    // Clamp |v| to hi; the sign is v's: v < clamped |v| for v < 0 only
+    // (false for ±0: v = -0 comes from u = -0 with z = 0, whose +0 sum
+    // the kernel may skip, and NaN).
+    a.emit(x86::Inst::kIdVandps, magnitude, v, c_.magnitudeMask);
+    if (!saturate_)
+      a.emit(x86::Inst::kIdVcmpps, overflow, magnitude, c_.threshold,
+             overflowPredicate);
+    a.vminps(magnitude, high, magnitude);
+    a.vcmpps(negative, v, magnitude, kLessOrdered);
+  } else {
+    x86::Vec negativeBeforeClamp = isa_.vec(reg::kSign);
+    if (!saturate_) {
+      a.emit(x86::Inst::kIdVandps, overflow, v, c_.magnitudeMask);
+      if (overflowSignFromV())
+        a.vcmpps(negativeBeforeClamp, v, overflow, kLessOrdered);
+      a.emit(x86::Inst::kIdVcmpps, overflow, overflow, c_.threshold,
+             overflowPredicate);
+    }
+    a.vminps(v, high, v);
+    a.vmaxps(v, isa_.vec(reg::kLow), v);
+    a.emit(x86::Inst::kIdVandps, magnitude, v, c_.magnitudeMask);
+    a.vcmpps(negative, v, magnitude, kLessOrdered);
+    if (overflowSignFromV())
+      a.vblendvps(negative, negative, negativeBeforeClamp, overflow);
+  }
+  // e = (E - Emin)+ << 23: the subtraction saturates in the high 16 bits.
+  x86::Vec exponent = v;
+  a.emit(x86::Inst::kIdVpand, exponent, magnitude, c_.exponentMask);
+  a.emit(x86::Inst::kIdVpsubusw, exponent, exponent, c_.minNormal);
   x86::Vec quanta = t;
   a.vpsubd(quanta, magnitude, exponent);
-  a.vpaddd(quanta, quanta,
-           constants_.broadcast(a, ((127 + M) << 23) - minNormal));
+  a.emit(x86::Inst::kIdVpaddd, quanta, quanta, c_.rebias);
   a.vroundps(quanta, quanta, kRoundNearest);
   a.vcvttps2dq(quanta, quanta);
   x86::Vec code = v;
   a.vpsrld(code, exponent, 23 - M);
   a.vpaddd(code, code, quanta);
   if (!saturate_) {
-    uint32_t special =
-        format_.hasInfinity ? format_.positiveInfinity : format_.positiveNaN;
-    a.vpand(overflow, overflow, constants_.broadcast(a, special));
+    a.emit(x86::Inst::kIdVpand, overflow, overflow, c_.special);
     a.vpmaxud(code, code, overflow);
   }
   // A NaN lane's magnitude bits gave a code far above every finite one.
   if (format_.hasNaN)
-    a.vpminud(code, code, constants_.broadcast(a, format_.positiveNaN));
+    a.emit(x86::Inst::kIdVpminud, code, code, c_.nanCode);
   // The sign: code - (-1 << (bits - 1)) sets the (clear) sign bit.
   a.vpslld(negative, negative, format_.bits - 1);
   a.vpsubd(code, code, negative);
 }
 
-X86FloatDecoder::X86FloatDecoder(const StorageSpec &storage, const X86Isa &isa)
-    : storage_(storage), isa_(isa) {}
+std::optional<KernelSpec> foldDecodedExponent(const KernelSpec &spec) {
+  if (spec.storage.kind != StorageType::Kind::Float ||
+      spec.storage.floatFormat != FloatType::F8E4M3FN || spec.params.runtime)
+    return std::nullopt;
+  KernelSpec folded = spec;
+  for (int64_t zero : spec.params.zeroPoints)
+    if (zero != 0)
+      return std::nullopt;
+  for (double &scale : folded.params.scales) {
+    // (F · 2^-8) · (s · 2^8) is the product F · s when s · 2^8 is exact.
+    double up = std::ldexp(roundToValueType(scale, spec.expressed), 8);
+    if (!std::isfinite(static_cast<float>(up)) ||
+        roundToValueType(up, spec.expressed) != up)
+      return std::nullopt;
+    scale = up;
+  }
+  return folded;
+}
+
+X86FloatDecoder::X86FloatDecoder(const KernelSpec &spec, const X86Isa &isa,
+                                 bool exponentFolded)
+    : storage_(spec.storage), isa_(isa), exponentFolded_(exponentFolded),
+      constants_(isa, {reg::kLow, reg::kHigh, reg::kHalf, reg::kSign}) {}
+
+void X86FloatDecoder::emitConstants(x86::Assembler &a) {
+  auto words = [](uint16_t value) { return uint32_t(value) << 16 | value; };
+  switch (storage_.floatFormat) {
+  case FloatType::F8E5M2:
+    return;
+  case FloatType::F8E4M3FN:
+    halfMask_ = constants_.place(a, words(0xbf80));
+    magnitude7f_ = constants_.place(a, words(0x7f));
+    // Magnitude 0x7f (NaN) becomes 0x3f80; flip it into the quiet NaN.
+    nanFix_ = constants_.place(a, words(0x3f80 ^ 0x7e00));
+    if (!exponentFolded_)
+      up8_ = constants_.place(a, floatBits(256.0f));
+    return;
+  default:
+    signBit_ = constants_.place(a, 0x80000000u);
+    return;
+  }
+}
+
+namespace {
+/// The xmm view of a register operand (memory stays as it is).
+asmjit::Operand low128(const asmjit::Operand &operand) {
+  if (operand.isReg())
+    return operand.as<x86::Vec>().xmm();
+  return operand;
+}
+} // namespace
 
 void X86FloatDecoder::emitLoadValues(x86::Assembler &a, const x86::Vec &v,
                                      const x86::Vec &t, const x86::Mem &src) {
@@ -158,19 +254,18 @@ void X86FloatDecoder::emitLoadValues(x86::Assembler &a, const x86::Vec &v,
     a.vpsllw(half, half, 8);
     a.vcvtph2ps(v, half);
     return;
-  case FloatType::F8E4M3FN: {
+  case FloatType::F8E4M3FN:
     a.vpmovsxbw(work, src); // The sign fills the high byte.
     a.vpsllw(half, work, 7);
-    a.vpand(half, half, constants_.words(a, 0xbf80));
-    // Magnitude 0x7f (NaN) became 0x3f80; turn it into the quiet NaN 0x7e00.
-    a.vpand(work, work, constants_.words(a, 0x7f));
-    a.vpcmpeqw(work, work, constants_.words(a, 0x7f));
-    a.vpand(work, work, constants_.words(a, 0x3f80 ^ 0x7e00));
+    a.emit(x86::Inst::kIdVpand, half, half, low128(halfMask_));
+    a.emit(x86::Inst::kIdVpand, work, work, low128(magnitude7f_));
+    a.emit(x86::Inst::kIdVpcmpeqw, work, work, low128(magnitude7f_));
+    a.emit(x86::Inst::kIdVpand, work, work, low128(nanFix_));
     a.vpxor(half, half, work);
     a.vcvtph2ps(v, half);
-    a.vmulps(v, v, constants_.broadcast(a, floatBits(256.0f))); // Exact.
+    if (!exponentFolded_)
+      a.emit(x86::Inst::kIdVmulps, v, v, up8_); // Exact.
     return;
-  }
   default:
     emitLoadStored(a, isa_, storage_, v, src, false);
     emitDecodeFp4(a, v, t);
@@ -187,7 +282,7 @@ void X86FloatDecoder::emitDecodeFp4(x86::Assembler &a, const x86::Vec &v,
         floatBits(static_cast<float>(decodeFloatStorage(format, code)));
   a.vpermps(t, v, constants_.vector(a, magnitudes)); // Low 3 bits index.
   a.vpslld(v, v, 28);
-  a.vpand(v, v, constants_.broadcast(a, 0x80000000u));
+  a.emit(x86::Inst::kIdVpand, v, v, signBit_);
   a.vorps(v, v, t);
 }
 

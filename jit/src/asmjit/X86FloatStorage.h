@@ -19,6 +19,8 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
+#include <utility>
 #include <vector>
 
 namespace qjit::asmjit_backend {
@@ -26,18 +28,25 @@ namespace qjit::asmjit_backend {
 /// True for the storages these helpers handle: unpacked float storage.
 bool x86SupportsFloatStorage(const StorageSpec &storage);
 
-/// 256-bit constants placed after the kernel's code, read as memory
-/// operands (a ymm, or the low xmm).
+/// 32-bit constants broadcast to every lane: kept in spare vector
+/// registers while they last, the rest as 256-bit vectors placed after the
+/// kernel's code and read as memory operands (a ymm, or the low xmm).
 class X86VectorConstants {
 public:
-  /// A vector of eight `value`s.
-  x86::Mem broadcast(x86::Assembler &a, uint32_t value);
-  /// A vector of eight 16-bit `value`s, read as xmm (8 lanes) or ymm.
-  x86::Mem words(x86::Assembler &a, uint16_t value);
+  X86VectorConstants(const X86Isa &isa, std::vector<unsigned> spareRegisters)
+      : isa_(isa), spare_(std::move(spareRegisters)) {}
+
+  /// The operand of `value` in every lane; a register (loaded here, so
+  /// call where the kernel runs once, e.g. emitConstants) while spare ones
+  /// last.
+  asmjit::Operand place(x86::Assembler &a, uint32_t value);
+  /// A memory operand only: eight 32-bit lanes.
   x86::Mem vector(x86::Assembler &a, const std::array<uint32_t, 8> &lanes);
   void emitData(x86::Assembler &a);
 
 private:
+  X86Isa isa_;
+  std::vector<unsigned> spare_;
   asmjit::Label label_;
   std::vector<std::array<uint32_t, 8>> vectors_;
 };
@@ -52,27 +61,49 @@ public:
   /// as the reference substitutes.
   bool encodesNaN() const { return format_.hasNaN; }
 
-  /// The format bounds [lo, hi] into vec(reg::kLow) and vec(reg::kHigh).
+  /// The format bounds and the encoder's constants, into vec(reg::kLow),
+  /// vec(reg::kHigh), vec(reg::kHalf) and vec(reg::kSign) (or memory).
   void emitConstants(x86::Assembler &a);
-  /// v (f32) → codes (i32). Clobbers `t`, vec(reg::kScalar),
-  /// vec(reg::kScalar2) and vec(reg::kSign).
+  /// v (f32) → codes (i32). Clobbers `t`, vec(reg::kScalar) and
+  /// vec(reg::kScalar2).
   void emitEncode(x86::Assembler &a, const x86::Vec &v, const x86::Vec &t);
   void emitData(x86::Assembler &a) { constants_.emitData(a); }
 
 private:
+  bool symmetric() const { return bounds_.lo == -bounds_.hi; }
+  /// Saturate off with bounds of one sign: an overflowing lane's sign is
+  /// v's, not the clamped value's (needs vec(reg::kSign) as scratch).
+  bool overflowSignFromV() const {
+    return !saturate_ && !(bounds_.lo < 0 && bounds_.hi > 0);
+  }
+
   X86Isa isa_;
   FloatStorageFormat format_;
   FloatStorageBounds bounds_;
   bool saturate_;
   X86VectorConstants constants_;
+  struct Operands {
+    asmjit::Operand magnitudeMask, exponentMask, minNormal, rebias, nanCode,
+        threshold, special;
+  } c_;
 };
 
-/// dcast: codes → f32 lanes of their exact values F(code).
+/// f8E4M3FN codes decode as F · 2^-8 (the binary16 route): with baked
+/// scales and zero points 0, dcast may fold the 2^8 into the scales. The
+/// spec with scales · 2^8 when each stays exact in the expressed type,
+/// otherwise nullopt (the decoder multiplies by 2^8 itself).
+std::optional<KernelSpec> foldDecodedExponent(const KernelSpec &spec);
+
+/// dcast: codes → f32 lanes of their exact values F(code), or of F · 2^-8
+/// for f8E4M3FN when the parameters fold that (foldDecodedExponent).
 class X86FloatDecoder {
 public:
-  X86FloatDecoder(const StorageSpec &storage, const X86Isa &isa);
+  X86FloatDecoder(const KernelSpec &spec, const X86Isa &isa,
+                  bool exponentFolded);
 
-  /// F(code) of the lanes() unpacked codes at `src`. Clobbers `t`.
+  /// Constants into vec(reg::kLow) .. vec(reg::kSign) (or memory).
+  void emitConstants(x86::Assembler &a);
+  /// The values of the lanes() unpacked codes at `src`. Clobbers `t`.
   void emitLoadValues(x86::Assembler &a, const x86::Vec &v, const x86::Vec &t,
                       const x86::Mem &src);
   /// f4E2M1FN: i32 code lanes (the low 4 bits count) → F(code) in place.
@@ -83,7 +114,9 @@ public:
 private:
   StorageSpec storage_;
   X86Isa isa_;
+  bool exponentFolded_;
   X86VectorConstants constants_;
+  asmjit::Operand halfMask_, magnitude7f_, nanFix_, up8_, signBit_;
 };
 
 } // namespace qjit::asmjit_backend
