@@ -128,6 +128,18 @@ public:
 
   void emitUnrolled(x86::Assembler &a, const x86::Mem &src,
                     const x86::Mem &dst) override {
+    if (floatEncoder_) {
+      // All divisions first: their latency overlaps the encoding.
+      for (unsigned j = 0; j < reg::kUnroll; ++j)
+        emitScaledFloat(a, j,
+                        src.cloneAdjusted(int32_t(j * lanes() * srcBytes())),
+                        false);
+      for (unsigned j = 0; j < reg::kUnroll; ++j)
+        emitFloatCodes(a, j,
+                       dst.cloneAdjusted(int32_t(j * lanes() * dstBytes())),
+                       false);
+      return;
+    }
     if (!checked_) {
       X86VectorBody::emitUnrolled(a, src, dst);
       return;
@@ -165,18 +177,15 @@ public:
 
   void emitVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
                   const x86::Mem &dst, bool masked) override {
+    if (floatEncoder_) {
+      emitScaledFloat(a, slot, src, masked);
+      emitFloatCodes(a, slot, dst, masked);
+      return;
+    }
     x86::Vec v = isa_.vec(reg::kWork + slot), t = isa_.vec(reg::kTemp + slot);
     emitLoadExpressed(a, isa_, spec_.expressed, v, src, masked);
     emitScale(a, slot, v, t);
     bool addZero = !params_.zeroPointsAreZero();
-    if (floatEncoder_) {
-      if (addZero)
-        a.emit(x86::Inst::kIdVaddps, v, v, params_.zeroPoint(slot));
-      floatEncoder_->emitEncode(a, v, t);
-      emitStoreStored(a, isa_, spec_.storage, dst, v, t, masked,
-                      Narrowing::Truncate);
-      return;
-    }
     if (spec_.knobs.zeroPoint == ZeroPointOrder::BeforeRounding) {
       if (addZero)
         a.emit(x86::Inst::kIdVaddps, v, v, params_.zeroPoint(slot));
@@ -194,6 +203,24 @@ public:
   }
 
 private:
+  /// Float storage: v = u + z into the slot's register.
+  void emitScaledFloat(x86::Assembler &a, unsigned slot, const x86::Mem &src,
+                       bool masked) {
+    x86::Vec v = isa_.vec(reg::kWork + slot), t = isa_.vec(reg::kTemp + slot);
+    emitLoadExpressed(a, isa_, spec_.expressed, v, src, masked);
+    emitScale(a, slot, v, t);
+    if (!params_.zeroPointsAreZero())
+      a.emit(x86::Inst::kIdVaddps, v, v, params_.zeroPoint(slot));
+  }
+  /// Float storage: the slot's v encoded and stored.
+  void emitFloatCodes(x86::Assembler &a, unsigned slot, const x86::Mem &dst,
+                      bool masked) {
+    x86::Vec v = isa_.vec(reg::kWork + slot), t = isa_.vec(reg::kTemp + slot);
+    floatEncoder_->emitEncode(a, v, t);
+    emitStoreStored(a, isa_, spec_.storage, dst, v, t, masked,
+                    Narrowing::Truncate);
+  }
+
   void emitLimits(x86::Assembler &a) {
     emitBroadcastImmediate(a, isa_, isa_.vec(fast::kLimit),
                            floatBits(checked_->limit));
