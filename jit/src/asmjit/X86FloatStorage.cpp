@@ -14,7 +14,8 @@
 //
 // Decoding fp8 goes through binary16 with F16C, as the LLVM backend does:
 // f8E5M2 is the top byte of a binary16; f8E4M3FN's bits shifted left 7 are
-// the binary16 of F · 2^-8 (its NaN patched to a binary16 NaN).
+// the binary16 of F · 2^-8 once bit 14 is fixed (its NaN becomes a
+// binary16 NaN).
 // f4E2M1FN's eight magnitudes are one vpermps table.
 //
 //===----------------------------------------------------------------------===//
@@ -223,10 +224,8 @@ void X86FloatDecoder::emitConstants(x86::Assembler &a) {
   case FloatType::F8E5M2:
     return;
   case FloatType::F8E4M3FN:
-    halfMask_ = constants_.place(a, words(0xbf80));
-    magnitude7f_ = constants_.place(a, words(0x7f));
-    // Magnitude 0x7f (NaN) becomes 0x3f80; flip it into the quiet NaN.
-    nanFix_ = constants_.place(a, words(0x3f80 ^ 0x7e00));
+    quantum_ = constants_.place(a, words(0x0080));
+    bit14_ = constants_.place(a, words(0x4000));
     if (!exponentFolded_)
       up8_ = constants_.place(a, floatBits(256.0f));
     return;
@@ -255,12 +254,14 @@ void X86FloatDecoder::emitLoadValues(x86::Assembler &a, const x86::Vec &v,
     a.vcvtph2ps(v, half);
     return;
   case FloatType::F8E4M3FN:
-    a.vpmovsxbw(work, src); // The sign fills the high byte.
-    a.vpsllw(half, work, 7);
-    a.emit(x86::Inst::kIdVpand, half, half, low128(halfMask_));
-    a.emit(x86::Inst::kIdVpand, work, work, low128(magnitude7f_));
-    a.emit(x86::Inst::kIdVpcmpeqw, work, work, low128(magnitude7f_));
-    a.emit(x86::Inst::kIdVpand, work, work, low128(nanFix_));
+    // h = the sign-extended code << 7: sign in bits 15 and 14, magnitude
+    // m in 13..7. Bit 14 must become 0, or 1 for the NaN m = 0x7f: it is
+    // bit 14 of h + (1 << 7) xor h's (a carry reaches bit 14 only from
+    // m = 0x7f; with the sign, the sum wraps there and carries elsewhere).
+    a.vpmovsxbw(half, src);
+    a.vpsllw(half, half, 7);
+    a.emit(x86::Inst::kIdVpaddw, work, half, low128(quantum_));
+    a.emit(x86::Inst::kIdVpand, work, work, low128(bit14_));
     a.vpxor(half, half, work);
     a.vcvtph2ps(v, half);
     if (!exponentFolded_)

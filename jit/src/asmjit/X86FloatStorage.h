@@ -116,7 +116,7 @@ private:
   X86Isa isa_;
   bool exponentFolded_;
   X86VectorConstants constants_;
-  asmjit::Operand halfMask_, magnitude7f_, nanFix_, up8_, signBit_;
+  asmjit::Operand quantum_, bit14_, up8_, signBit_;
 };
 
 } // namespace qjit::asmjit_backend
