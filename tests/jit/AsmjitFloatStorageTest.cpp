@@ -71,14 +71,25 @@ StorageSpec fullRange(FloatType format) {
 std::vector<float> edgeInputs() {
   const float inf = std::numeric_limits<float>::infinity();
   std::vector<float> magnitudes = {
-      0.0f, 1e-45f, 1e-40f, 0x1p-126f, // f32 subnormals, smallest normal
-      0x1p-17f, 0x1p-16f, 0x3p-17f, 0x1p-15f, 0x1.8p-15f, // E5M2 subnormals
-      0x1p-11f, 0x1p-10f, 0x3p-10f, 0x1p-9f, 0x1.8p-9f, 0x7p-9f, 0x1p-6f,
-      0.25f, 0.5f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f, 5.5f, 6.0f, 7.0f,
-      100.0f, 96.0f, 104.0f, 288.0f, 300.0f, 416.0f, 432.0f, 440.0f, 448.0f,
-      456.0f, 463.99997f, 464.0f, 464.00003f, 465.0f, 480.0f, 57344.0f,
-      59392.0f, 61439.0f, 61439.996f, 61440.0f, 61440.004f, 65536.0f, 1e30f,
-      std::numeric_limits<float>::max(), inf};
+      0.0f,       1e-45f,     1e-40f,
+      0x1p-126f, // f32 subnormals, smallest normal
+      0x1p-17f,   0x1p-16f,   0x3p-17f,
+      0x1p-15f,   0x1.8p-15f, // E5M2 subnormals
+      0x1p-11f,   0x1p-10f,   0x3p-10f,
+      0x1p-9f,    0x1.8p-9f,  0x7p-9f,
+      0x1p-6f,    0.25f,      0.5f,
+      0.75f,      1.25f,      1.75f,
+      2.5f,       3.5f,       5.0f,
+      5.5f,       6.0f,       7.0f,
+      100.0f,     96.0f,      104.0f,
+      288.0f,     300.0f,     416.0f,
+      432.0f,     440.0f,     448.0f,
+      456.0f,     463.99997f, 464.0f,
+      464.00003f, 465.0f,     480.0f,
+      57344.0f,   59392.0f,   61439.0f,
+      61439.996f, 61440.0f,   61440.004f,
+      65536.0f,   1e30f,      std::numeric_limits<float>::max(),
+      inf};
   std::vector<float> inputs;
   for (float m : magnitudes) {
     inputs.push_back(m);
@@ -162,8 +173,7 @@ TEST_F(AsmjitFloatStorageTest, QcastEdgesMatchTheReference) {
       for (bool runtime : {false, true}) {
         if (!saturate && storage.floatFormat == FloatType::F4E2M1FN)
           continue; // Lowering keeps f4 saturating.
-        KernelSpec spec =
-            unitSpec(KernelOp::QCast, storage, saturate, runtime);
+        KernelSpec spec = unitSpec(KernelOp::QCast, storage, saturate, runtime);
         std::vector<uint8_t> got, want;
         run(spec, inputs.data(), inputs.size(), got, want);
         for (size_t i = 0; i < inputs.size(); ++i)
@@ -175,8 +185,9 @@ TEST_F(AsmjitFloatStorageTest, QcastEdgesMatchTheReference) {
 
 TEST_F(AsmjitFloatStorageTest, KnownCodes) {
   // semantics.md 8.2's examples.
-  std::vector<float> inputs = {464, 465, -0x1p-11f, 61439, 61440,
-                               std::numeric_limits<float>::infinity()};
+  std::vector<float> inputs = {
+      464,   465,   -0x1p-11f,
+      61439, 61440, std::numeric_limits<float>::infinity()};
   std::vector<uint8_t> got, want;
   run(unitSpec(KernelOp::QCast, fullRange(FloatType::F8E4M3FN), true, false),
       inputs.data(), 3, got, want);
@@ -195,9 +206,9 @@ TEST_F(AsmjitFloatStorageTest, DcastEveryCode) {
     codes[i] = static_cast<uint8_t>(i); // f4: the high nibble is ignored.
   for (FloatType format :
        {FloatType::F8E4M3FN, FloatType::F8E5M2, FloatType::F4E2M1FN})
-    for (auto [scale, zero] : {std::pair{1.0, int64_t(0)},
-                               std::pair{0.37, int64_t(-3)},
-                               std::pair{60000.0, int64_t(0)}})
+    for (auto [scale, zero] :
+         {std::pair{1.0, int64_t(0)}, std::pair{0.37, int64_t(-3)},
+          std::pair{60000.0, int64_t(0)}})
       for (ValueType expressed :
            {ValueType::F32, ValueType::F16, ValueType::BF16}) {
         KernelSpec spec =
@@ -233,8 +244,8 @@ TEST_F(AsmjitFloatStorageTest, Fp4AndNarrowBoundsEverywhere) {
   axes.expressed = {ValueType::F16, ValueType::BF16, ValueType::F32};
   axes.layouts = testing::representativeLayouts();
   axes.runtimeParams = {false, true};
-  size_t checked = testing::checkSweep(*backend_, axes,
-                                       {.lanes = 16, .largeSize = 1031});
+  size_t checked =
+      testing::checkSweep(*backend_, axes, {.lanes = 16, .largeSize = 1031});
   // (qcast + dcast) for 3 storages, the two f8 ones also without
   // saturation; 3 types, 7 layouts, 2 parameter kinds.
   EXPECT_EQ(checked, size_t(3 * 2 + 2) * 3 * 7 * 2);
@@ -272,8 +283,8 @@ TEST(AsmjitFloatStorageAssembly, Avx2CodeWithoutGathersOrMxcsr) {
       unitSpec(KernelOp::QCast, fullRange(FloatType::F8E4M3FN), true, false);
   qcast.params.scales = {0.0137};
   std::string text = listing(qcast, "+avx512f");
-  EXPECT_THAT(text, HasSubstr("vdivps"));        // The exact `divide`.
-  EXPECT_THAT(text, HasSubstr("vroundps"));      // Immediate rounding.
+  EXPECT_THAT(text, HasSubstr("vdivps"));   // The exact `divide`.
+  EXPECT_THAT(text, HasSubstr("vroundps")); // Immediate rounding.
   KernelSpec dcast = qcast;
   dcast.op = KernelOp::DCast;
   EXPECT_THAT(listing(dcast, "+avx512f"), HasSubstr("vcvtph2ps"));

@@ -97,8 +97,7 @@ std::vector<unsigned> encoderSpares(bool symmetric, bool signScratch) {
 
 X86FloatEncoder::X86FloatEncoder(const KernelSpec &spec, const X86Isa &isa)
     : isa_(isa), format_(floatStorageFormat(spec.storage.floatFormat)),
-      bounds_(floatStorageBounds(spec.storage)),
-      saturate_(spec.knobs.saturate),
+      bounds_(floatStorageBounds(spec.storage)), saturate_(spec.knobs.saturate),
       constants_(isa, encoderSpares(symmetric(), overflowSignFromV())) {}
 
 void X86FloatEncoder::emitConstants(x86::Assembler &a) {
@@ -121,12 +120,12 @@ void X86FloatEncoder::emitConstants(x86::Assembler &a) {
     // half-quantum, or on it when that tie goes to the (even) next binade.
     int top = std::ilogb(format_.largest);
     c_.threshold = constants_.place(
-        a, floatBits(static_cast<float>(
-               format_.largest +
-               std::ldexp(1.0, top - static_cast<int>(M) - 1))));
-    c_.special = constants_.place(a, format_.hasInfinity
-                                         ? format_.positiveInfinity
-                                         : format_.positiveNaN);
+        a,
+        floatBits(static_cast<float>(
+            format_.largest + std::ldexp(1.0, top - static_cast<int>(M) - 1))));
+    c_.special =
+        constants_.place(a, format_.hasInfinity ? format_.positiveInfinity
+                                                : format_.positiveNaN);
   }
 }
 

@@ -131,13 +131,11 @@ public:
     if (floatEncoder_) {
       // All divisions first: their latency overlaps the encoding.
       for (unsigned j = 0; j < reg::kUnroll; ++j)
-        emitScaledFloat(a, j,
-                        src.cloneAdjusted(int32_t(j * lanes() * srcBytes())),
-                        false);
+        emitScaledFloat(
+            a, j, src.cloneAdjusted(int32_t(j * lanes() * srcBytes())), false);
       for (unsigned j = 0; j < reg::kUnroll; ++j)
-        emitFloatCodes(a, j,
-                       dst.cloneAdjusted(int32_t(j * lanes() * dstBytes())),
-                       false);
+        emitFloatCodes(
+            a, j, dst.cloneAdjusted(int32_t(j * lanes() * dstBytes())), false);
       return;
     }
     if (!checked_) {
