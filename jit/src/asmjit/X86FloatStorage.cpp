@@ -113,7 +113,7 @@ void X86FloatEncoder::emitConstants(x86::Assembler &a) {
   c_.exponentMask = constants_.place(a, kExponentMask);
   c_.minNormal = constants_.place(a, minNormal);
   c_.rebias = constants_.place(a, ((127 + M) << 23) - minNormal);
-  if (format_.hasNaN)
+  if (format_.hasNaN && !signedCodes())
     c_.nanCode = constants_.place(a, format_.positiveNaN);
   if (!saturate_) {
     // RNE_F(v) beyond the largest finite value: |v| above its upper
@@ -185,12 +185,17 @@ void X86FloatEncoder::emitEncode(x86::Assembler &a, const x86::Vec &v,
     a.emit(x86::Inst::kIdVpand, overflow, overflow, c_.special);
     a.vpmaxud(code, code, overflow);
   }
-  // A NaN lane's magnitude bits gave a code far above every finite one.
-  if (format_.hasNaN)
+  // A NaN lane's magnitude bits gave a code far above every finite one:
+  // the NaN code, or with signed codes what the store saturates to it.
+  if (format_.hasNaN && !signedCodes())
     a.emit(x86::Inst::kIdVpminud, code, code, c_.nanCode);
-  // The sign: code - (-1 << (bits - 1)) sets the (clear) sign bit.
+  // The sign: code ∓ (-1 << (bits - 1)) sets the clear sign bit, or makes
+  // the signed code (the byte's value as int8) of a negative lane.
   a.vpslld(negative, negative, format_.bits - 1);
-  a.vpsubd(code, code, negative);
+  if (signedCodes())
+    a.vpaddd(code, code, negative);
+  else
+    a.vpsubd(code, code, negative);
 }
 
 std::optional<KernelSpec> foldDecodedExponent(const KernelSpec &spec) {

@@ -61,6 +61,11 @@ public:
   /// as the reference substitutes.
   bool encodesNaN() const { return format_.hasNaN; }
 
+  /// True when emitEncode leaves the codes as signed bytes (the code's
+  /// bits as int8, NaN lanes above 127), to be stored with signed
+  /// saturation: f8E4M3FN, whose NaN code 0x7f is the saturated value.
+  bool signedCodes() const { return format_.positiveNaN == 0x7f; }
+
   /// The format bounds and the encoder's constants, into vec(reg::kLow),
   /// vec(reg::kHigh), vec(reg::kHalf) and vec(reg::kSign) (or memory).
   void emitConstants(x86::Assembler &a);

@@ -215,8 +215,9 @@ private:
                       bool masked) {
     x86::Vec v = isa_.vec(reg::kWork + slot), t = isa_.vec(reg::kTemp + slot);
     floatEncoder_->emitEncode(a, v, t);
-    emitStoreStored(a, isa_, spec_.storage, dst, v, t, masked,
-                    Narrowing::Truncate);
+    StorageSpec codes = spec_.storage;
+    codes.isSigned = floatEncoder_->signedCodes();
+    emitStoreStored(a, isa_, codes, dst, v, t, masked, Narrowing::Saturate);
   }
 
   void emitLimits(x86::Assembler &a) {
