@@ -167,6 +167,7 @@ TEST_F(AsmjitFloatStorageTest, QcastEdgesMatchTheReference) {
       floatStorage(FloatType::F8E4M3FN, 0, 300),
       floatStorage(FloatType::F8E4M3FN, 10, 448),
       floatStorage(FloatType::F8E4M3FN, -300, -10),
+      floatStorage(FloatType::F8E4M3FN, 0, 0),
       floatStorage(FloatType::F8E5M2, -57344, 0)};
   for (const StorageSpec &storage : storages)
     for (bool saturate : {true, false})

@@ -75,7 +75,8 @@ public:
   void emitData(x86::Assembler &a) { constants_.emitData(a); }
 
 private:
-  bool symmetric() const { return bounds_.lo == -bounds_.hi; }
+  /// Bounds ±hi (hi > 0): the clamp is one of |v|, whose sign is v's.
+  bool symmetric() const { return bounds_.lo == -bounds_.hi && bounds_.hi > 0; }
   /// Saturate off with bounds of one sign: an overflowing lane's sign is
   /// v's, not the clamped value's (needs vec(reg::kSign) as scratch).
   bool overflowSignFromV() const {
