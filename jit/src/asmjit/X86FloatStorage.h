@@ -51,12 +51,14 @@ private:
   std::vector<std::array<uint32_t, 8>> vectors_;
 };
 
-/// qcast: f32 lanes v = fl(u + z) → i32 lanes holding the code.
+/// qcast: f32 lanes v = fl(u + z) → i32 lanes holding the code (as a
+/// signed byte with signedCodes()).
 class X86FloatEncoder {
 public:
   X86FloatEncoder(const KernelSpec &spec, const X86Isa &isa);
 
-  /// True when emitEncode maps NaN lanes of v to the format's NaN code.
+  /// True when emitEncode maps NaN lanes of v to the format's NaN code
+  /// (with signedCodes(), to a value the store saturates to it).
   /// Otherwise (f4E2M1FN) NaN lanes of u must be 0 already, so that v = z
   /// as the reference substitutes.
   bool encodesNaN() const { return format_.hasNaN; }
