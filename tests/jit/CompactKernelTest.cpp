@@ -47,12 +47,16 @@ protected:
                                {.lanes = 64, .largeSize = 4099});
   }
   /// Whether the backend compiles `spec`: llvm all of them; asmjit
-  /// quantile tables, packed or not (f64 expressed values aside).
+  /// quantile tables (packed or not) and unpacked float storage, f64
+  /// expressed values aside.
   bool compiles(const KernelSpec &spec) const {
     if (GetParam().backend == "llvm")
       return true;
-    bool quantile = spec.storage.kind == StorageType::Kind::Quantile;
-    return quantile &&
+    const StorageSpec &storage = spec.storage;
+    bool compact =
+        storage.kind == StorageType::Kind::Quantile ||
+        (storage.kind == StorageType::Kind::Float && !storage.packed);
+    return compact &&
            (spec.op == KernelOp::SCast || spec.expressed != ValueType::F64);
   }
   /// The specs of `axes` the backend compiles; `all` (every one) counted
@@ -215,14 +219,19 @@ TEST(CompactRuntime, AutoFallsBackToAKernelThatCompiles) {
   if (hostIsaLevel() < IsaLevel::Avx2)
     GTEST_SKIP() << "asmjit needs AVX2; nothing to fall back from";
   ASSERT_TRUE(runtime) << runtime.status().message();
-  for (const char *type :
-       {"!quant.uniform<f8E4M3FN:f32, 0.5>",
-        "!quant.quantile<u4:f32, {-1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, "
-        "1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 2.75, 3.0}>"}) {
+  // asmjit compiles unpacked float storage and quantile tables; packed
+  // f4E2M1FN falls back.
+  for (auto [type, backend] :
+       {std::pair{"!quant.uniform<f8E4M3FN:f32, 0.5>", BackendKind::Asmjit},
+        std::pair{"!quant.quantile<u4:f32, {-1.0, -0.5, -0.25, 0.0, 0.25, "
+                  "0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 2.75, "
+                  "3.0}>",
+                  BackendKind::Asmjit},
+        std::pair{"!quant.uniform<f4E2M1FN:f32, 0.5>", BackendKind::Llvm}}) {
     Expected<std::shared_ptr<const Kernel>> kernel =
         (*runtime)->compile(type, KernelOp::QCast);
     ASSERT_TRUE(kernel) << kernel.status().message();
-    EXPECT_EQ((*kernel)->backend(), BackendKind::Llvm) << type;
+    EXPECT_EQ((*kernel)->backend(), backend) << type;
     float in[3] = {1.0f, -300.0f, 0.3f};
     uint8_t out[3] = {};
     (*kernel)->function()(in, out, 3);

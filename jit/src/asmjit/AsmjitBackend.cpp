@@ -26,17 +26,6 @@ namespace {
 
 using namespace asmjit_backend;
 
-/// The aarch64 generators handle integer storage only (the runtime's auto
-/// backend falls back to llvm on ErrorCode::Unsupported); the x86 ones say
-/// what they handle in checkX86Support.
-Status requireIntegerStorage(const KernelSpec &spec) {
-  if (spec.storage.kind == StorageType::Kind::Integer)
-    return Status::ok();
-  return Status::error(ErrorCode::Unsupported,
-                       "asmjit backend: float and quantile storage are not "
-                       "supported for aarch64 (use the llvm backend)");
-}
-
 class AsmjitBackend final : public Backend {
 public:
   explicit AsmjitBackend(IsaLevel isa)
@@ -78,8 +67,6 @@ public:
   Expected<std::string> assembly(const KernelSpec &spec,
                                  const AsmOptions &options) override {
     if (isAArch64Triple(options.triple)) {
-      if (Status status = requireIntegerStorage(spec); !status)
-        return status;
       Expected<TargetCode> code = emitForTarget(spec, options);
       if (!code)
         return code.status();
@@ -97,8 +84,6 @@ public:
       return Status::error(ErrorCode::Unsupported,
                            "asmjit backend: emitForTarget generates for "
                            "aarch64 triples; the host uses compile()");
-    if (Status status = requireIntegerStorage(spec); !status)
-      return status;
     return a64TargetCode(spec, options.triple);
   }
 

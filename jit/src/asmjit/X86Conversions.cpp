@@ -1,6 +1,8 @@
 //===- X86Conversions.cpp - Vector loads and stores of host formats -------===//
 #include "X86Conversions.h"
 
+#include "X86FloatStorage.h"
+
 namespace qjit::asmjit_backend {
 
 namespace {
@@ -21,6 +23,8 @@ x86::Assembler &maskedStore(x86::Assembler &a, bool masked) {
 } // namespace
 
 bool x86SupportsStorage(const StorageSpec &storage) {
+  if (x86SupportsFloatStorage(storage))
+    return true;
   return storage.kind == StorageType::Kind::Integer && storage.bits >= 1 &&
          storage.bits <= 32;
 }

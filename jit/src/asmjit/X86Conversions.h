@@ -16,8 +16,8 @@
 
 namespace qjit::asmjit_backend {
 
-/// True when the x86 generators handle this integer storage (packed ones
-/// through X86PackedCodes).
+/// True when the x86 generators handle this storage: integers (packed ones
+/// through X86PackedCodes) and float storage (X86FloatStorage.h).
 bool x86SupportsStorage(const StorageSpec &storage);
 
 /// Loads f32 lanes from expressed values (exact widening).

@@ -2,14 +2,16 @@
 //
 // Per vector: i32 lanes from the containers, converted to f32 (q rounded
 // to nearest-even beyond 2^24; u32 values as 2^16·hi + lo, two exact
-// terms and one rounding; quantile entries through X86QuantileStorage),
-// (q − z) then · s, each one f32 rounding, then one rounding to the
-// expressed format. (f64 compute: X86WideGenerators.) Packed storage
-// loads its codes through X86PackedCodes, a group of four vectors at once
-// in the unrolled loop (one 16-byte load for 4-bit codes).
+// terms and one rounding; quantile entries through X86QuantileStorage;
+// float storage codes' exact values through X86FloatStorage), (q − z)
+// then · s, each one f32 rounding, then one rounding to the expressed
+// format. (f64 compute: X86WideGenerators.) Packed storage loads its codes
+// through X86PackedCodes, a group of four vectors at once in the unrolled
+// loop (one 16-byte load for 4-bit codes).
 //
 //===----------------------------------------------------------------------===//
 #include "X86Conversions.h"
+#include "X86FloatStorage.h"
 #include "X86Generators.h"
 #include "X86KernelFrame.h"
 #include "X86PackedCodes.h"
@@ -26,9 +28,12 @@ namespace {
 class X86DequantizeGenerator final : public X86VectorBody {
 public:
   X86DequantizeGenerator(const KernelSpec &spec, const X86Isa &isa)
-      : spec_(spec), isa_(isa), params_(spec, isa, ScaleUse::Multiply) {
+      : spec_(spec), isa_(isa), folded_(foldDecodedExponent(spec)),
+        params_(folded_ ? *folded_ : spec, isa, ScaleUse::Multiply) {
     if (spec.storage.kind == StorageType::Kind::Quantile)
       quantile_.emplace(spec);
+    if (spec.storage.kind == StorageType::Kind::Float)
+      floatDecoder_.emplace(spec, isa, folded_.has_value());
     if (spec.storage.packed)
       packed_.emplace(spec.storage.bits, spec.storage.isSigned);
   }
@@ -47,6 +52,8 @@ public:
       emitBroadcastImmediate(a, isa_, isa_.vec(reg::kLow), floatBits(0x1p16f));
     if (quantile_)
       quantile_->emitConstants(a);
+    if (floatDecoder_)
+      floatDecoder_->emitConstants(a);
   }
   void emitParameters(x86::Assembler &a) override { params_.emitLoad(a); }
   unsigned parameterBytes() const override { return params_.parameterBytes(); }
@@ -54,6 +61,8 @@ public:
     params_.emitData(a);
     if (quantile_)
       quantile_->emitData(a);
+    if (floatDecoder_)
+      floatDecoder_->emitData(a);
     if (packed_)
       packed_->emitData(a);
   }
@@ -61,6 +70,11 @@ public:
   void emitVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
                   const x86::Mem &dst, bool masked) override {
     x86::Vec v = isa_.vec(reg::kWork + slot);
+    if (floatDecoder_) {
+      floatDecoder_->emitLoadValues(a, v, isa_.vec(reg::kTemp + slot), src);
+      emitFinish(a, slot, v, dst, masked);
+      return;
+    }
     if (packed_)
       packed_->emitLoad(a, v, src);
     else
@@ -140,8 +154,11 @@ private:
 
   const KernelSpec &spec_;
   X86Isa isa_;
+  /// Baked f8E4M3FN parameters with the decoder's 2^-8 folded in.
+  std::optional<KernelSpec> folded_;
   X86Parameters params_;
   std::optional<X86QuantileDecoder> quantile_;
+  std::optional<X86FloatDecoder> floatDecoder_; ///< Float storage only.
   std::optional<X86PackedCodes> packed_;
 };
 

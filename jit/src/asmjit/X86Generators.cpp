@@ -30,11 +30,11 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
             "reference");
   if (!x86SupportsStorage(spec.storage) && !x86SupportsQuantile(spec.storage))
     return unsupported("storage other than integers (unpacked, or packed "
-                       "1/2/4 bits) or unpacked quantile tables of at most "
-                       "64 entries");
-  if (spec.storage.kind == StorageType::Kind::Quantile &&
+                       "1/2/4 bits), unpacked float storage or quantile "
+                       "tables of at most 64 entries");
+  if (spec.storage.kind != StorageType::Kind::Integer &&
       spec.op != KernelOp::SCast && spec.compute == ValueType::F64)
-    return unsupported("f64 expressed values with quantile storage");
+    return unsupported("f64 expressed values with float or quantile storage");
   if (spec.storage.packed && x86NeedsWideLanes(spec))
     return unsupported("packed storage with f64 expressed values or an exact "
                        "int64 after-rounding sum");
@@ -43,7 +43,7 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
 
 X86Isa x86KernelIsa(const KernelSpec &spec, const X86Isa &isa) {
   bool avx2Only = spec.storage.packed ||
-                  spec.storage.kind == StorageType::Kind::Quantile ||
+                  spec.storage.kind != StorageType::Kind::Integer ||
                   x86NeedsWideLanes(spec) ||
                   (spec.op == KernelOp::DCast && spec.storage.bits > 24);
   return avx2Only ? X86Isa(std::min(isa.level(), IsaLevel::Avx2)) : isa;

@@ -21,9 +21,9 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa);
 
 /// The ISA level `spec`'s kernel is generated at: `isa`'s, except for the
 /// kernels written as AVX2 (VEX) code only, the code this project's hosts
-/// can run and test: packed storage (X86PackedCodes.h), quantile storage
-/// (X86QuantileStorage.h), f64 lanes and the exact wide sums
-/// (x86NeedsWideLanes), dcast of storage wider than 24 bits.
+/// can run and test: packed storage (X86PackedCodes.h), float and quantile
+/// storage (X86FloatStorage.h, X86QuantileStorage.h), f64 lanes and the exact
+/// wide sums (x86NeedsWideLanes), dcast of storage wider than 24 bits.
 X86Isa x86KernelIsa(const KernelSpec &spec, const X86Isa &isa);
 
 /// Emits the kernel for `spec` (checkX86Support must have passed).

@@ -21,9 +21,12 @@
 // Packed storage stores its codes through X86PackedCodes: the checked
 // mode's 32 packed bytes become 4·bits bytes, and the exact mode's main
 // loop converts four vectors before one group store.
+// Float storage (X86FloatStorage.h): v = u + z goes to the format encoder
+// instead of the integer rounding and clamp.
 //
 //===----------------------------------------------------------------------===//
 #include "X86Conversions.h"
+#include "X86FloatStorage.h"
 #include "X86Generators.h"
 #include "X86KernelFrame.h"
 #include "X86PackedCodes.h"
@@ -68,6 +71,8 @@ public:
       quantile_.emplace(spec);
       return;
     }
+    if (spec.storage.kind == StorageType::Kind::Float)
+      floatEncoder_.emplace(spec, isa);
     planClamp();
     planChecked();
   }
@@ -95,6 +100,10 @@ public:
       emitBroadcastImmediate(a, isa_, isa_.vec(reg::kSign), kSignBit);
       if (spec_.knobs.zeroPoint == ZeroPointOrder::AfterRounding)
         emitLimits(a);
+    }
+    if (floatEncoder_) {
+      floatEncoder_->emitConstants(a);
+      return;
     }
     if (clampLow_)
       emitBroadcastImmediate(a, isa_, isa_.vec(reg::kLow),
@@ -125,6 +134,8 @@ public:
     params_.emitData(a);
     if (quantile_)
       quantile_->emitData(a);
+    if (floatEncoder_)
+      floatEncoder_->emitData(a);
     if (packed_)
       packed_->emitData(a);
     if (!checked_ && !packsQuantile())
@@ -153,6 +164,16 @@ public:
       }
       quantile_->emitEncode(a, values, stored);
       emitPackFour(a, stored, values[0], values[1], dst);
+      return;
+    }
+    if (floatEncoder_) {
+      // All divisions first: their latency overlaps the encoding.
+      for (unsigned j = 0; j < reg::kUnroll; ++j)
+        emitScaledFloat(a, j, src.cloneAdjusted(int32_t(j) * srcVectorBytes()),
+                        false);
+      for (unsigned j = 0; j < reg::kUnroll; ++j)
+        emitFloatCodes(a, j, dst.cloneAdjusted(int32_t(j) * dstVectorBytes()),
+                       false);
       return;
     }
     if (!checked_ && packed_) {
@@ -197,6 +218,11 @@ public:
 
   void emitVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
                   const x86::Mem &dst, bool masked) override {
+    if (floatEncoder_) {
+      emitScaledFloat(a, slot, src, masked);
+      emitFloatCodes(a, slot, dst, masked);
+      return;
+    }
     x86::Vec v = isa_.vec(reg::kWork + slot), t = isa_.vec(reg::kTemp + slot);
     if (quantile_) {
       emitLoadExpressed(a, isa_, spec_.expressed, v, src, masked);
@@ -273,6 +299,25 @@ private:
       packed_->emitStoreBytes(a, dst, result[0], temp2);
     else
       streamingStores_ ? a.vmovntdq(dst, result[0]) : a.vmovdqu(dst, result[0]);
+  }
+
+  /// Float storage: v = u + z into the slot's register.
+  void emitScaledFloat(x86::Assembler &a, unsigned slot, const x86::Mem &src,
+                       bool masked) {
+    x86::Vec v = isa_.vec(reg::kWork + slot), t = isa_.vec(reg::kTemp + slot);
+    emitLoadExpressed(a, isa_, spec_.expressed, v, src, masked);
+    emitScale(a, slot, v, t);
+    if (!params_.zeroPointsAreZero())
+      a.emit(x86::Inst::kIdVaddps, v, v, params_.zeroPoint(slot));
+  }
+  /// Float storage: the slot's v encoded and stored.
+  void emitFloatCodes(x86::Assembler &a, unsigned slot, const x86::Mem &dst,
+                      bool masked) {
+    x86::Vec v = isa_.vec(reg::kWork + slot), t = isa_.vec(reg::kTemp + slot);
+    floatEncoder_->emitEncode(a, v, t);
+    StorageSpec codes = spec_.storage;
+    codes.isSigned = floatEncoder_->signedCodes();
+    emitStoreStored(a, isa_, codes, dst, v, t, masked, Narrowing::Saturate);
   }
 
   void emitLimits(x86::Assembler &a) {
@@ -367,7 +412,8 @@ private:
     clampHigh_ = s.isSigned || s.max < containerMax;
   }
 
-  /// u = x / s or x · (1/s), NaN lanes → 0.
+  /// u = x / s or x · (1/s), NaN lanes → 0 (unless the float encoder
+  /// encodes NaN itself).
   void emitScale(x86::Assembler &a, unsigned slot, const x86::Vec &v,
                  const x86::Vec &t) {
     asmjit::Operand scale = params_.scale(slot);
@@ -379,6 +425,8 @@ private:
     auto scaleOp = [&](x86::Assembler &as) { as.emit(op, v, v, scale); };
     if (!isa_.avx512()) {
       scaleOp(a);
+      if (floatEncoder_ && floatEncoder_->encodesNaN())
+        return;
       a.vcmpps(t, v, v, kOrdered);
       a.vandps(v, v, t);
       return;
@@ -452,6 +500,7 @@ private:
   bool clampLow_ = true, clampHigh_ = true;
   std::optional<CheckedReciprocalPlan> checked_;
   std::optional<X86QuantileEncoder> quantile_;
+  std::optional<X86FloatEncoder> floatEncoder_; ///< Float storage only.
   /// A group to divide after all, emitted after the kernel's code.
   struct Division {
     asmjit::Label start, back;

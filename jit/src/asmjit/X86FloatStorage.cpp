@@ -1,0 +1,294 @@
+//===- X86FloatStorage.cpp - fp8 / fp4 codes on AVX2 lanes ----------------===//
+//
+// Encoding a clamped value c (|c| = a, a format value's range, exact f32)
+// with M fraction bits and minimum normal exponent emin (biased in f32:
+// Emin): let E be a's f32 exponent field and e = max(E - Emin, 0). Then
+// t = a · 2^(M - max(E - 127, emin)) lies in [2^M, 2^(M+1)) above the
+// format's subnormal range and in [0, 2^M) within it; n = roundeven(t)
+// counts quanta, and the code's magnitude is (e << M) + n (a carry of n
+// into 2^(M+1) moves into the exponent, as it must). t is built by integer
+// arithmetic on a's bits (a - (e << 23) + ((127 + M - Emin) << 23): the
+// exponent rebiased, exact for every normal a; a zero or f32-subnormal a
+// gives a value far below 1/2, which rounds to 0 as a · 2^(M - emin) does),
+// and rounded by vroundps with an immediate (nearest-even, MXCSR unread).
+//
+// Decoding fp8 goes through binary16 with F16C, as the LLVM backend does:
+// f8E5M2 is the top byte of a binary16; f8E4M3FN's bits shifted left 7 are
+// the binary16 of F · 2^-8 once bit 14 is fixed (its NaN becomes a
+// binary16 NaN).
+// f4E2M1FN's eight magnitudes are one vpermps table.
+//
+//===----------------------------------------------------------------------===//
+#include "X86FloatStorage.h"
+
+#include "X86Conversions.h"
+#include "X86Parameters.h"
+
+#include "qjit/HostFloat.h"
+
+#include <cmath>
+#include <utility>
+
+namespace qjit::asmjit_backend {
+
+namespace {
+
+constexpr uint8_t kLessOrdered = 0x11;         ///< vcmpps LT_OQ.
+constexpr uint8_t kGreaterEqualOrdered = 0x1d; ///< GE_OQ.
+constexpr uint8_t kGreaterOrdered = 0x1e;      ///< GT_OQ.
+constexpr uint8_t kRoundNearest = 0x08; ///< vroundps: even, no exception.
+constexpr uint32_t kMagnitudeMask = 0x7fffffffu;
+constexpr uint32_t kExponentMask = 0x7f800000u;
+
+} // namespace
+
+bool x86SupportsFloatStorage(const StorageSpec &storage) {
+  return storage.kind == StorageType::Kind::Float && !storage.packed;
+}
+
+asmjit::Operand X86VectorConstants::place(x86::Assembler &a, uint32_t value) {
+  if (!spare_.empty()) {
+    x86::Vec v = isa_.vec(spare_.front());
+    spare_.erase(spare_.begin());
+    emitBroadcastImmediate(a, isa_, v, value);
+    return v;
+  }
+  std::array<uint32_t, 8> lanes;
+  lanes.fill(value);
+  return vector(a, lanes);
+}
+
+x86::Mem X86VectorConstants::vector(x86::Assembler &a,
+                                    const std::array<uint32_t, 8> &lanes) {
+  if (!label_.isValid())
+    label_ = a.newLabel();
+  size_t index = 0;
+  while (index < vectors_.size() && vectors_[index] != lanes)
+    ++index;
+  if (index == vectors_.size())
+    vectors_.push_back(lanes);
+  return x86::ptr(label_, static_cast<int32_t>(index * 32));
+}
+
+void X86VectorConstants::emitData(x86::Assembler &a) {
+  if (!label_.isValid())
+    return;
+  a.align(asmjit::AlignMode::kData, 32);
+  a.bind(label_);
+  for (const std::array<uint32_t, 8> &lanes : vectors_)
+    a.embed(lanes.data(), sizeof lanes);
+}
+
+namespace {
+
+/// The spare registers of the encoder: vec(reg::kLow) is free when the
+/// clamp needs hi only, vec(reg::kSign) unless it is scratch.
+std::vector<unsigned> encoderSpares(bool symmetric, bool signScratch) {
+  std::vector<unsigned> spares;
+  if (symmetric)
+    spares.push_back(reg::kLow);
+  spares.push_back(reg::kHalf);
+  if (!signScratch)
+    spares.push_back(reg::kSign);
+  return spares;
+}
+
+} // namespace
+
+X86FloatEncoder::X86FloatEncoder(const KernelSpec &spec, const X86Isa &isa)
+    : isa_(isa), format_(floatStorageFormat(spec.storage.floatFormat)),
+      bounds_(floatStorageBounds(spec.storage)), saturate_(spec.knobs.saturate),
+      constants_(isa, encoderSpares(symmetric(), overflowSignFromV())) {}
+
+void X86FloatEncoder::emitConstants(x86::Assembler &a) {
+  emitBroadcastImmediate(a, isa_, isa_.vec(reg::kHigh),
+                         floatBits(static_cast<float>(bounds_.hi)));
+  if (!symmetric())
+    emitBroadcastImmediate(a, isa_, isa_.vec(reg::kLow),
+                           floatBits(static_cast<float>(bounds_.lo)));
+  const unsigned M = format_.mantissaBits;
+  uint32_t minNormal = uint32_t(format_.minNormalExponent() + 127) << 23;
+  // In order of use per vector: the first ones get the registers.
+  c_.magnitudeMask = constants_.place(a, kMagnitudeMask);
+  c_.exponentMask = constants_.place(a, kExponentMask);
+  c_.minNormal = constants_.place(a, minNormal);
+  c_.rebias = constants_.place(a, ((127 + M) << 23) - minNormal);
+  if (format_.hasNaN && !signedCodes())
+    c_.nanCode = constants_.place(a, format_.positiveNaN);
+  if (!saturate_) {
+    // RNE_F(v) beyond the largest finite value: |v| above its upper
+    // half-quantum, or on it when that tie goes to the (even) next binade.
+    int top = std::ilogb(format_.largest);
+    c_.threshold = constants_.place(
+        a,
+        floatBits(static_cast<float>(
+            format_.largest + std::ldexp(1.0, top - static_cast<int>(M) - 1))));
+    c_.special =
+        constants_.place(a, format_.hasInfinity ? format_.positiveInfinity
+                                                : format_.positiveNaN);
+  }
+}
+
+void X86FloatEncoder::emitEncode(x86::Assembler &a, const x86::Vec &v,
+                                 const x86::Vec &t) {
+  const unsigned M = format_.mantissaBits;
+  x86::Vec negative = isa_.vec(reg::kScalar);
+  x86::Vec overflow = isa_.vec(reg::kScalar2);
+  x86::Vec high = isa_.vec(reg::kHigh);
+  bool tieOverflows = (encodeFloatStorage(format_, format_.largest) & 1) != 0;
+  uint8_t overflowPredicate =
+      tieOverflows ? kGreaterEqualOrdered : kGreaterOrdered;
+  // Saturate off decides overflow on v itself; the clamp below then only
+  // matters for the lanes that stay finite. NaN lanes stay NaN through
+  // the clamps (vminps / vmaxps return the second operand) and compare
+  // false.
+  x86::Vec magnitude = t;
+  if (symmetric()) {
+    // Clamp |v| to hi; the sign is v's: v < clamped |v| for v < 0 only
+    // (false for ±0: v = -0 comes from u = -0 with z = 0, whose +0 sum
+    // the kernel may skip, and NaN).
+    a.emit(x86::Inst::kIdVandps, magnitude, v, c_.magnitudeMask);
+    if (!saturate_)
+      a.emit(x86::Inst::kIdVcmpps, overflow, magnitude, c_.threshold,
+             overflowPredicate);
+    a.vminps(magnitude, high, magnitude);
+    a.vcmpps(negative, v, magnitude, kLessOrdered);
+  } else {
+    x86::Vec negativeBeforeClamp = isa_.vec(reg::kSign);
+    if (!saturate_) {
+      a.emit(x86::Inst::kIdVandps, overflow, v, c_.magnitudeMask);
+      if (overflowSignFromV())
+        a.vcmpps(negativeBeforeClamp, v, overflow, kLessOrdered);
+      a.emit(x86::Inst::kIdVcmpps, overflow, overflow, c_.threshold,
+             overflowPredicate);
+    }
+    a.vminps(v, high, v);
+    a.vmaxps(v, isa_.vec(reg::kLow), v);
+    a.emit(x86::Inst::kIdVandps, magnitude, v, c_.magnitudeMask);
+    a.vcmpps(negative, v, magnitude, kLessOrdered);
+    if (overflowSignFromV())
+      a.vblendvps(negative, negative, negativeBeforeClamp, overflow);
+  }
+  // e = (E - Emin)+ << 23: the subtraction saturates in the high 16 bits.
+  x86::Vec exponent = v;
+  a.emit(x86::Inst::kIdVpand, exponent, magnitude, c_.exponentMask);
+  a.emit(x86::Inst::kIdVpsubusw, exponent, exponent, c_.minNormal);
+  x86::Vec quanta = t;
+  a.vpsubd(quanta, magnitude, exponent);
+  a.emit(x86::Inst::kIdVpaddd, quanta, quanta, c_.rebias);
+  a.vroundps(quanta, quanta, kRoundNearest);
+  a.vcvttps2dq(quanta, quanta);
+  x86::Vec code = v;
+  a.vpsrld(code, exponent, 23 - M);
+  a.vpaddd(code, code, quanta);
+  if (!saturate_) {
+    a.emit(x86::Inst::kIdVpand, overflow, overflow, c_.special);
+    a.vpmaxud(code, code, overflow);
+  }
+  // A NaN lane's magnitude bits gave a code far above every finite one:
+  // the NaN code, or with signed codes what the store saturates to it.
+  if (format_.hasNaN && !signedCodes())
+    a.emit(x86::Inst::kIdVpminud, code, code, c_.nanCode);
+  // The sign: code ∓ (-1 << (bits - 1)) sets the clear sign bit, or makes
+  // the signed code (the byte's value as int8) of a negative lane.
+  a.vpslld(negative, negative, format_.bits - 1);
+  if (signedCodes())
+    a.vpaddd(code, code, negative);
+  else
+    a.vpsubd(code, code, negative);
+}
+
+std::optional<KernelSpec> foldDecodedExponent(const KernelSpec &spec) {
+  if (spec.storage.kind != StorageType::Kind::Float ||
+      spec.storage.floatFormat != FloatType::F8E4M3FN || spec.params.runtime)
+    return std::nullopt;
+  KernelSpec folded = spec;
+  for (int64_t zero : spec.params.zeroPoints)
+    if (zero != 0)
+      return std::nullopt;
+  for (double &scale : folded.params.scales) {
+    // (F · 2^-8) · (s · 2^8) is the product F · s when s · 2^8 is exact.
+    double up = std::ldexp(roundToValueType(scale, spec.expressed), 8);
+    if (!std::isfinite(static_cast<float>(up)) ||
+        roundToValueType(up, spec.expressed) != up)
+      return std::nullopt;
+    scale = up;
+  }
+  return folded;
+}
+
+X86FloatDecoder::X86FloatDecoder(const KernelSpec &spec, const X86Isa &isa,
+                                 bool exponentFolded)
+    : storage_(spec.storage), isa_(isa), exponentFolded_(exponentFolded),
+      constants_(isa, {reg::kLow, reg::kHigh, reg::kHalf, reg::kSign}) {}
+
+void X86FloatDecoder::emitConstants(x86::Assembler &a) {
+  auto words = [](uint16_t value) { return uint32_t(value) << 16 | value; };
+  switch (storage_.floatFormat) {
+  case FloatType::F8E5M2:
+    return;
+  case FloatType::F8E4M3FN:
+    quantum_ = constants_.place(a, words(0x0080));
+    bit14_ = constants_.place(a, words(0x4000));
+    if (!exponentFolded_)
+      up8_ = constants_.place(a, floatBits(256.0f));
+    return;
+  default:
+    signBit_ = constants_.place(a, 0x80000000u);
+    return;
+  }
+}
+
+namespace {
+/// The xmm view of a register operand (memory stays as it is).
+asmjit::Operand low128(const asmjit::Operand &operand) {
+  if (operand.isReg())
+    return operand.as<x86::Vec>().xmm();
+  return operand;
+}
+} // namespace
+
+void X86FloatDecoder::emitLoadValues(x86::Assembler &a, const x86::Vec &v,
+                                     const x86::Vec &t, const x86::Mem &src) {
+  x86::Xmm half = v.xmm(), work = t.xmm();
+  switch (storage_.floatFormat) {
+  case FloatType::F8E5M2:
+    a.vpmovzxbw(half, src);
+    a.vpsllw(half, half, 8);
+    a.vcvtph2ps(v, half);
+    return;
+  case FloatType::F8E4M3FN:
+    // h = the sign-extended code << 7: sign in bits 15 and 14, magnitude
+    // m in 13..7. Bit 14 must become 0, or 1 for the NaN m = 0x7f: it is
+    // bit 14 of h + (1 << 7) xor h's (a carry reaches bit 14 only from
+    // m = 0x7f; with the sign, the sum wraps there and carries elsewhere).
+    a.vpmovsxbw(half, src);
+    a.vpsllw(half, half, 7);
+    a.emit(x86::Inst::kIdVpaddw, work, half, low128(quantum_));
+    a.emit(x86::Inst::kIdVpand, work, work, low128(bit14_));
+    a.vpxor(half, half, work);
+    a.vcvtph2ps(v, half);
+    if (!exponentFolded_)
+      a.emit(x86::Inst::kIdVmulps, v, v, up8_); // Exact.
+    return;
+  default:
+    emitLoadStored(a, isa_, storage_, v, src, false);
+    emitDecodeFp4(a, v, t);
+    return;
+  }
+}
+
+void X86FloatDecoder::emitDecodeFp4(x86::Assembler &a, const x86::Vec &v,
+                                    const x86::Vec &t) {
+  std::array<uint32_t, 8> magnitudes;
+  FloatStorageFormat format = floatStorageFormat(FloatType::F4E2M1FN);
+  for (uint32_t code = 0; code < 8; ++code)
+    magnitudes[code] =
+        floatBits(static_cast<float>(decodeFloatStorage(format, code)));
+  a.vpermps(t, v, constants_.vector(a, magnitudes)); // Low 3 bits index.
+  a.vpslld(v, v, 28);
+  a.emit(x86::Inst::kIdVpand, v, v, signBit_);
+  a.vorps(v, v, t);
+}
+
+} // namespace qjit::asmjit_backend

@@ -1,0 +1,132 @@
+//===- X86FloatStorage.h - fp8 / fp4 codes on AVX2 lanes --------*- C++ -*-===//
+//
+// docs/semantics.md section 8 on x86 lanes: the quantize generator turns
+// v = fl(u + z) into the codes of f8E4M3FN, f8E5M2 or f4E2M1FN, the
+// dequantize generator turns codes into their exact values. Integer and
+// exact float operations only: no fp8 instructions exist, no gathers, and
+// rounding uses vroundps' immediate, never MXCSR. The kernels are AVX2
+// (VEX, ymm) code at every ISA level (X86Generators.cpp), so the lanes
+// here are ymm and xmm registers.
+//
+//===----------------------------------------------------------------------===//
+#ifndef QJIT_JIT_ASMJIT_X86FLOATSTORAGE_H
+#define QJIT_JIT_ASMJIT_X86FLOATSTORAGE_H
+
+#include "X86Isa.h"
+
+#include "qjit/FloatStorage.h"
+#include "qjit/KernelSpec.h"
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <utility>
+#include <vector>
+
+namespace qjit::asmjit_backend {
+
+/// True for the storages these helpers handle: unpacked float storage.
+bool x86SupportsFloatStorage(const StorageSpec &storage);
+
+/// 32-bit constants broadcast to every lane: kept in spare vector
+/// registers while they last, the rest as 256-bit vectors placed after the
+/// kernel's code and read as memory operands (a ymm, or the low xmm).
+class X86VectorConstants {
+public:
+  X86VectorConstants(const X86Isa &isa, std::vector<unsigned> spareRegisters)
+      : isa_(isa), spare_(std::move(spareRegisters)) {}
+
+  /// The operand of `value` in every lane; a register (loaded here, so
+  /// call where the kernel runs once, e.g. emitConstants) while spare ones
+  /// last.
+  asmjit::Operand place(x86::Assembler &a, uint32_t value);
+  /// A memory operand only: eight 32-bit lanes.
+  x86::Mem vector(x86::Assembler &a, const std::array<uint32_t, 8> &lanes);
+  void emitData(x86::Assembler &a);
+
+private:
+  X86Isa isa_;
+  std::vector<unsigned> spare_;
+  asmjit::Label label_;
+  std::vector<std::array<uint32_t, 8>> vectors_;
+};
+
+/// qcast: f32 lanes v = fl(u + z) → i32 lanes holding the code (as a
+/// signed byte with signedCodes()).
+class X86FloatEncoder {
+public:
+  X86FloatEncoder(const KernelSpec &spec, const X86Isa &isa);
+
+  /// True when emitEncode maps NaN lanes of v to the format's NaN code
+  /// (with signedCodes(), to a value the store saturates to it).
+  /// Otherwise (f4E2M1FN) NaN lanes of u must be 0 already, so that v = z
+  /// as the reference substitutes.
+  bool encodesNaN() const { return format_.hasNaN; }
+
+  /// True when emitEncode leaves the codes as signed bytes (the code's
+  /// bits as int8, NaN lanes above 127), to be stored with signed
+  /// saturation: f8E4M3FN, whose NaN code 0x7f is the saturated value.
+  bool signedCodes() const { return format_.positiveNaN == 0x7f; }
+
+  /// The format bounds and the encoder's constants, into vec(reg::kLow),
+  /// vec(reg::kHigh), vec(reg::kHalf) and vec(reg::kSign) (or memory).
+  void emitConstants(x86::Assembler &a);
+  /// v (f32) → codes (i32). Clobbers `t`, vec(reg::kScalar) and
+  /// vec(reg::kScalar2).
+  void emitEncode(x86::Assembler &a, const x86::Vec &v, const x86::Vec &t);
+  void emitData(x86::Assembler &a) { constants_.emitData(a); }
+
+private:
+  /// Bounds ±hi (hi > 0): the clamp is one of |v|, whose sign is v's.
+  bool symmetric() const { return bounds_.lo == -bounds_.hi && bounds_.hi > 0; }
+  /// Saturate off with bounds of one sign: an overflowing lane's sign is
+  /// v's, not the clamped value's (needs vec(reg::kSign) as scratch).
+  bool overflowSignFromV() const {
+    return !saturate_ && !(bounds_.lo < 0 && bounds_.hi > 0);
+  }
+
+  X86Isa isa_;
+  FloatStorageFormat format_;
+  FloatStorageBounds bounds_;
+  bool saturate_;
+  X86VectorConstants constants_;
+  struct Operands {
+    asmjit::Operand magnitudeMask, exponentMask, minNormal, rebias, nanCode,
+        threshold, special;
+  } c_;
+};
+
+/// f8E4M3FN codes decode as F · 2^-8 (the binary16 route): with baked
+/// scales and zero points 0, dcast may fold the 2^8 into the scales. The
+/// spec with scales · 2^8 when each stays exact in the expressed type,
+/// otherwise nullopt (the decoder multiplies by 2^8 itself).
+std::optional<KernelSpec> foldDecodedExponent(const KernelSpec &spec);
+
+/// dcast: codes → f32 lanes of their exact values F(code), or of F · 2^-8
+/// for f8E4M3FN when the parameters fold that (foldDecodedExponent).
+class X86FloatDecoder {
+public:
+  X86FloatDecoder(const KernelSpec &spec, const X86Isa &isa,
+                  bool exponentFolded);
+
+  /// Constants into vec(reg::kLow) .. vec(reg::kSign) (or memory).
+  void emitConstants(x86::Assembler &a);
+  /// The values of the lanes() unpacked codes at `src`. Clobbers `t`.
+  void emitLoadValues(x86::Assembler &a, const x86::Vec &v, const x86::Vec &t,
+                      const x86::Mem &src);
+  /// f4E2M1FN: i32 code lanes (the low 4 bits count) → F(code) in place.
+  /// Clobbers `t`.
+  void emitDecodeFp4(x86::Assembler &a, const x86::Vec &v, const x86::Vec &t);
+  void emitData(x86::Assembler &a) { constants_.emitData(a); }
+
+private:
+  StorageSpec storage_;
+  X86Isa isa_;
+  bool exponentFolded_;
+  X86VectorConstants constants_;
+  asmjit::Operand quantum_, bit14_, up8_, signBit_;
+};
+
+} // namespace qjit::asmjit_backend
+
+#endif // QJIT_JIT_ASMJIT_X86FLOATSTORAGE_H

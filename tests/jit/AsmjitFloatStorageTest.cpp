@@ -1,0 +1,295 @@
+//===- AsmjitFloatStorageTest.cpp - asmjit fp8 / fp4 kernels --------------===//
+//
+// What the shared sweep (CompactKernelTest) draws only at random, checked
+// on purpose for asmjit's float storage kernels: the overflow edges (448,
+// 464, 465, 57344, 61439, 61440), ±inf, NaN, ±0 and subnormals of f32 and
+// of the formats, every code in dcast; bounds of one sign with saturation
+// off; unpacked f4E2M1FN in every layout. Listings must show AVX2 code at
+// the AVX-512 level, no gathers and no MXCSR access.
+//
+//===----------------------------------------------------------------------===//
+#include "KernelTester.h"
+#include "TestSeed.h"
+
+#include "qjit/Backend.h"
+#include "qjit/FloatStorage.h"
+#include "qjit/HostFloat.h"
+#include "qjit/QuantType.h"
+#include "qjit/Reference.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace qjit {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
+
+/// An expressed value of the host buffer at `p`, widened to double.
+double readExpressed(ValueType type, const uint8_t *p) {
+  uint16_t half = 0;
+  float single = 0;
+  switch (type) {
+  case ValueType::F16:
+    std::memcpy(&half, p, 2);
+    return halfBitsToFloat(half);
+  case ValueType::BF16:
+    std::memcpy(&half, p, 2);
+    return bfloat16BitsToFloat(half);
+  default:
+    std::memcpy(&single, p, 4);
+    return single;
+  }
+}
+
+StorageSpec floatStorage(FloatType format, int64_t min, int64_t max) {
+  StorageSpec storage;
+  storage.kind = StorageType::Kind::Float;
+  storage.floatFormat = format;
+  storage.bits = floatTypeBits(format);
+  storage.isSigned = false;
+  storage.min = min;
+  storage.max = max;
+  return storage;
+}
+
+StorageSpec fullRange(FloatType format) {
+  int64_t largest = floatStorageLargest(format);
+  return floatStorage(format, -largest, largest);
+}
+
+/// f32 values at the formats' edges, both signs, as u = x (scale 1, z 0).
+std::vector<float> edgeInputs() {
+  const float inf = std::numeric_limits<float>::infinity();
+  std::vector<float> magnitudes = {
+      0.0f,       1e-45f,     1e-40f,
+      0x1p-126f, // f32 subnormals, smallest normal
+      0x1p-17f,   0x1p-16f,   0x3p-17f,
+      0x1p-15f,   0x1.8p-15f, // E5M2 subnormals
+      0x1p-11f,   0x1p-10f,   0x3p-10f,
+      0x1p-9f,    0x1.8p-9f,  0x7p-9f,
+      0x1p-6f,    0.25f,      0.5f,
+      0.75f,      1.25f,      1.75f,
+      2.5f,       3.5f,       5.0f,
+      5.5f,       6.0f,       7.0f,
+      100.0f,     96.0f,      104.0f,
+      288.0f,     300.0f,     416.0f,
+      432.0f,     440.0f,     448.0f,
+      456.0f,     463.99997f, 464.0f,
+      464.00003f, 465.0f,     480.0f,
+      57344.0f,   59392.0f,   61439.0f,
+      61439.996f, 61440.0f,   61440.004f,
+      65536.0f,   1e30f,      std::numeric_limits<float>::max(),
+      inf};
+  std::vector<float> inputs;
+  for (float m : magnitudes) {
+    inputs.push_back(m);
+    inputs.push_back(-m);
+  }
+  for (uint32_t nan : {0x7fc00000u, 0xffc00000u, 0x7f800001u, 0xff812345u})
+    inputs.push_back(std::bit_cast<float>(nan));
+  return inputs;
+}
+
+class AsmjitFloatStorageTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    Expected<std::unique_ptr<Backend>> backend =
+        createAsmjitBackend(IsaLevel::Avx2);
+    if (!backend)
+      GTEST_SKIP() << backend.status().message();
+    backend_ = std::move(*backend);
+  }
+
+  /// Runs `spec` (baked, or runtime with the same parameters) on `src`
+  /// and returns the kernel's and the reference's outputs.
+  void run(const KernelSpec &spec, const void *src, size_t n,
+           std::vector<uint8_t> &got, std::vector<uint8_t> &want) {
+    Expected<CompiledCode> code = backend_->compile(spec);
+    ASSERT_TRUE(code) << spec.canonicalString() << ": "
+                      << code.status().message();
+    size_t bytes = spec.op == KernelOp::QCast
+                       ? storageBytes(spec.storage, n)
+                       : expressedBytes(spec.expressed, n);
+    got.assign(bytes, 0xA5);
+    want.assign(bytes, 0x5A);
+    KernelParams params;
+    float scale = 1;
+    int64_t zero = 0;
+    if (spec.params.runtime) {
+      params.scales = &scale;
+      params.zeroPoints = &zero;
+      reinterpret_cast<ParamKernelFn>(const_cast<void *>(code->entry))(
+          src, got.data(), n, &params);
+    } else {
+      reinterpret_cast<KernelFn>(const_cast<void *>(code->entry))(
+          src, got.data(), n);
+    }
+    ASSERT_TRUE(runReference(spec, src, want.data(), n,
+                             spec.params.runtime ? &params : nullptr));
+  }
+
+  std::unique_ptr<Backend> backend_;
+};
+
+KernelSpec unitSpec(KernelOp op, const StorageSpec &storage, bool saturate,
+                    bool runtime) {
+  KernelSpec spec;
+  spec.op = op;
+  spec.storage = storage;
+  spec.knobs.saturate = saturate;
+  if (runtime) {
+    spec.params.runtime = true;
+  } else {
+    spec.params.scales = {1.0};
+    spec.params.zeroPoints = {0};
+  }
+  EXPECT_TRUE(verifyKernelSpec(spec)) << spec.canonicalString();
+  return spec;
+}
+
+TEST_F(AsmjitFloatStorageTest, QcastEdgesMatchTheReference) {
+  std::vector<float> inputs = edgeInputs();
+  std::vector<StorageSpec> storages = {
+      fullRange(FloatType::F8E4M3FN), fullRange(FloatType::F8E5M2),
+      fullRange(FloatType::F4E2M1FN),
+      floatStorage(FloatType::F8E4M3FN, -100, 300),
+      // Bounds of one sign: an overflowing lane keeps v's sign.
+      floatStorage(FloatType::F8E4M3FN, 0, 300),
+      floatStorage(FloatType::F8E4M3FN, 10, 448),
+      floatStorage(FloatType::F8E4M3FN, -300, -10),
+      floatStorage(FloatType::F8E4M3FN, 0, 0),
+      floatStorage(FloatType::F8E5M2, -57344, 0)};
+  for (const StorageSpec &storage : storages)
+    for (bool saturate : {true, false})
+      for (bool runtime : {false, true}) {
+        if (!saturate && storage.floatFormat == FloatType::F4E2M1FN)
+          continue; // Lowering keeps f4 saturating.
+        KernelSpec spec = unitSpec(KernelOp::QCast, storage, saturate, runtime);
+        std::vector<uint8_t> got, want;
+        run(spec, inputs.data(), inputs.size(), got, want);
+        for (size_t i = 0; i < inputs.size(); ++i)
+          EXPECT_EQ(int(got[i]), int(want[i]))
+              << spec.canonicalString() << " x = " << inputs[i] << " (0x"
+              << std::hex << std::bit_cast<uint32_t>(inputs[i]) << ")";
+      }
+}
+
+TEST_F(AsmjitFloatStorageTest, KnownCodes) {
+  // semantics.md 8.2's examples.
+  std::vector<float> inputs = {
+      464,   465,   -0x1p-11f,
+      61439, 61440, std::numeric_limits<float>::infinity()};
+  std::vector<uint8_t> got, want;
+  run(unitSpec(KernelOp::QCast, fullRange(FloatType::F8E4M3FN), true, false),
+      inputs.data(), 3, got, want);
+  EXPECT_EQ(got, (std::vector<uint8_t>{0x7E, 0x7E, 0x80}));
+  run(unitSpec(KernelOp::QCast, fullRange(FloatType::F8E4M3FN), false, false),
+      inputs.data(), 2, got, want);
+  EXPECT_EQ(got, (std::vector<uint8_t>{0x7E, 0x7F}));
+  run(unitSpec(KernelOp::QCast, fullRange(FloatType::F8E5M2), false, false),
+      inputs.data() + 3, 3, got, want);
+  EXPECT_EQ(got, (std::vector<uint8_t>{0x7B, 0x7C, 0x7C}));
+}
+
+TEST_F(AsmjitFloatStorageTest, DcastEveryCode) {
+  std::vector<uint8_t> codes(256);
+  for (size_t i = 0; i < codes.size(); ++i)
+    codes[i] = static_cast<uint8_t>(i); // f4: the high nibble is ignored.
+  for (FloatType format :
+       {FloatType::F8E4M3FN, FloatType::F8E5M2, FloatType::F4E2M1FN})
+    for (auto [scale, zero] :
+         {std::pair{1.0, int64_t(0)}, std::pair{0.37, int64_t(-3)},
+          std::pair{60000.0, int64_t(0)}})
+      for (ValueType expressed :
+           {ValueType::F32, ValueType::F16, ValueType::BF16}) {
+        KernelSpec spec =
+            unitSpec(KernelOp::DCast, fullRange(format), true, false);
+        spec.expressed = expressed;
+        spec.params.scales = {scale};
+        spec.params.zeroPoints = {zero};
+        std::vector<uint8_t> got, want;
+        run(spec, codes.data(), codes.size(), got, want);
+        unsigned bytes = valueTypeBytes(expressed);
+        for (size_t i = 0; i < codes.size(); ++i) {
+          uint32_t g = 0, w = 0;
+          std::memcpy(&g, &got[i * bytes], bytes);
+          std::memcpy(&w, &want[i * bytes], bytes);
+          double gv = readExpressed(expressed, &got[i * bytes]);
+          double wv = readExpressed(expressed, &want[i * bytes]);
+          if (std::isnan(wv))
+            EXPECT_TRUE(std::isnan(gv)) << spec.canonicalString() << " " << i;
+          else
+            EXPECT_EQ(g, w) << spec.canonicalString() << " code " << i;
+        }
+      }
+}
+
+TEST_F(AsmjitFloatStorageTest, Fp4AndNarrowBoundsEverywhere) {
+  // The shared sweep's smaller axes leave unpacked f4E2M1FN and narrow
+  // bounds to per-tensor f32; here every layout, type and parameter kind.
+  testing::SweepAxes axes;
+  axes.widths = {};
+  axes.compact = {fullRange(FloatType::F4E2M1FN),
+                  floatStorage(FloatType::F8E4M3FN, -100, 300),
+                  floatStorage(FloatType::F8E5M2, 0, 57344)};
+  axes.expressed = {ValueType::F16, ValueType::BF16, ValueType::F32};
+  axes.layouts = testing::representativeLayouts();
+  axes.runtimeParams = {false, true};
+  size_t checked =
+      testing::checkSweep(*backend_, axes, {.lanes = 16, .largeSize = 1031});
+  // (qcast + dcast) for 3 storages, the two f8 ones also without
+  // saturation; 3 types, 7 layouts, 2 parameter kinds.
+  EXPECT_EQ(checked, size_t(3 * 2 + 2) * 3 * 7 * 2);
+}
+
+std::string listing(const KernelSpec &spec, const char *features) {
+  Expected<std::unique_ptr<Backend>> backend =
+      createAsmjitBackend(IsaLevel::Avx512);
+  EXPECT_TRUE(backend) << backend.status().message();
+  AsmOptions options;
+  options.features = features;
+  Expected<std::string> text = (*backend)->assembly(spec, options);
+  EXPECT_TRUE(text) << text.status().message();
+  return text ? *text : std::string();
+}
+
+TEST(AsmjitFloatStorageAssembly, Avx2CodeWithoutGathersOrMxcsr) {
+  for (FloatType format :
+       {FloatType::F8E4M3FN, FloatType::F8E5M2, FloatType::F4E2M1FN})
+    for (KernelOp op : {KernelOp::QCast, KernelOp::DCast, KernelOp::SCast})
+      for (bool runtime : {false, true})
+        for (const char *features : {"+avx512f", "-avx512f"}) {
+          KernelSpec spec = unitSpec(op, fullRange(format), true, runtime);
+          if (!runtime)
+            spec.params.scales = {0.0137};
+          std::string text = listing(spec, features);
+          SCOPED_TRACE(spec.canonicalString() + " " + features);
+          EXPECT_THAT(text, HasSubstr("ymm"));
+          EXPECT_THAT(text, Not(HasSubstr("zmm")));
+          EXPECT_THAT(text, Not(HasSubstr("{k")));
+          EXPECT_THAT(text, Not(HasSubstr("gather")));
+          EXPECT_THAT(text, Not(HasSubstr("mxcsr")));
+        }
+  KernelSpec qcast =
+      unitSpec(KernelOp::QCast, fullRange(FloatType::F8E4M3FN), true, false);
+  qcast.params.scales = {0.0137};
+  std::string text = listing(qcast, "+avx512f");
+  EXPECT_THAT(text, HasSubstr("vdivps"));   // The exact `divide`.
+  EXPECT_THAT(text, HasSubstr("vroundps")); // Immediate rounding.
+  KernelSpec dcast = qcast;
+  dcast.op = KernelOp::DCast;
+  EXPECT_THAT(listing(dcast, "+avx512f"), HasSubstr("vcvtph2ps"));
+}
+
+} // namespace
+} // namespace qjit
