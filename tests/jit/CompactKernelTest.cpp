@@ -47,15 +47,12 @@ protected:
                                {.lanes = 64, .largeSize = 4099});
   }
   /// Whether the backend compiles `spec`: llvm all of them; asmjit
-  /// quantile tables (packed or not) and unpacked float storage, f64
-  /// expressed values aside.
+  /// quantile tables and float storage (packed or not), f64 expressed
+  /// values aside.
   bool compiles(const KernelSpec &spec) const {
     if (GetParam().backend == "llvm")
       return true;
-    const StorageSpec &storage = spec.storage;
-    bool compact =
-        storage.kind == StorageType::Kind::Quantile ||
-        (storage.kind == StorageType::Kind::Float && !storage.packed);
+    bool compact = spec.storage.kind != StorageType::Kind::Integer;
     return compact &&
            (spec.op == KernelOp::SCast || spec.expressed != ValueType::F64);
   }
@@ -219,22 +216,24 @@ TEST(CompactRuntime, AutoFallsBackToAKernelThatCompiles) {
   if (hostIsaLevel() < IsaLevel::Avx2)
     GTEST_SKIP() << "asmjit needs AVX2; nothing to fall back from";
   ASSERT_TRUE(runtime) << runtime.status().message();
-  // asmjit compiles unpacked float storage and quantile tables; packed
-  // f4E2M1FN falls back.
+  // asmjit compiles float storage and quantile tables, packed or not, for
+  // f16, bf16 and f32; f64 expressed values fall back.
   for (auto [type, backend] :
        {std::pair{"!quant.uniform<f8E4M3FN:f32, 0.5>", BackendKind::Asmjit},
         std::pair{"!quant.quantile<u4:f32, {-1.0, -0.5, -0.25, 0.0, 0.25, "
                   "0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 2.75, "
                   "3.0}>",
                   BackendKind::Asmjit},
-        std::pair{"!quant.uniform<f4E2M1FN:f32, 0.5>", BackendKind::Llvm}}) {
+        std::pair{"!quant.uniform<f8E4M3FN:f64, 0.5>", BackendKind::Llvm}}) {
     Expected<std::shared_ptr<const Kernel>> kernel =
         (*runtime)->compile(type, KernelOp::QCast);
     ASSERT_TRUE(kernel) << kernel.status().message();
     EXPECT_EQ((*kernel)->backend(), backend) << type;
     float in[3] = {1.0f, -300.0f, 0.3f};
+    double in64[3] = {1.0, -300.0, 0.3};
+    bool f64 = std::string_view(type).find(":f64") != std::string_view::npos;
     uint8_t out[3] = {};
-    (*kernel)->function()(in, out, 3);
+    (*kernel)->function()(f64 ? static_cast<const void *>(in64) : in, out, 3);
     if (std::string_view(type).find("f8E4M3FN") != std::string_view::npos) {
       EXPECT_EQ(out[0], 0x40); // 2.0
       EXPECT_EQ(out[1], 0xFE); // -600 saturates to -448

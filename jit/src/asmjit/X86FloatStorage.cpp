@@ -43,7 +43,8 @@ constexpr uint32_t kExponentMask = 0x7f800000u;
 } // namespace
 
 bool x86SupportsFloatStorage(const StorageSpec &storage) {
-  return storage.kind == StorageType::Kind::Float && !storage.packed;
+  // Packed storage (f4E2M1FN two per byte) goes through X86PackedCodes.
+  return storage.kind == StorageType::Kind::Float;
 }
 
 asmjit::Operand X86VectorConstants::place(x86::Assembler &a, uint32_t value) {

@@ -317,7 +317,10 @@ private:
     floatEncoder_->emitEncode(a, v, t);
     StorageSpec codes = spec_.storage;
     codes.isSigned = floatEncoder_->signedCodes();
-    emitStoreStored(a, isa_, codes, dst, v, t, masked, Narrowing::Saturate);
+    if (packed_)
+      packed_->emitStore(a, dst, v, t);
+    else
+      emitStoreStored(a, isa_, codes, dst, v, t, masked, Narrowing::Saturate);
   }
 
   void emitLimits(x86::Assembler &a) {
