@@ -141,6 +141,35 @@ TEST_P(CompactKernelTest, QuantileQcastAtEveryThreshold) {
   }
 }
 
+TEST_P(CompactKernelTest, LargeOutputsStreamPastTheCache) {
+  // Above 8 MiB of output the kernels align the output element by element
+  // and stream; packed NF4 dcast streams only when the output is aligned
+  // to two elements (offset 4 cannot be, 8 can after one step), fp8
+  // qcast stores packed bytes.
+  if (!compiles())
+    GTEST_SKIP() << "the backend refuses compact storage";
+  std::vector<StorageSpec> subset = compactSubset();
+  KernelSpec dcast;
+  dcast.op = KernelOp::DCast;
+  dcast.storage = subset[3];
+  dcast.params.scales = {0.0137};
+  dcast.params.zeroPoints = {0};
+  Expected<CompiledCode> code = backend_->compile(dcast);
+  ASSERT_TRUE(code) << code.status().message();
+  testing::KernelTester dcastTester(dcast, 11);
+  for (size_t dstOffset : {4, 8})
+    EXPECT_TRUE(dcastTester.checkOnce(code->entry, (size_t(2) << 20) + 37, 1,
+                                      dstOffset))
+        << "output offset " << dstOffset;
+  KernelSpec qcast = dcast;
+  qcast.op = KernelOp::QCast;
+  qcast.storage = subset[0];
+  code = backend_->compile(qcast);
+  ASSERT_TRUE(code) << code.status().message();
+  testing::KernelTester qcastTester(qcast, 12);
+  EXPECT_TRUE(qcastTester.checkOnce(code->entry, (size_t(8) << 20) + 37, 4, 3));
+}
+
 std::vector<BackendAtLevel> backendsAndLevels() {
   std::vector<BackendAtLevel> all;
   for (IsaLevel level : testing::runnableIsaLevels()) {

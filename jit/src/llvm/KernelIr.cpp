@@ -317,8 +317,12 @@ void KernelEmitter::emitRun(llvm::Value *first, llvm::Value *count,
     // Runs that write at least kNonTemporalBytes: align the output by
     // single elements, then the block loop streams its stores past the
     // caches, and a fence follows. Runs known to be shorter never stream.
+    // Packed input (dcast) streams too: its outputs are whole elements,
+    // and an output aligned to perByte_ elements at the byte-aligned e
+    // keeps every aligned element a byte boundary of the input.
     auto *staticCount = llvm::dyn_cast<llvm::ConstantInt>(count);
-    bool mayStream = ir_.target.isX86 && perByte_ == 1 &&
+    bool mayStream = ir_.target.isX86 &&
+                     (perByte_ == 1 || ir_.spec.op == KernelOp::DCast) &&
                      !(staticCount && staticCount->getZExtValue() * dstBytes_ <
                                           kNonTemporalBytes);
     llvm::Value *large = nullptr;
@@ -332,8 +336,9 @@ void KernelEmitter::emitRun(llvm::Value *first, llvm::Value *count,
       large = b.CreateAnd(
           b.CreateICmpUGE(b.CreateMul(b.CreateSub(end, e), elementBytes),
                           b.getInt64(kNonTemporalBytes)),
-          b.CreateICmpEQ(b.CreateAnd(addressOf(e), b.getInt64(dstBytes_ - 1)),
-                         b.getInt64(0)));
+          b.CreateICmpEQ(
+              b.CreateAnd(addressOf(e), b.getInt64(dstBytes_ * perByte_ - 1)),
+              b.getInt64(0)));
       llvm::Function *function = b.GetInsertBlock()->getParent();
       llvm::BasicBlock *before = b.GetInsertBlock();
       auto *align = llvm::BasicBlock::Create(ir_.context, "align", function);
