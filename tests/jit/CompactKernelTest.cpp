@@ -195,7 +195,7 @@ TEST_P(CompactKernelTest, FloatQcastAtEveryRoundingBoundary) {
 TEST_P(CompactKernelTest, LargeOutputsStreamPastTheCache) {
   // Above 8 MiB of output the kernels align the output element by element
   // and stream; packed NF4 dcast streams only when the output is aligned
-  // to two elements (offset 4 cannot be, 8 can after one step), fp8
+  // to two elements (offset 4 never is, 8 is after a few steps), fp8
   // qcast stores packed bytes.
   if (!compiles())
     GTEST_SKIP() << "the backend refuses compact storage";
