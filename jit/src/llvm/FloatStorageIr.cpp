@@ -212,25 +212,13 @@ HalfCodes halfCodes(IrContext &ir, llvm::Value *src, llvm::Value *index,
   if (ir.spec.storage.floatFormat == FloatType::F8E5M2) {
     half = b.CreateShl(b.CreateZExt(bytes, i16Lanes), i16(8));
   } else {
-    // The half's two bytes are built on bytes (16 lanes per 128 bits) and
-    // interleaved: high = sign | (magnitude >> 1), low = code << 7. A NaN
-    // code also sets the exponent's top bit, which makes it a NaN half
-    // (dcast NaNs need no particular sign or payload, 5.3).
-    auto i8 = [&](int64_t value) { return ir.intConstant(ir.i8, value, n); };
-    llvm::Value *magnitude = b.CreateAnd(bytes, i8(0x7F));
-    llvm::Value *isNaN = b.CreateSExt(b.CreateICmpEQ(magnitude, i8(0x7F)),
-                                      ir.vectorOf(ir.i8, n));
-    llvm::Value *high = b.CreateOr(
-        b.CreateOr(b.CreateAnd(bytes, i8(0x80)), b.CreateLShr(magnitude, 1)),
-        b.CreateAnd(isNaN, i8(0x40)));
-    llvm::Value *low = b.CreateShl(bytes, 7);
-    llvm::SmallVector<int, 64> interleave;
-    for (unsigned lane = 0; lane < n; ++lane) {
-      interleave.push_back(static_cast<int>(lane));
-      interleave.push_back(static_cast<int>(n + lane));
-    }
-    half =
-        b.CreateBitCast(b.CreateShuffleVector(low, high, interleave), i16Lanes);
+    llvm::Value *extended = b.CreateSExt(bytes, i16Lanes);
+    half = b.CreateAnd(b.CreateShl(extended, i16(7)), i16(0xBF80));
+    llvm::Value *isNaN =
+        b.CreateICmpEQ(b.CreateAnd(extended, i16(0x7F)), i16(0x7F));
+    // 0x3F80 (and the sign) becomes the quiet NaN 0x7E00, the reference's.
+    half = b.CreateXor(
+        half, b.CreateAnd(b.CreateSExt(isNaN, i16Lanes), i16(0x3F80 ^ 0x7E00)));
     codes.exponentShift = 8;
   }
   codes.values =
