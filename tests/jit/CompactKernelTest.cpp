@@ -11,6 +11,7 @@
 #include "KernelTester.h"
 
 #include "qjit/Backend.h"
+#include "qjit/FloatStorage.h"
 #include "qjit/Isa.h"
 #include "qjit/QuantileSearch.h"
 #include "qjit/Reference.h"
@@ -192,6 +193,85 @@ TEST_P(CompactKernelTest, QuantileTableSizesAndStorages) {
       quantile(32, false, 4294967290, 6)};
   axes.runtimeParams = {false, true};
   EXPECT_EQ(check(axes), compiled(axes, 7 * 3 * 2));
+}
+
+TEST_P(CompactKernelTest, FloatQcastAtEveryRoundingBoundary) {
+  // The encoding rounds |v| with a per-lane magic addition: check every
+  // code, every midpoint between neighbours and their f32 neighbours, on
+  // both signs, with exact scales so that v is the input shifted by z.
+  if (!compiles())
+    GTEST_SKIP() << "the backend refuses float storage";
+  for (const StorageSpec &storage : testing::compactStorages()) {
+    if (storage.kind != StorageType::Kind::Float)
+      continue;
+    FloatStorageFormat format = floatStorageFormat(storage.floatFormat);
+    for (auto [scale, zero] :
+         {std::pair{1.0, int64_t(0)}, std::pair{0.25, int64_t(-2)}})
+      for (bool saturate : {true, false}) {
+        KernelSpec spec;
+        spec.storage = storage;
+        spec.params.scales = {scale};
+        spec.params.zeroPoints = {zero};
+        spec.knobs.saturate =
+            saturate || storage.floatFormat == FloatType::F4E2M1FN;
+        std::vector<float> inputs;
+        for (uint32_t code = 0; code + 1 < format.signBit(); ++code) {
+          double value = decodeFloatStorage(format, code);
+          double next = decodeFloatStorage(format, code + 1);
+          if (std::isnan(value) || std::isnan(next))
+            continue;
+          for (double point : {value, (value + next) / 2})
+            for (double sign : {1.0, -1.0}) {
+              float x =
+                  static_cast<float>((sign * point - double(zero)) * scale);
+              for (int step = 0; step < 2; ++step)
+                x = std::nextafter(x, -1e30f);
+              for (int step = 0; step < 5; ++step) {
+                inputs.push_back(x);
+                x = std::nextafter(x, 1e30f);
+              }
+            }
+        }
+        Expected<CompiledCode> code = backend_->compile(spec);
+        ASSERT_TRUE(code) << code.status().message();
+        std::vector<uint8_t> want(storageBytes(storage, inputs.size()));
+        std::vector<uint8_t> got(want.size(), 0xA5);
+        ASSERT_TRUE(
+            runReference(spec, inputs.data(), want.data(), inputs.size()));
+        reinterpret_cast<KernelFn>(const_cast<void *>(code->entry))(
+            inputs.data(), got.data(), inputs.size());
+        EXPECT_EQ(got, want) << spec.canonicalString();
+      }
+  }
+}
+
+TEST_P(CompactKernelTest, LargeOutputsStreamPastTheCache) {
+  // Above 8 MiB of output the kernels align the output element by element
+  // and stream; packed NF4 dcast streams only when the output is aligned
+  // to two elements (offset 4 never is, 8 is after a few steps), fp8
+  // qcast stores packed bytes.
+  if (!compiles())
+    GTEST_SKIP() << "the backend refuses compact storage";
+  std::vector<StorageSpec> subset = compactSubset();
+  KernelSpec dcast;
+  dcast.op = KernelOp::DCast;
+  dcast.storage = subset[3];
+  dcast.params.scales = {0.0137};
+  dcast.params.zeroPoints = {0};
+  Expected<CompiledCode> code = backend_->compile(dcast);
+  ASSERT_TRUE(code) << code.status().message();
+  testing::KernelTester dcastTester(dcast, 11);
+  for (size_t dstOffset : {4, 8})
+    EXPECT_TRUE(dcastTester.checkOnce(code->entry, (size_t(2) << 20) + 37, 1,
+                                      dstOffset))
+        << "output offset " << dstOffset;
+  KernelSpec qcast = dcast;
+  qcast.op = KernelOp::QCast;
+  qcast.storage = subset[0];
+  code = backend_->compile(qcast);
+  ASSERT_TRUE(code) << code.status().message();
+  testing::KernelTester qcastTester(qcast, 12);
+  EXPECT_TRUE(qcastTester.checkOnce(code->entry, (size_t(8) << 20) + 37, 4, 3));
 }
 
 std::vector<BackendAtLevel> backendsAndLevels() {

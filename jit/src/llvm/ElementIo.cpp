@@ -2,6 +2,7 @@
 #include "ElementIo.h"
 
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsX86.h>
 
 #include <cassert>
 #include <vector>
@@ -235,6 +236,38 @@ void storeStored(IrContext &ir, llvm::Value *base, llvm::Value *index,
   }
   assert(n % perByte == 0 && !lanes.mask && "packed vectors cover bytes");
   unsigned bytes = n / perByte;
+  if (ir.target.isX86 && ir.target.vectorBits == 256 && storage.bits == 4 &&
+      n == 32) {
+    // AVX2: the i32 lanes (4-bit values, in i8 range) become 32 ordered
+    // bytes through saturating packs, then byte pairs w = even | odd << 8
+    // become (w | w >> 4) & 0xFF with the fields masked first.
+    llvm::SmallVector<llvm::Value *, 4> quarters;
+    for (int first = 0; first < 32; first += 8)
+      quarters.push_back(b.CreateShuffleVector(
+          values, {first, first + 1, first + 2, first + 3, first + 4, first + 5,
+                   first + 6, first + 7}));
+    llvm::Value *low = b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_packssdw, {},
+                                         {quarters[0], quarters[1]});
+    llvm::Value *high = b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_packssdw,
+                                          {}, {quarters[2], quarters[3]});
+    llvm::Value *mixed =
+        b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_packsswb, {}, {low, high});
+    llvm::SmallVector<llvm::Constant *, 8> order;
+    for (uint32_t index : {0u, 4u, 1u, 5u, 2u, 6u, 3u, 7u})
+      order.push_back(b.getInt32(index));
+    llvm::Value *ordered =
+        b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_permd, {},
+                          {b.CreateBitCast(mixed, ir.vectorOf(ir.i32, 8)),
+                           llvm::ConstantVector::get(order)});
+    llvm::Value *pairs =
+        b.CreateAnd(b.CreateBitCast(ordered, ir.vectorOf(ir.i16, 16)),
+                    ir.intConstant(ir.i16, 0x0F0F, 16));
+    pairs =
+        b.CreateOr(pairs, b.CreateLShr(pairs, ir.intConstant(ir.i16, 4, 16)));
+    ir.store(b.CreateTrunc(pairs, ir.vectorOf(ir.i8, 16)), address,
+             Lanes{bytes});
+    return;
+  }
   llvm::Value *packed = nullptr;
   for (unsigned slot = 0; slot < perByte; ++slot) {
     llvm::SmallVector<int, 64> pick;

@@ -1,14 +1,12 @@
 //===- FloatStorageIr.cpp - fp8 / fp4 codes on lanes ----------------------===//
 //
 // Encoding: v is clamped to the format bounds [lo, hi] (format values,
-// exact in C), then rounded to the format by integer arithmetic on its
-// bits: in the format's normal range, round-half-even of the low mantissa
-// bits (a carry moves into the exponent, as it must); in its subnormal
-// range, one float addition of K = 2^(emin − M + p) whose ulp is the
-// format's subnormal quantum, so the FPU's nearest-even rounding counts
-// quanta. Decoding: normal codes rebias their exponent, subnormal codes
-// convert their fraction exactly and scale by the quantum; fp8 vectors on
-// targets with vector half conversions go through binary16 instead.
+// exact in C), then rounded to the format by one float addition of a
+// per-lane K whose ulp is the format's quantum in |v|'s binade, so the
+// FPU's nearest-even rounding counts quanta (subnormals included). Decoding:
+// normal codes rebias their exponent, subnormal codes convert their fraction
+// exactly and scale by the quantum; fp8 vectors on targets with vector half
+// conversions go through binary16 instead.
 //
 //===----------------------------------------------------------------------===//
 #include "FloatStorageIr.h"
@@ -17,6 +15,7 @@
 #include "qjit/HostFloat.h"
 
 #include <cmath>
+#include <limits>
 
 namespace qjit::llvmjit {
 
@@ -54,45 +53,67 @@ llvm::Value *emitFloatEncode(IrContext &ir, llvm::Value *v, llvm::Value *zero,
     isNaN = b.CreateFCmpUNO(v, v);
   else
     v = b.CreateSelect(b.CreateFCmpUNO(v, v), zero, v);
-  llvm::Value *clamped =
-      b.CreateSelect(b.CreateFCmpOGT(v, ir.computeConstant(bounds.hi, lanes)),
-                     ir.computeConstant(bounds.hi, lanes), v);
-  clamped = b.CreateSelect(
-      b.CreateFCmpOLT(clamped, ir.computeConstant(bounds.lo, lanes)),
-      ir.computeConstant(bounds.lo, lanes), clamped);
+  llvm::Value *low = ir.computeConstant(bounds.lo, lanes);
+  llvm::Value *high = ir.computeConstant(bounds.hi, lanes);
   llvm::Type *intLanes = ir.vectorOf(c.integer, lanes);
-  llvm::Value *magnitude = ir.unary(llvm::Intrinsic::fabs, clamped);
-  llvm::Value *bits = b.CreateBitCast(magnitude, intLanes);
+  // The code takes the sign of the clamped v, which is v's own when the
+  // bounds straddle zero.
+  llvm::Value *signOf = v;
+  llvm::Value *bits;
+  if (bounds.lo == -bounds.hi && bounds.hi > 0) {
+    // Symmetric bounds clamp the magnitude: one unsigned minimum of its
+    // bits (NaN lanes, above +inf, are replaced later).
+    int64_t magnitudeMask = c.width == 64 ? std::numeric_limits<int64_t>::max()
+                                          : std::numeric_limits<int32_t>::max();
+    bits = b.CreateAnd(b.CreateBitCast(v, intLanes), integer(magnitudeMask));
+    bits = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, bits,
+                                   b.CreateBitCast(high, intLanes));
+  } else {
+    llvm::Value *clamped = b.CreateSelect(b.CreateFCmpOGT(v, high), high, v);
+    clamped = b.CreateSelect(b.CreateFCmpOLT(clamped, low), low, clamped);
+    bits = b.CreateBitCast(ir.unary(llvm::Intrinsic::fabs, clamped), intLanes);
+    signOf = clamped;
+  }
+  llvm::Value *magnitude = b.CreateBitCast(bits, v->getType());
 
-  // Normal range: round the mantissa to M bits, half to even, and rebias.
-  llvm::Value *odd =
-      b.CreateAnd(b.CreateLShr(bits, integer(shift)), integer(1));
-  llvm::Value *rounded = b.CreateAdd(
-      bits, b.CreateAdd(odd, integer((int64_t(1) << (shift - 1)) - 1)));
-  llvm::Value *normal =
-      b.CreateSub(b.CreateLShr(rounded, integer(shift)),
-                  integer(int64_t(int(c.bias) - format.bias) << M));
-  // Subnormal range: count quanta with one nearest-even addition.
-  double magic = std::ldexp(1.0, format.minNormalExponent() - M +
-                                     static_cast<int>(c.mantissa));
-  llvm::Value *magicValue = ir.computeConstant(magic, lanes);
-  llvm::Value *subnormal = b.CreateSub(
-      b.CreateBitCast(b.CreateFAdd(magnitude, magicValue), intLanes),
-      b.CreateBitCast(magicValue, intLanes));
-  llvm::Value *isSubnormal = b.CreateFCmpOLT(
-      magnitude,
-      ir.computeConstant(std::ldexp(1.0, format.minNormalExponent()), lanes));
-  llvm::Value *code = b.CreateSelect(isSubnormal, subnormal, normal);
+  // RNE to the format by one addition: K = 2^(E + mantissa(C) - M), E the
+  // binade of |v| (at least the format's smallest normal one), has the
+  // format's quantum 2^(E - M) as its ulp, so |v| + K rounds |v| to quanta,
+  // ties to the even code, and its bits minus K's count them (a carry into
+  // the next binade included). The code adds the binade's first code.
+  llvm::Value *binade =
+      b.CreateAnd(bits, integer(int64_t(c.bias * 2 + 1) << c.mantissa));
+  int64_t smallestNormal = int64_t(int(c.bias) + format.minNormalExponent())
+                           << c.mantissa;
+  binade = b.CreateBinaryIntrinsic(llvm::Intrinsic::umax, binade,
+                                   integer(smallestNormal));
+  llvm::Value *magic =
+      b.CreateAdd(binade, integer(int64_t(shift) << c.mantissa));
+  llvm::Value *sum =
+      b.CreateFAdd(magnitude, b.CreateBitCast(magic, magnitude->getType()));
+  llvm::Value *quanta = b.CreateSub(b.CreateBitCast(sum, intLanes), magic);
+  // First code of binade E: (E + bias_F) << M, minus the 2^M quanta of the
+  // implicit bit (the smallest normal binade starts at 2^M quanta too).
+  llvm::Value *first =
+      b.CreateSub(b.CreateLShr(binade, integer(shift)),
+                  integer(int64_t(int(c.bias) - format.bias + 1) << M));
+  llvm::Value *code = b.CreateAdd(quanta, first);
 
   llvm::Type *i32Lanes = ir.vectorOf(ir.i32, lanes);
-  auto sign = [&](llvm::Value *value) {
-    llvm::Value *top =
-        b.CreateLShr(b.CreateBitCast(value, intLanes), integer(c.width - 1));
-    return b.CreateShl(b.CreateTrunc(top, i32Lanes),
-                       ir.intConstant(ir.i32, format.bits - 1, lanes));
+  // 8-bit codes are kept sign-extended (stores truncate them), which lets
+  // byte stores use signed saturating packs.
+  int64_t signValue = format.bits == 8 ? -128 : int64_t(format.signBit());
+  auto isNegative = [&](llvm::Value *value) {
+    return b.CreateICmpSLT(b.CreateBitCast(value, intLanes), integer(0));
+  };
+  auto withSign = [&](llvm::Value *negative, llvm::Value *magnitudeCode) {
+    return b.CreateSelect(
+        negative,
+        b.CreateOr(magnitudeCode, ir.intConstant(ir.i32, signValue, lanes)),
+        magnitudeCode);
   };
   llvm::Value *result =
-      b.CreateOr(b.CreateTrunc(code, i32Lanes), sign(clamped));
+      withSign(isNegative(signOf), b.CreateTrunc(code, i32Lanes));
   if (!ir.spec.knobs.saturate) {
     // RNE beyond the largest finite value: above its upper half-quantum,
     // or on it when the tie goes to the (even) next binade.
@@ -106,7 +127,8 @@ llvm::Value *emitFloatEncode(IrContext &ir, llvm::Value *v, llvm::Value *zero,
     uint32_t special =
         format.hasInfinity ? format.positiveInfinity : format.positiveNaN;
     result = b.CreateSelect(
-        overflow, b.CreateOr(sign(v), ir.intConstant(ir.i32, special, lanes)),
+        overflow,
+        withSign(isNegative(v), ir.intConstant(ir.i32, special, lanes)),
         result);
   }
   if (isNaN)

@@ -11,8 +11,9 @@
 
 namespace qjit::llvmjit {
 
-/// Codes (i32 lanes) of v = u + z (compute lanes). `zero` (C(z)) replaces
-/// NaN for formats without a NaN.
+/// Codes (i32 lanes; 8-bit codes sign-extended, which stores truncate) of
+/// v = u + z (compute lanes). `zero` (C(z)) replaces NaN for formats
+/// without a NaN.
 llvm::Value *emitFloatEncode(IrContext &ir, llvm::Value *v, llvm::Value *zero,
                              unsigned lanes);
 /// Exact values (compute lanes) of codes (i32 lanes).

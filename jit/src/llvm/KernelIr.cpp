@@ -58,7 +58,14 @@ private:
   /// with explicit packs, which the code generator selects far faster than
   /// a truncating store.
   bool isAvx2Bytes(Lanes lanes) const;
+  /// Whether packs to bytes saturate signed (else unsigned).
+  bool bytesSigned() const;
   void storeEightBytes(llvm::Value *e, llvm::Value *values);
+  /// Four 8-lane vectors of i32 (in range) as 32 bytes; `stream` as in
+  /// emitBlock.
+  void storeThirtyTwoBytes(llvm::Value *e,
+                           llvm::ArrayRef<llvm::Value *> quarters,
+                           llvm::Value *stream);
   /// store(lanes), non-temporal when `stream` (see emitBlock) is true.
   void storeMaybeStreaming(llvm::Value *stream, Lanes lanes,
                            const std::function<void(Lanes)> &store);
@@ -98,10 +105,17 @@ void KernelEmitter::storeMaybeStreaming(
 }
 
 bool KernelEmitter::isAvx2Bytes(Lanes lanes) const {
-  // Saturating packs: integer storage only (fp8 codes are bit patterns).
+  // Saturating packs keep integers in range and fp8 codes, which arrive
+  // sign-extended (FloatStorageIr.h), but no quantile positions.
+  const StorageSpec &storage = ir_.spec.storage;
   return ir_.target.isX86 && ir_.target.vectorBits == 256 && !lanes.mask &&
-         ir_.spec.storage.kind == StorageType::Kind::Integer &&
-         ir_.spec.storage.containerBytes() == 1 && !ir_.spec.storage.packed;
+         storage.kind != StorageType::Kind::Quantile &&
+         storage.containerBytes() == 1 && !storage.packed;
+}
+
+bool KernelEmitter::bytesSigned() const {
+  return ir_.spec.storage.kind == StorageType::Kind::Float ||
+         ir_.spec.storage.isSigned;
 }
 
 void KernelEmitter::storeEightBytes(llvm::Value *e, llvm::Value *values) {
@@ -110,12 +124,39 @@ void KernelEmitter::storeEightBytes(llvm::Value *e, llvm::Value *values) {
   llvm::Value *high = b.CreateShuffleVector(values, {4, 5, 6, 7});
   llvm::Value *words = b.CreateIntrinsic(llvm::Intrinsic::x86_sse2_packssdw_128,
                                          {}, {low, high});
-  llvm::Value *bytes = b.CreateIntrinsic(
-      ir_.spec.storage.isSigned ? llvm::Intrinsic::x86_sse2_packsswb_128
-                                : llvm::Intrinsic::x86_sse2_packuswb_128,
-      {}, {words, words});
+  llvm::Value *bytes =
+      b.CreateIntrinsic(bytesSigned() ? llvm::Intrinsic::x86_sse2_packsswb_128
+                                      : llvm::Intrinsic::x86_sse2_packuswb_128,
+                        {}, {words, words});
   ir_.store(b.CreateShuffleVector(bytes, {0, 1, 2, 3, 4, 5, 6, 7}),
             ir_.byteAddress(dst_, e), Lanes{8});
+}
+
+void KernelEmitter::storeThirtyTwoBytes(llvm::Value *e,
+                                        llvm::ArrayRef<llvm::Value *> quarters,
+                                        llvm::Value *stream) {
+  // Four vectors of i32 into 32 bytes with AVX2's saturating packs, as
+  // the asmjit kernels do (cheaper to select than a wide truncation).
+  llvm::IRBuilder<> &b = ir_.builder;
+  llvm::Value *low = b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_packssdw, {},
+                                       {quarters[0], quarters[1]});
+  llvm::Value *high = b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_packssdw, {},
+                                        {quarters[2], quarters[3]});
+  llvm::Value *bytes =
+      b.CreateIntrinsic(bytesSigned() ? llvm::Intrinsic::x86_avx2_packsswb
+                                      : llvm::Intrinsic::x86_avx2_packuswb,
+                        {}, {low, high});
+  llvm::SmallVector<llvm::Constant *, 8> order;
+  for (uint32_t index : {0u, 4u, 1u, 5u, 2u, 6u, 3u, 7u})
+    order.push_back(b.getInt32(index));
+  llvm::Value *ordered =
+      b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_permd, {},
+                        {b.CreateBitCast(bytes, ir_.vectorOf(ir_.i32, 8)),
+                         llvm::ConstantVector::get(order)});
+  llvm::Value *address = ir_.byteAddress(dst_, e);
+  storeMaybeStreaming(stream, Lanes{32}, [&](Lanes l) {
+    ir_.store(b.CreateBitCast(ordered, ir_.vectorOf(ir_.i8, 32)), address, l);
+  });
 }
 
 void KernelEmitter::emitElements(llvm::Value *e, Lanes lanes,
@@ -130,6 +171,16 @@ void KernelEmitter::emitElements(llvm::Value *e, Lanes lanes,
             : emitQuantize(ir_, plan_, x, params, lanes.count);
     if (!stream && isAvx2Bytes(lanes) && lanes.count == 8) {
       storeEightBytes(e, q);
+      return;
+    }
+    if (isAvx2Bytes(lanes) && lanes.count == 32 &&
+        ir_.spec.storage.kind == StorageType::Kind::Float) {
+      llvm::SmallVector<llvm::Value *, 4> quarters;
+      for (int first = 0; first < 32; first += 8)
+        quarters.push_back(ir_.builder.CreateShuffleVector(
+            q, {first, first + 1, first + 2, first + 3, first + 4, first + 5,
+                first + 6, first + 7}));
+      storeThirtyTwoBytes(e, quarters, stream);
       return;
     }
     storeMaybeStreaming(stream, lanes,
@@ -187,27 +238,7 @@ void KernelEmitter::emitBlock(llvm::Value *e, unsigned vectors, Lanes lanes,
   b.SetInsertPoint(fast);
   if (ir_.target.isX86 && ir_.target.vectorBits == 256 && vectors == 4 &&
       ir_.spec.storage.containerBytes() == 1 && !ir_.spec.storage.packed) {
-    // Four vectors of i32 into 32 bytes with AVX2's saturating packs, as
-    // the asmjit kernels do (cheaper to select than a wide truncation).
-    llvm::Value *low = b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_packssdw, {},
-                                         {stored[0], stored[1]});
-    llvm::Value *high = b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_packssdw,
-                                          {}, {stored[2], stored[3]});
-    llvm::Value *bytes = b.CreateIntrinsic(
-        ir_.spec.storage.isSigned ? llvm::Intrinsic::x86_avx2_packsswb
-                                  : llvm::Intrinsic::x86_avx2_packuswb,
-        {}, {low, high});
-    llvm::SmallVector<llvm::Constant *, 8> order;
-    for (uint32_t index : {0u, 4u, 1u, 5u, 2u, 6u, 3u, 7u})
-      order.push_back(b.getInt32(index));
-    llvm::Value *ordered =
-        b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_permd, {},
-                          {b.CreateBitCast(bytes, ir_.vectorOf(ir_.i32, 8)),
-                           llvm::ConstantVector::get(order)});
-    llvm::Value *address = ir_.byteAddress(dst_, e);
-    storeMaybeStreaming(stream, Lanes{32}, [&](Lanes l) {
-      ir_.store(b.CreateBitCast(ordered, ir_.vectorOf(ir_.i8, 32)), address, l);
-    });
+    storeThirtyTwoBytes(e, stored, stream);
     b.CreateBr(join);
     stored.clear();
   }
@@ -286,8 +317,12 @@ void KernelEmitter::emitRun(llvm::Value *first, llvm::Value *count,
     // Runs that write at least kNonTemporalBytes: align the output by
     // single elements, then the block loop streams its stores past the
     // caches, and a fence follows. Runs known to be shorter never stream.
+    // Packed input (dcast) streams too: its outputs are whole elements,
+    // and an output aligned to perByte_ elements at the byte-aligned e
+    // keeps every aligned element a byte boundary of the input.
     auto *staticCount = llvm::dyn_cast<llvm::ConstantInt>(count);
-    bool mayStream = ir_.target.isX86 && perByte_ == 1 &&
+    bool mayStream = ir_.target.isX86 &&
+                     (perByte_ == 1 || ir_.spec.op == KernelOp::DCast) &&
                      !(staticCount && staticCount->getZExtValue() * dstBytes_ <
                                           kNonTemporalBytes);
     llvm::Value *large = nullptr;
@@ -301,8 +336,9 @@ void KernelEmitter::emitRun(llvm::Value *first, llvm::Value *count,
       large = b.CreateAnd(
           b.CreateICmpUGE(b.CreateMul(b.CreateSub(end, e), elementBytes),
                           b.getInt64(kNonTemporalBytes)),
-          b.CreateICmpEQ(b.CreateAnd(addressOf(e), b.getInt64(dstBytes_ - 1)),
-                         b.getInt64(0)));
+          b.CreateICmpEQ(
+              b.CreateAnd(addressOf(e), b.getInt64(dstBytes_ * perByte_ - 1)),
+              b.getInt64(0)));
       llvm::Function *function = b.GetInsertBlock()->getParent();
       llvm::BasicBlock *before = b.GetInsertBlock();
       auto *align = llvm::BasicBlock::Create(ir_.context, "align", function);

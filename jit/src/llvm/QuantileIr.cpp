@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 namespace qjit::llvmjit {
 
@@ -19,28 +20,40 @@ int64_t lowestStored(const StorageSpec &storage) {
 
 namespace {
 
-/// The number of thresholds at or below v (lanes of C, not NaN). With
-/// register permutes: a binary search, one bit of the position per step,
-/// each step comparing with the threshold its lane's prefix selects (a
-/// table lookup); the table is padded with NaN thresholds, which compare
-/// false. Otherwise: one comparison per threshold, counted.
+/// The number of thresholds at or below v (lanes of C); NaN lanes get
+/// `nanPosition` when given (else v must not be NaN). With register
+/// permutes: a binary search, one bit of the position per step, each step
+/// comparing with the threshold its lane's prefix selects (a table
+/// lookup); the table is padded with NaN thresholds, which compare false.
+/// Otherwise: one comparison per threshold, counted. A NaN lane compares
+/// true (unordered or >=) exactly where nanPosition's path goes up, so it
+/// needs no select (unless padding, which must compare false, exists).
 llvm::Value *searchPosition(IrContext &ir, const QuantileSearch &search,
-                            llvm::Value *v, unsigned lanes) {
+                            llvm::Value *v, unsigned lanes,
+                            std::optional<size_t> nanPosition) {
   llvm::IRBuilder<> &b = ir.builder;
   llvm::Type *i32Lanes = ir.vectorOf(ir.i32, lanes);
   llvm::Value *position = ir.intConstant(ir.i32, 0, lanes);
+  auto atLeast = [&](llvm::Value *threshold, bool nanAbove) {
+    return nanAbove ? b.CreateFCmpUGE(v, threshold)
+                    : b.CreateFCmpOGE(v, threshold);
+  };
   uint64_t size = llvm::PowerOf2Ceil(std::max<size_t>(search.values.size(), 2));
   bool permutes = ir.target.isX86 && ir.target.vectorBits >= 256 &&
                   lanes % 8 == 0 && ir.spec.compute == ValueType::F32 &&
                   size <= 64 && search.thresholds.size() > 2;
   if (!permutes) {
-    for (double threshold : search.thresholds)
+    for (size_t j = 0; j < search.thresholds.size(); ++j)
       position = b.CreateSub(
           position,
-          b.CreateSExt(b.CreateFCmpOGE(v, ir.computeConstant(threshold, lanes)),
+          b.CreateSExt(atLeast(ir.computeConstant(search.thresholds[j], lanes),
+                               nanPosition && j < *nanPosition),
                        i32Lanes));
     return position;
   }
+  // NaN's path, or 0 with padding (NaN lanes are then selected below).
+  bool padded = search.thresholds.size() + 1 < size;
+  uint64_t nanPath = nanPosition && !padded ? *nanPosition : 0;
   std::vector<double> thresholds(size - 1,
                                  std::numeric_limits<double>::quiet_NaN());
   std::copy(search.thresholds.begin(), search.thresholds.end(),
@@ -59,11 +72,17 @@ llvm::Value *searchPosition(IrContext &ir, const QuantileSearch &search,
                       position,
                       ir.intConstant(ir.i32, llvm::Log2_64(2 * bit), lanes)),
                   lanes);
-    llvm::Value *above = b.CreateSExt(b.CreateFCmpOGE(v, threshold), i32Lanes);
+    llvm::Value *above =
+        b.CreateSExt(atLeast(threshold, (nanPath & bit) != 0), i32Lanes);
     position = b.CreateOr(
         position,
         b.CreateAnd(above, ir.intConstant(ir.i32, int64_t(bit), lanes)));
   }
+  if (nanPosition && padded)
+    position = b.CreateSelect(
+        b.CreateFCmpUNO(v, v),
+        ir.intConstant(ir.i32, static_cast<int64_t>(*nanPosition), lanes),
+        position);
   return position;
 }
 
@@ -96,8 +115,8 @@ llvm::Value *emitQuantileEncode(IrContext &ir, llvm::Value *v,
   QuantileSearch search =
       buildQuantileSearch(ir.spec.storage.table, ir.spec.compute);
   v = b.CreateSelect(b.CreateFCmpUNO(v, v), zero, v);
-  return storedOfPosition(ir, search, searchPosition(ir, search, v, lanes),
-                          lanes);
+  return storedOfPosition(
+      ir, search, searchPosition(ir, search, v, lanes, std::nullopt), lanes);
 }
 
 llvm::Value *emitQuantileEncodeFromInput(IrContext &ir, llvm::Value *x,
@@ -105,18 +124,14 @@ llvm::Value *emitQuantileEncodeFromInput(IrContext &ir, llvm::Value *x,
   const KernelSpec &spec = ir.spec;
   if (!quantileThresholdsMoveToInput(spec))
     return nullptr;
-  llvm::IRBuilder<> &b = ir.builder;
   QuantileSearch search = buildQuantileSearch(spec.storage.table, spec.compute);
   QuantileSearch moved = search;
   moved.thresholds = quantileInputThresholds(spec, search.thresholds);
   // NaN stores the entry nearest the zero point (8.4).
   size_t nanPosition =
       search.positionOf(static_cast<double>(spec.params.zeroPoints[0]));
-  llvm::Value *position = b.CreateSelect(
-      b.CreateFCmpUNO(x, x),
-      ir.intConstant(ir.i32, static_cast<int64_t>(nanPosition), lanes),
-      searchPosition(ir, moved, x, lanes));
-  return storedOfPosition(ir, search, position, lanes);
+  return storedOfPosition(
+      ir, search, searchPosition(ir, moved, x, lanes, nanPosition), lanes);
 }
 
 llvm::Value *emitQuantileDecode(IrContext &ir, llvm::Value *q, unsigned lanes) {

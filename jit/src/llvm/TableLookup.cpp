@@ -132,20 +132,24 @@ llvm::Value *emitNibbleLookup(IrContext &ir, llvm::Value *src,
   llvm::IRBuilder<> &b = ir.builder;
   llvm::Value *packed =
       ir.load(ir.i8, ir.byteAddress(src, b.CreateLShr(index, 1)), Lanes{16});
-  llvm::Value *low = b.CreateAnd(packed, ir.intConstant(ir.i8, 0x0F, 16));
-  llvm::Value *high = b.CreateLShr(packed, ir.intConstant(ir.i8, 4, 16));
   // Nibble order such that the in-lane unpacks below leave elements in
   // order: the low 128 bits hold elements 0-3, 8-11, 16-19, 24-27, the
   // high ones 4-7, 12-15, 20-23, 28-31. Element e is nibble e % 2 of
-  // byte e / 2.
-  llvm::SmallVector<int, kPlaneLanes> order;
-  for (unsigned lane = 0; lane < 2; ++lane)
-    for (unsigned group = 0; group < 4; ++group)
-      for (unsigned i = 0; i < 4; ++i) {
-        unsigned e = 8 * group + 4 * lane + i;
-        order.push_back(static_cast<int>(e / 2 + (e % 2 ? 16 : 0)));
-      }
-  llvm::Value *nibbles = b.CreateShuffleVector(low, high, order);
+  // byte e / 2, so the low half needs bytes 0, 1, 4, 5, ... and the high
+  // half bytes 2, 3, 6, 7, ...: one byte shuffle, widened to words w, and
+  // (w | w << 4) & 0x0F0F puts each byte's low nibble before its high one.
+  llvm::SmallVector<int, 16> byteOrder;
+  for (unsigned half = 0; half < 2; ++half)
+    for (unsigned pair = 0; pair < 4; ++pair)
+      for (unsigned i = 0; i < 2; ++i)
+        byteOrder.push_back(static_cast<int>(4 * pair + 2 * half + i));
+  llvm::Value *pairs = b.CreateZExt(b.CreateShuffleVector(packed, byteOrder),
+                                    ir.vectorOf(ir.i16, 16));
+  pairs = b.CreateAnd(
+      b.CreateOr(pairs, b.CreateShl(pairs, ir.intConstant(ir.i16, 4, 16))),
+      ir.intConstant(ir.i16, 0x0F0F, 16));
+  llvm::Value *nibbles =
+      b.CreateBitCast(pairs, ir.vectorOf(ir.i8, kPlaneLanes));
   std::vector<llvm::Value *> planes;
   for (unsigned k = 0; k < 4; ++k) {
     llvm::SmallVector<llvm::Constant *, kPlaneLanes> plane;
