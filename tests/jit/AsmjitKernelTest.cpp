@@ -267,7 +267,7 @@ TEST_P(AsmjitKernelTest, PackedReadsStopAtTheBufferEnd) {
       continue;
     Expected<CompiledCode> code = backend_->compile(spec);
     ASSERT_TRUE(code) << code.status().message();
-    auto kernel = reinterpret_cast<KernelFn>(code->entry);
+    auto kernel = reinterpret_cast<KernelFn>(const_cast<void *>(code->entry));
     size_t period =
         static_cast<size_t>(spec.layout.kind == LayoutSpec::Kind::PerAxis
                                 ? spec.layout.channels * spec.layout.inner
