@@ -1,6 +1,7 @@
 //===- KernelTester.cpp - Differential tests of kernels vs the reference --===//
 #include "KernelTester.h"
 
+#include "ExpressedValues.h"
 #include "Nf4Table.h"
 #include "TestSeed.h"
 
@@ -55,37 +56,6 @@ void storeExpressedBits(ValueType type, uint8_t *buffer, size_t i,
     std::memcpy(buffer + 8 * i, &value, 8);
     return;
   }
-}
-
-double loadExpressedBits(ValueType type, const uint8_t *buffer, size_t i) {
-  uint16_t half;
-  float f;
-  double d;
-  switch (type) {
-  case ValueType::F16:
-    std::memcpy(&half, buffer + 2 * i, 2);
-    return halfBitsToFloat(half);
-  case ValueType::BF16:
-    std::memcpy(&half, buffer + 2 * i, 2);
-    return bfloat16BitsToFloat(half);
-  case ValueType::F32:
-    std::memcpy(&f, buffer + 4 * i, 4);
-    return f;
-  case ValueType::F64:
-    std::memcpy(&d, buffer + 8 * i, 8);
-    return d;
-  }
-  return 0;
-}
-
-/// Where both buffers hold a NaN, makes `actual`'s bytes `expected`'s.
-void equateNaNs(ValueType type, const uint8_t *expected, uint8_t *actual,
-                size_t n) {
-  unsigned bytes = valueTypeBytes(type);
-  for (size_t i = 0; i < n; ++i)
-    if (std::isnan(loadExpressedBits(type, expected, i)) &&
-        std::isnan(loadExpressedBits(type, actual, i)))
-      std::memcpy(actual + i * bytes, expected + i * bytes, bytes);
 }
 
 std::string hexBytes(const uint8_t *bytes, size_t count) {
