@@ -48,12 +48,13 @@ protected:
                                {.lanes = 64, .largeSize = 4099});
   }
   /// Whether the backend compiles `spec`: llvm all of them; asmjit
-  /// quantile tables and float storage (packed or not), f64 expressed
-  /// values aside.
+  /// unpacked quantile tables and float storage, f64 expressed values
+  /// aside.
   bool compiles(const KernelSpec &spec) const {
     if (GetParam().backend == "llvm")
       return true;
-    bool compact = spec.storage.kind != StorageType::Kind::Integer;
+    bool compact =
+        spec.storage.kind != StorageType::Kind::Integer && !spec.storage.packed;
     return compact &&
            (spec.op == KernelOp::SCast || spec.expressed != ValueType::F64);
   }
@@ -212,6 +213,8 @@ TEST_P(CompactKernelTest, FloatQcastAtEveryRoundingBoundary) {
         spec.params.zeroPoints = {zero};
         spec.knobs.saturate =
             saturate || storage.floatFormat == FloatType::F4E2M1FN;
+        if (!compiles(spec))
+          continue;
         std::vector<float> inputs;
         for (uint32_t code = 0; code + 1 < format.signBit(); ++code) {
           double value = decodeFloatStorage(format, code);
@@ -254,17 +257,19 @@ TEST_P(CompactKernelTest, LargeOutputsStreamPastTheCache) {
   dcast.storage = subset[3];
   dcast.params.scales = {0.0137};
   dcast.params.zeroPoints = {0};
-  Expected<CompiledCode> code = backend_->compile(dcast);
-  ASSERT_TRUE(code) << code.status().message();
-  testing::KernelTester dcastTester(dcast, 11);
-  for (size_t dstOffset : {4, 8})
-    EXPECT_TRUE(dcastTester.checkOnce(code->entry, (size_t(2) << 20) + 37, 1,
-                                      dstOffset))
-        << "output offset " << dstOffset;
+  if (compiles(dcast)) { // asmjit refuses packed NF4.
+    Expected<CompiledCode> code = backend_->compile(dcast);
+    ASSERT_TRUE(code) << code.status().message();
+    testing::KernelTester dcastTester(dcast, 11);
+    for (size_t dstOffset : {4, 8})
+      EXPECT_TRUE(dcastTester.checkOnce(code->entry, (size_t(2) << 20) + 37, 1,
+                                        dstOffset))
+          << "output offset " << dstOffset;
+  }
   KernelSpec qcast = dcast;
   qcast.op = KernelOp::QCast;
   qcast.storage = subset[0];
-  code = backend_->compile(qcast);
+  Expected<CompiledCode> code = backend_->compile(qcast);
   ASSERT_TRUE(code) << code.status().message();
   testing::KernelTester qcastTester(qcast, 12);
   EXPECT_TRUE(qcastTester.checkOnce(code->entry, (size_t(8) << 20) + 37, 4, 3));
@@ -292,14 +297,15 @@ TEST(CompactRuntime, AutoFallsBackToAKernelThatCompiles) {
   if (hostIsaLevel() < IsaLevel::Avx2)
     GTEST_SKIP() << "asmjit needs AVX2; nothing to fall back from";
   ASSERT_TRUE(runtime) << runtime.status().message();
-  // asmjit compiles float storage and quantile tables, packed or not, for
-  // f16, bf16 and f32; f64 expressed values fall back.
+  // asmjit compiles unpacked float storage and quantile tables for f16,
+  // bf16 and f32; packed ones (NF4 here) and f64 expressed values fall
+  // back.
   for (auto [type, backend] :
        {std::pair{"!quant.uniform<f8E4M3FN:f32, 0.5>", BackendKind::Asmjit},
         std::pair{"!quant.quantile<u4:f32, {-1.0, -0.5, -0.25, 0.0, 0.25, "
                   "0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 2.75, "
                   "3.0}>",
-                  BackendKind::Asmjit},
+                  BackendKind::Llvm},
         std::pair{"!quant.uniform<f8E4M3FN:f64, 0.5>", BackendKind::Llvm}}) {
     Expected<std::shared_ptr<const Kernel>> kernel =
         (*runtime)->compile(type, KernelOp::QCast);

@@ -70,7 +70,7 @@ public:
   void emitVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
                   const x86::Mem &dst, bool masked) override {
     x86::Vec v = isa_.vec(reg::kWork + slot);
-    if (floatDecoder_ && !packed_) {
+    if (floatDecoder_) {
       floatDecoder_->emitLoadValues(a, v, isa_.vec(reg::kTemp + slot), src);
       emitFinish(a, slot, v, dst, masked);
       return;
@@ -122,9 +122,7 @@ private:
 
   /// i32 lanes of stored values in `v` → f32 values (q, or the entry).
   void emitValues(x86::Assembler &a, unsigned slot, const x86::Vec &v) {
-    if (floatDecoder_) { // Packed: f4E2M1FN codes.
-      floatDecoder_->emitDecodeFp4(a, v, isa_.vec(reg::kTemp + slot));
-    } else if (quantile_) {
+    if (quantile_) {
       quantile_->emitDecode(a, v, isa_.vec(reg::kTemp + slot));
     } else if (unsignedValues()) {
       x86::Vec high = isa_.vec(reg::kTemp + slot);

@@ -43,8 +43,9 @@ constexpr uint32_t kExponentMask = 0x7f800000u;
 } // namespace
 
 bool x86SupportsFloatStorage(const StorageSpec &storage) {
-  // Packed storage (f4E2M1FN two per byte) goes through X86PackedCodes.
-  return storage.kind == StorageType::Kind::Float;
+  // Packed f4E2M1FN would work through X86PackedCodes, but measured
+  // slower than the llvm kernel (which `auto` then uses): refused.
+  return storage.kind == StorageType::Kind::Float && !storage.packed;
 }
 
 asmjit::Operand X86VectorConstants::place(x86::Assembler &a, uint32_t value) {

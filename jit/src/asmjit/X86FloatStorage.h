@@ -25,8 +25,7 @@
 
 namespace qjit::asmjit_backend {
 
-/// True for the storages these helpers handle: float storage (packed
-/// f4E2M1FN through X86PackedCodes and emitDecodeFp4).
+/// True for the storages these helpers handle: unpacked float storage.
 bool x86SupportsFloatStorage(const StorageSpec &storage);
 
 /// 32-bit constants broadcast to every lane: kept in spare vector

@@ -93,7 +93,9 @@ uint32_t storedWord(int64_t value) { return static_cast<uint32_t>(value); }
 } // namespace
 
 bool x86SupportsQuantile(const StorageSpec &storage) {
-  return storage.kind == StorageType::Kind::Quantile &&
+  // Packed tables (NF4 two per byte) would work through X86PackedCodes,
+  // but measured slower than the llvm kernels (which `auto` then uses).
+  return storage.kind == StorageType::Kind::Quantile && !storage.packed &&
          !storage.table.empty() && storage.table.size() <= kMaxQuantileEntries;
 }
 

@@ -11,8 +11,8 @@
 //
 // These kernels are AVX2 code (ymm, VEX) at every ISA level: the tables are
 // built for 8-lane permutes, and this host (Zen 1) cannot run AVX-512 code,
-// so only AVX2 code can be tested here (x86KernelIsa). Packed storage
-// (NF4 two per byte) goes through X86PackedCodes on the same i32 lanes.
+// so only AVX2 code can be tested here (x86KernelIsa). Unpacked storage
+// only: packed tables through X86PackedCodes measured slower than llvm's.
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_ASMJIT_X86QUANTILESTORAGE_H
@@ -29,8 +29,8 @@
 
 namespace qjit::asmjit_backend {
 
-/// True for the quantile storage the x86 generators handle: at most
-/// kMaxQuantileEntries table entries (packed or not).
+/// True for the quantile storage the x86 generators handle: unpacked, with
+/// at most kMaxQuantileEntries table entries.
 bool x86SupportsQuantile(const StorageSpec &storage);
 constexpr size_t kMaxQuantileEntries = 64;
 

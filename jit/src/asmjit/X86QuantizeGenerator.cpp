@@ -228,11 +228,8 @@ public:
       emitLoadExpressed(a, isa_, spec_.expressed, v, src, masked);
       emitQuantileInput(a, slot, v, t);
       quantile_->emitEncode(a, std::span(&v, 1), std::span(&t, 1));
-      if (packed_)
-        packed_->emitStore(a, dst, t, v);
-      else
-        emitStoreStored(a, isa_, spec_.storage, dst, t, v, masked,
-                        Narrowing::Truncate);
+      emitStoreStored(a, isa_, spec_.storage, dst, t, v, masked,
+                      Narrowing::Truncate);
       return;
     }
     emitQuantize(a, slot, src, masked);
@@ -317,10 +314,7 @@ private:
     floatEncoder_->emitEncode(a, v, t);
     StorageSpec codes = spec_.storage;
     codes.isSigned = floatEncoder_->signedCodes();
-    if (packed_)
-      packed_->emitStore(a, dst, v, t);
-    else
-      emitStoreStored(a, isa_, codes, dst, v, t, masked, Narrowing::Saturate);
+    emitStoreStored(a, isa_, codes, dst, v, t, masked, Narrowing::Saturate);
   }
 
   void emitLimits(x86::Assembler &a) {
