@@ -13,7 +13,6 @@
 #include "qjit/Backend.h"
 #include "qjit/Isa.h"
 #include "qjit/Reference.h"
-#include "qjit/TypeParser.h"
 
 #include <gtest/gtest.h>
 
@@ -133,26 +132,12 @@ TEST_P(AsmjitKernelTest, DoubleExpressedEveryKnob) {
 // Zero points of a type may be any int64: the after-rounding sum is exact
 // however far z is from the bounds (the wide kernels' split sum).
 TEST_P(AsmjitKernelTest, FarBakedZeroPoints) {
-  for (const char *text : {"!quant.uniform<i8:f32, 1.0:-1073741825>",
-                           "!quant.uniform<u16:f16, 0.5:9007199254740993>",
-                           "!quant.uniform<i32:f32, 3.0:-9223372036854775808>",
-                           "!quant.uniform<u32:bf16, 0.75:9223372036854775807>",
-                           "!quant.uniform<i8:f64, 0.25:4611686018427387905>",
-                           "!quant.uniform<u8:f32, 1.5:16777217>"}) {
-    Expected<TypeDescriptor> type = parseTypeOrError(text);
-    ASSERT_TRUE(type) << type.status().message();
-    for (QuantKnobs knobs : testing::allKnobs()) {
-      LoweringOptions options;
-      options.knobs = knobs;
-      Expected<KernelSpec> spec =
-          lowerToKernelSpec(*type, KernelOp::QCast, options);
-      ASSERT_TRUE(spec) << spec.status().message();
-      Expected<CompiledCode> code = backend_->compile(*spec);
-      ASSERT_TRUE(code) << code.status().message();
-      KernelTester tester(*spec, qjit::testing::testSeed(),
-                          {.lanes = 16, .largeSize = 257});
-      EXPECT_TRUE(tester.check(code->entry)) << text;
-    }
+  for (const KernelSpec &spec : testing::farZeroPointSpecs()) {
+    Expected<CompiledCode> code = backend_->compile(spec);
+    ASSERT_TRUE(code) << code.status().message();
+    KernelTester tester(spec, qjit::testing::testSeed(),
+                        {.lanes = 16, .largeSize = 257});
+    EXPECT_TRUE(tester.check(code->entry)) << spec.canonicalString();
   }
 }
 

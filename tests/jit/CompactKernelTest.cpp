@@ -68,6 +68,20 @@ protected:
                       [&](const KernelSpec &spec) { return compiles(spec); }));
   }
 
+  /// The f32 qcast of `inputs` by the backend's kernel for `spec` equals
+  /// the reference's, byte for byte.
+  void expectQcastMatchesReference(const KernelSpec &spec,
+                                   const std::vector<float> &inputs) {
+    Expected<CompiledCode> code = backend_->compile(spec);
+    ASSERT_TRUE(code) << code.status().message();
+    std::vector<uint8_t> want(storageBytes(spec.storage, inputs.size()));
+    std::vector<uint8_t> got(want.size(), 0xA5);
+    ASSERT_TRUE(runReference(spec, inputs.data(), want.data(), inputs.size()));
+    reinterpret_cast<KernelFn>(const_cast<void *>(code->entry))(
+        inputs.data(), got.data(), inputs.size());
+    EXPECT_EQ(got, want) << spec.canonicalString();
+  }
+
   std::unique_ptr<Backend> backend_;
 };
 
@@ -151,15 +165,7 @@ TEST_P(CompactKernelTest, QuantileQcastAtEveryThreshold) {
             x = std::nextafter(x, 1e30f);
           }
         }
-        Expected<CompiledCode> code = backend_->compile(spec);
-        ASSERT_TRUE(code) << code.status().message();
-        std::vector<uint8_t> want(storageBytes(storage, inputs.size()));
-        std::vector<uint8_t> got(want.size(), 0xA5);
-        ASSERT_TRUE(
-            runReference(spec, inputs.data(), want.data(), inputs.size()));
-        reinterpret_cast<KernelFn>(const_cast<void *>(code->entry))(
-            inputs.data(), got.data(), inputs.size());
-        EXPECT_EQ(got, want) << spec.canonicalString();
+        expectQcastMatchesReference(spec, inputs);
       }
   }
   EXPECT_GT(checked, 0u); // Every backend compiles some quantile tables.
@@ -233,15 +239,7 @@ TEST_P(CompactKernelTest, FloatQcastAtEveryRoundingBoundary) {
               }
             }
         }
-        Expected<CompiledCode> code = backend_->compile(spec);
-        ASSERT_TRUE(code) << code.status().message();
-        std::vector<uint8_t> want(storageBytes(storage, inputs.size()));
-        std::vector<uint8_t> got(want.size(), 0xA5);
-        ASSERT_TRUE(
-            runReference(spec, inputs.data(), want.data(), inputs.size()));
-        reinterpret_cast<KernelFn>(const_cast<void *>(code->entry))(
-            inputs.data(), got.data(), inputs.size());
-        EXPECT_EQ(got, want) << spec.canonicalString();
+        expectQcastMatchesReference(spec, inputs);
       }
   }
 }

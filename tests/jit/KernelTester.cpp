@@ -8,6 +8,7 @@
 #include "qjit/FloatStorage.h"
 #include "qjit/HostFloat.h"
 #include "qjit/Reference.h"
+#include "qjit/TypeParser.h"
 
 #include <algorithm>
 #include <bit>
@@ -575,6 +576,31 @@ std::vector<IsaLevel> runnableIsaLevels() {
     if (level <= hostIsaLevel())
       levels.push_back(level);
   return levels;
+}
+
+std::vector<KernelSpec> farZeroPointSpecs() {
+  std::vector<KernelSpec> specs;
+  for (const char *text : {"!quant.uniform<i8:f32, 1.0:-1073741825>",
+                           "!quant.uniform<u16:f16, 0.5:9007199254740993>",
+                           "!quant.uniform<i32:f32, 3.0:-9223372036854775808>",
+                           "!quant.uniform<u32:bf16, 0.75:9223372036854775807>",
+                           "!quant.uniform<i8:f64, 0.25:4611686018427387905>",
+                           "!quant.uniform<u8:f32, 1.5:16777217>"}) {
+    Expected<TypeDescriptor> type = parseTypeOrError(text);
+    EXPECT_TRUE(type) << text << ": " << type.status().message();
+    if (!type)
+      continue;
+    for (QuantKnobs knobs : allKnobs()) {
+      LoweringOptions options;
+      options.knobs = knobs;
+      Expected<KernelSpec> spec =
+          lowerToKernelSpec(*type, KernelOp::QCast, options);
+      EXPECT_TRUE(spec) << text << ": " << spec.status().message();
+      if (spec)
+        specs.push_back(std::move(*spec));
+    }
+  }
+  return specs;
 }
 
 std::vector<QuantKnobs> allKnobs() {

@@ -158,6 +158,11 @@ std::vector<QuantKnobs> allKnobs();
 /// (static, and with a dynamic whole-extent dim) layouts.
 std::vector<LayoutSpec> representativeLayouts();
 
+/// qcast of types whose baked zero points lie far outside the storage
+/// range (up to the ends of int64; MLIR accepts them), every knob: the
+/// after-rounding sum round(u) + z must stay exact.
+std::vector<KernelSpec> farZeroPointSpecs();
+
 /// Compiles every spec of the sweep with `backend` and checks it with a
 /// KernelTester; specs the backend refuses with ErrorCode::Unsupported are
 /// skipped (any other refusal fails). Returns how many were checked.

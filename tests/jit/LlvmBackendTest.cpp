@@ -11,7 +11,6 @@
 
 #include "qjit/Backend.h"
 #include "qjit/Isa.h"
-#include "qjit/TypeParser.h"
 
 #include <gtest/gtest.h>
 
@@ -80,25 +79,12 @@ TEST_P(LlvmKernelTest, EveryWidthAndOp) {
 // after-rounding sum round(u) + z is exact however far z is from the
 // bounds (QuantArith's SumKind::Split).
 TEST_P(LlvmKernelTest, FarBakedZeroPoints) {
-  for (const char *text :
-       {"!quant.uniform<i8:f32, 1.0:-1073741825>",
-        "!quant.uniform<u16:f16, 0.5:9007199254740993>",
-        "!quant.uniform<i32:f32, 3.0:-9223372036854775808>",
-        "!quant.uniform<i8:f64, 0.25:4611686018427387905>"}) {
-    Expected<TypeDescriptor> type = parseTypeOrError(text);
-    ASSERT_TRUE(type) << type.status().message();
-    for (QuantKnobs knobs : testing::allKnobs()) {
-      LoweringOptions options;
-      options.knobs = knobs;
-      Expected<KernelSpec> spec =
-          lowerToKernelSpec(*type, KernelOp::QCast, options);
-      ASSERT_TRUE(spec) << spec.status().message();
-      Expected<CompiledCode> code = backend_->compile(*spec);
-      ASSERT_TRUE(code) << code.status().message();
-      testing::KernelTester tester(*spec, testing::testSeed(),
-                                   {.lanes = 16, .largeSize = 257});
-      EXPECT_TRUE(tester.check(code->entry));
-    }
+  for (const KernelSpec &spec : testing::farZeroPointSpecs()) {
+    Expected<CompiledCode> code = backend_->compile(spec);
+    ASSERT_TRUE(code) << code.status().message();
+    testing::KernelTester tester(spec, testing::testSeed(),
+                                 {.lanes = 16, .largeSize = 257});
+    EXPECT_TRUE(tester.check(code->entry)) << spec.canonicalString();
   }
 }
 

@@ -162,27 +162,8 @@ asmjit::Operand X86Parameters::reciprocal(unsigned slot) const {
 
 void X86Parameters::emitLoadScale(x86::Assembler &a, const x86::Vec &v) {
   if (runtime_) {
-    x86::Gp p = reg::scratch;
-    x86::Xmm s = v.xmm();
-    a.mov(p, x86::qword_ptr(reg::params, offsetof(KernelParams, scales)));
-    switch (expressed_) {
-    case ValueType::F32:
-      a.vbroadcastss(v, x86::dword_ptr(p, reg::paramIndex, 2));
-      return;
-    case ValueType::F16:
-      a.movzx(p.r32(), x86::word_ptr(p, reg::paramIndex, 1));
-      a.vmovd(s, p.r32());
-      a.vcvtph2ps(s, s);
-      break;
-    case ValueType::BF16:
-      a.movzx(p.r32(), x86::word_ptr(p, reg::paramIndex, 1));
-      a.shl(p.r32(), 16);
-      a.vmovd(s, p.r32());
-      break;
-    case ValueType::F64:
-      break;
-    }
-    a.vbroadcastss(v, s);
+    emitLoadRuntimeScale(a, expressed_, v.xmm());
+    a.vbroadcastss(v, v.xmm());
     return;
   }
   if (perTensor_) {
@@ -240,11 +221,14 @@ void X86Parameters::emitLoad(x86::Assembler &a) {
   }
 }
 
-void X86Parameters::emitRuntimeLoad(x86::Assembler &a) {
-  x86::Xmm s = x86::xmm(reg::kScalar), t = x86::xmm(reg::kScalar2);
+void emitLoadRuntimeScale(x86::Assembler &a, ValueType expressed,
+                          const x86::Xmm &s) {
   x86::Gp p = reg::scratch;
   a.mov(p, x86::qword_ptr(reg::params, offsetof(KernelParams, scales)));
-  switch (expressed_) {
+  switch (expressed) {
+  case ValueType::F64:
+    a.vmovsd(s, x86::qword_ptr(p, reg::paramIndex, 3));
+    break;
   case ValueType::F32:
     a.vmovss(s, x86::dword_ptr(p, reg::paramIndex, 2));
     break;
@@ -258,9 +242,13 @@ void X86Parameters::emitRuntimeLoad(x86::Assembler &a) {
     a.shl(p.r32(), 16);
     a.vmovd(s, p.r32());
     break;
-  case ValueType::F64:
-    break;
   }
+}
+
+void X86Parameters::emitRuntimeLoad(x86::Assembler &a) {
+  x86::Xmm s = x86::xmm(reg::kScalar), t = x86::xmm(reg::kScalar2);
+  x86::Gp p = reg::scratch;
+  emitLoadRuntimeScale(a, expressed_, s);
   bool checked = keepReciprocals_;
   if (checked) {
     // scratch3 holds the run's threshold bits: passBits_ unless s or z

@@ -99,6 +99,12 @@ private:
 /// The bit pattern of a float (for immediates).
 uint32_t floatBits(float value);
 
+/// Loads KernelParams::scales[reg::paramIndex] into the low lane of `s`,
+/// exactly: f64 as f64, the other expressed types widened to f32.
+/// Clobbers reg::scratch.
+void emitLoadRuntimeScale(x86::Assembler &a, ValueType expressed,
+                          const x86::Xmm &s);
+
 } // namespace qjit::asmjit_backend
 
 #endif // QJIT_JIT_ASMJIT_X86PARAMETERS_H

@@ -1,6 +1,8 @@
 //===- X86WideParameters.cpp - Parameters of the f64-lane kernels ---------===//
 #include "X86WideParameters.h"
 
+#include "X86Parameters.h"
+
 #include "qjit/HostFloat.h"
 
 #include <algorithm>
@@ -89,25 +91,7 @@ void X86WideParameters::emitLoad(x86::Assembler &a) {
 void X86WideParameters::emitRuntimeLoad(x86::Assembler &a) {
   x86::Gp p = reg::scratch;
   x86::Xmm s = x86::xmm(wide::kScale);
-  a.mov(p, x86::qword_ptr(reg::params, offsetof(KernelParams, scales)));
-  switch (spec_.expressed) {
-  case ValueType::F64:
-    a.vmovsd(s, x86::qword_ptr(p, reg::paramIndex, 3));
-    break;
-  case ValueType::F32:
-    a.vmovss(s, x86::dword_ptr(p, reg::paramIndex, 2));
-    break;
-  case ValueType::F16:
-    a.movzx(p.r32(), x86::word_ptr(p, reg::paramIndex, 1));
-    a.vmovd(s, p.r32());
-    a.vcvtph2ps(s, s);
-    break;
-  case ValueType::BF16:
-    a.movzx(p.r32(), x86::word_ptr(p, reg::paramIndex, 1));
-    a.shl(p.r32(), 16);
-    a.vmovd(s, p.r32());
-    break;
-  }
+  emitLoadRuntimeScale(a, spec_.expressed, s);
   if (reciprocal_) {
     x86::Xmm one = x86::xmm(wide::kScratch);
     if (f64_) {
