@@ -246,19 +246,7 @@ void storeStored(IrContext &ir, llvm::Value *base, llvm::Value *index,
       quarters.push_back(b.CreateShuffleVector(
           values, {first, first + 1, first + 2, first + 3, first + 4, first + 5,
                    first + 6, first + 7}));
-    llvm::Value *low = b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_packssdw, {},
-                                         {quarters[0], quarters[1]});
-    llvm::Value *high = b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_packssdw,
-                                          {}, {quarters[2], quarters[3]});
-    llvm::Value *mixed =
-        b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_packsswb, {}, {low, high});
-    llvm::SmallVector<llvm::Constant *, 8> order;
-    for (uint32_t index : {0u, 4u, 1u, 5u, 2u, 6u, 3u, 7u})
-      order.push_back(b.getInt32(index));
-    llvm::Value *ordered =
-        b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_permd, {},
-                          {b.CreateBitCast(mixed, ir.vectorOf(ir.i32, 8)),
-                           llvm::ConstantVector::get(order)});
+    llvm::Value *ordered = packThirtyTwoBytes(ir, quarters, true);
     llvm::Value *pairs =
         b.CreateAnd(b.CreateBitCast(ordered, ir.vectorOf(ir.i16, 16)),
                     ir.intConstant(ir.i16, 0x0F0F, 16));
@@ -280,6 +268,28 @@ void storeStored(IrContext &ir, llvm::Value *base, llvm::Value *index,
     packed = packed ? b.CreateOr(packed, part) : part;
   }
   ir.store(packed, address, Lanes{bytes});
+}
+
+llvm::Value *packThirtyTwoBytes(IrContext &ir,
+                                llvm::ArrayRef<llvm::Value *> quarters,
+                                bool signedBytes) {
+  llvm::IRBuilder<> &b = ir.builder;
+  llvm::Value *low = b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_packssdw, {},
+                                       {quarters[0], quarters[1]});
+  llvm::Value *high = b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_packssdw, {},
+                                        {quarters[2], quarters[3]});
+  llvm::Value *bytes =
+      b.CreateIntrinsic(signedBytes ? llvm::Intrinsic::x86_avx2_packsswb
+                                    : llvm::Intrinsic::x86_avx2_packuswb,
+                        {}, {low, high});
+  // The packs interleave 128-bit halves: dwords 0 4 1 5 2 6 3 7 restore
+  // element order.
+  llvm::SmallVector<llvm::Constant *, 8> order;
+  for (uint32_t index : {0u, 4u, 1u, 5u, 2u, 6u, 3u, 7u})
+    order.push_back(b.getInt32(index));
+  return b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_permd, {},
+                           {b.CreateBitCast(bytes, ir.vectorOf(ir.i32, 8)),
+                            llvm::ConstantVector::get(order)});
 }
 
 } // namespace qjit::llvmjit

@@ -33,6 +33,12 @@ void storeStored(IrContext &ir, llvm::Value *base, llvm::Value *index,
 /// f16 / bf16 / f32 / f64 lanes (any element type of that format) widened
 /// exactly to the compute type; used for runtime scales too.
 llvm::Value *widenExpressed(IrContext &ir, llvm::Value *raw, unsigned lanes);
+
+/// AVX2: four <8 x i32> into 32 bytes in element order (as <8 x i32>),
+/// through saturating packs (signed or unsigned bytes) and a vpermd.
+llvm::Value *packThirtyTwoBytes(IrContext &ir,
+                                llvm::ArrayRef<llvm::Value *> quarters,
+                                bool signedBytes);
 /// The in-memory element type of an expressed format.
 llvm::Type *expressedMemoryType(IrContext &ir);
 

@@ -138,21 +138,7 @@ void KernelEmitter::storeThirtyTwoBytes(llvm::Value *e,
   // Four vectors of i32 into 32 bytes with AVX2's saturating packs, as
   // the asmjit kernels do (cheaper to select than a wide truncation).
   llvm::IRBuilder<> &b = ir_.builder;
-  llvm::Value *low = b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_packssdw, {},
-                                       {quarters[0], quarters[1]});
-  llvm::Value *high = b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_packssdw, {},
-                                        {quarters[2], quarters[3]});
-  llvm::Value *bytes =
-      b.CreateIntrinsic(bytesSigned() ? llvm::Intrinsic::x86_avx2_packsswb
-                                      : llvm::Intrinsic::x86_avx2_packuswb,
-                        {}, {low, high});
-  llvm::SmallVector<llvm::Constant *, 8> order;
-  for (uint32_t index : {0u, 4u, 1u, 5u, 2u, 6u, 3u, 7u})
-    order.push_back(b.getInt32(index));
-  llvm::Value *ordered =
-      b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_permd, {},
-                        {b.CreateBitCast(bytes, ir_.vectorOf(ir_.i32, 8)),
-                         llvm::ConstantVector::get(order)});
+  llvm::Value *ordered = packThirtyTwoBytes(ir_, quarters, bytesSigned());
   llvm::Value *address = ir_.byteAddress(dst_, e);
   storeMaybeStreaming(stream, Lanes{32}, [&](Lanes l) {
     ir_.store(b.CreateBitCast(ordered, ir_.vectorOf(ir_.i8, 32)), address, l);
