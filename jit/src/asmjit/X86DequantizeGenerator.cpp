@@ -7,7 +7,8 @@
 // then · s, each one f32 rounding, then one rounding to the expressed
 // format. (f64 compute: X86WideGenerators.) Packed storage loads its codes
 // through X86PackedCodes, a group of four vectors at once in the unrolled
-// loop (one 16-byte load for 4-bit codes).
+// loop (one 16-byte load for 4-bit codes); fp8 codes decode a whole
+// unrolled block too (X86FloatDecoder::emitLoadBlock).
 //
 //===----------------------------------------------------------------------===//
 #include "X86Conversions.h"
@@ -94,6 +95,8 @@ public:
       packed_->emitLoadGroup(a, values, temp[0], temp[1], src);
       for (unsigned j = 0; j < reg::kUnroll; ++j)
         emitValues(a, j, values[j]);
+    } else if (floatDecoder_ && floatDecoder_->decodesBlocks()) {
+      floatDecoder_->emitLoadBlock(a, values, temp, src);
     } else if (quantile_ && quantile_->decodesBytePlanes()) {
       // Quantile tables of one-byte containers decode a whole unrolled
       // block with byte shuffles.

@@ -13,9 +13,15 @@
 // and rounded by vroundps with an immediate (nearest-even, MXCSR unread).
 //
 // Decoding fp8 goes through binary16 with F16C, as the LLVM backend does:
-// f8E5M2 is the top byte of a binary16; f8E4M3FN's bits shifted left 7 are
-// the binary16 of F · 2^-8 once bit 14 is fixed (its NaN becomes a
-// binary16 NaN).
+// f8E5M2 is the top byte of a binary16. f8E4M3FN's sign s, magnitude m (7
+// bits) and NaN flag n (m = 0x7f) make the binary16 of F · 2^-8 as
+// s << 15 | n << 14 | m << 7. With c the code as a signed byte and
+// y = (c + 1) & 0x80 (byte arithmetic: bit 7 is s xor n) as a signed byte,
+// 128·c + 128·y is that word as int16 (vpmaddubsw with 128, 128 on the
+// byte pairs (c, y)): 128·m when s = n = 0; 128·m - 32768 for s = 1, the
+// word with bit 15 and m << 7; 0x7f80 for the NaN 0x7f and 0xff80 for
+// 0xff, binary16 NaNs. Two byte operations per 32 codes, then one unpack
+// and one vpmaddubsw per 8.
 // f4E2M1FN's eight magnitudes are one vpermps table.
 //
 //===----------------------------------------------------------------------===//
@@ -225,13 +231,13 @@ X86FloatDecoder::X86FloatDecoder(const KernelSpec &spec, const X86Isa &isa,
       constants_(isa, {reg::kLow, reg::kHigh, reg::kHalf, reg::kSign}) {}
 
 void X86FloatDecoder::emitConstants(x86::Assembler &a) {
-  auto words = [](uint16_t value) { return uint32_t(value) << 16 | value; };
   switch (storage_.floatFormat) {
   case FloatType::F8E5M2:
     return;
   case FloatType::F8E4M3FN:
-    quantum_ = constants_.place(a, words(0x0080));
-    bit14_ = constants_.place(a, words(0x4000));
+    // The first two constants always get spare registers.
+    byte80_ = constants_.place(a, 0x80808080u).as<x86::Vec>();
+    byte01_ = constants_.place(a, 0x01010101u).as<x86::Vec>();
     if (!exponentFolded_)
       up8_ = constants_.place(a, floatBits(256.0f));
     return;
@@ -241,15 +247,6 @@ void X86FloatDecoder::emitConstants(x86::Assembler &a) {
   }
 }
 
-namespace {
-/// The xmm view of a register operand (memory stays as it is).
-asmjit::Operand low128(const asmjit::Operand &operand) {
-  if (operand.isReg())
-    return operand.as<x86::Vec>().xmm();
-  return operand;
-}
-} // namespace
-
 void X86FloatDecoder::emitLoadValues(x86::Assembler &a, const x86::Vec &v,
                                      const x86::Vec &t, const x86::Mem &src) {
   x86::Xmm half = v.xmm(), work = t.xmm();
@@ -257,27 +254,61 @@ void X86FloatDecoder::emitLoadValues(x86::Assembler &a, const x86::Vec &v,
   case FloatType::F8E5M2:
     a.vpmovzxbw(half, src);
     a.vpsllw(half, half, 8);
-    a.vcvtph2ps(v, half);
-    return;
+    break;
   case FloatType::F8E4M3FN:
-    // h = the sign-extended code << 7: sign in bits 15 and 14, magnitude
-    // m in 13..7. Bit 14 must become 0, or 1 for the NaN m = 0x7f: it is
-    // bit 14 of h + (1 << 7) xor h's (a carry reaches bit 14 only from
-    // m = 0x7f; with the sign, the sum wraps there and carries elsewhere).
-    a.vpmovsxbw(half, src);
-    a.vpsllw(half, half, 7);
-    a.emit(x86::Inst::kIdVpaddw, work, half, low128(quantum_));
-    a.emit(x86::Inst::kIdVpand, work, work, low128(bit14_));
-    a.vpxor(half, half, work);
-    a.vcvtph2ps(v, half);
-    if (!exponentFolded_)
-      a.emit(x86::Inst::kIdVmulps, v, v, up8_); // Exact.
-    return;
+    a.vmovq(work, src);
+    a.vpaddb(half, work, byte01_.xmm());
+    a.vpand(half, half, byte80_.xmm());
+    a.vpunpcklbw(half, half, work); // Byte pairs (y, c).
+    a.vpmaddubsw(half, byte80_.xmm(), half);
+    break;
   default:
     emitLoadStored(a, isa_, storage_, v, src, false);
     emitDecodeFp4(a, v, t);
     return;
   }
+  emitWidenWords(a, v);
+}
+
+bool X86FloatDecoder::decodesBlocks() const {
+  return storage_.floatFormat == FloatType::F8E4M3FN ||
+         storage_.floatFormat == FloatType::F8E5M2;
+}
+
+void X86FloatDecoder::emitLoadBlock(x86::Assembler &a,
+                                    const std::array<x86::Vec, 4> &v,
+                                    const std::array<x86::Vec, 4> &t,
+                                    const x86::Mem &src) {
+  // Codes 16·j .. 16·j + 15 pair with high[j] into the words of v[2·j]
+  // (the low 8) and v[2·j + 1].
+  std::array<x86::Xmm, 2> high = {t[0].xmm(), t[1].xmm()};
+  if (storage_.floatFormat == FloatType::F8E5M2) {
+    a.vpxor(high[0], high[0], high[0]);
+    high[1] = high[0]; // The code is the high byte, zeros the low one.
+  } else {
+    x86::Mem all = src;
+    all.setSize(32);
+    a.vpaddb(t[0].ymm(), byte01_.ymm(), all);
+    a.vpand(t[0].ymm(), t[0].ymm(), byte80_.ymm());
+    a.vextracti128(high[1], t[0].ymm(), 1);
+  }
+  for (unsigned j = 0; j < 2; ++j) {
+    x86::Mem codes = src.cloneAdjusted(int32_t(16 * j));
+    codes.setSize(16);
+    a.vpunpcklbw(v[2 * j].xmm(), high[j], codes);
+    a.vpunpckhbw(v[2 * j + 1].xmm(), high[j], codes);
+  }
+  for (const x86::Vec &r : v) {
+    if (storage_.floatFormat == FloatType::F8E4M3FN)
+      a.vpmaddubsw(r.xmm(), byte80_.xmm(), r.xmm());
+    emitWidenWords(a, r);
+  }
+}
+
+void X86FloatDecoder::emitWidenWords(x86::Assembler &a, const x86::Vec &v) {
+  a.vcvtph2ps(v, v.xmm());
+  if (storage_.floatFormat == FloatType::F8E4M3FN && !exponentFolded_)
+    a.emit(x86::Inst::kIdVmulps, v, v, up8_); // Exact.
 }
 
 void X86FloatDecoder::emitDecodeFp4(x86::Assembler &a, const x86::Vec &v,

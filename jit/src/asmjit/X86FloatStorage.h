@@ -114,17 +114,30 @@ public:
   /// The values of the lanes() unpacked codes at `src`. Clobbers `t`.
   void emitLoadValues(x86::Assembler &a, const x86::Vec &v, const x86::Vec &t,
                       const x86::Mem &src);
+  /// True when emitLoadBlock decodes the fp8 codes of a whole unrolled
+  /// block (four vectors of lanes() codes).
+  bool decodesBlocks() const;
+  /// The values of the 32 codes at `src` into v[0..3] in order. Clobbers
+  /// t[0] and t[1].
+  void emitLoadBlock(x86::Assembler &a, const std::array<x86::Vec, 4> &v,
+                     const std::array<x86::Vec, 4> &t, const x86::Mem &src);
   /// f4E2M1FN: i32 code lanes (the low 4 bits count) → F(code) in place.
   /// Clobbers `t`.
   void emitDecodeFp4(x86::Assembler &a, const x86::Vec &v, const x86::Vec &t);
   void emitData(x86::Assembler &a) { constants_.emitData(a); }
 
 private:
+  /// The binary16 words in v's low half → v's f32 lanes (· 2^8 for an
+  /// unfolded f8E4M3FN).
+  void emitWidenWords(x86::Assembler &a, const x86::Vec &v);
+
   StorageSpec storage_;
   X86Isa isa_;
   bool exponentFolded_;
   X86VectorConstants constants_;
-  asmjit::Operand quantum_, bit14_, up8_, signBit_;
+  /// Registers (placed first, so always spare ones) for f8E4M3FN.
+  x86::Vec byte80_, byte01_;
+  asmjit::Operand up8_, signBit_;
 };
 
 } // namespace qjit::asmjit_backend
