@@ -3,7 +3,7 @@
 // What the shared sweep (CompactKernelTest) draws only at random, checked
 // on purpose for asmjit's float storage kernels: the overflow edges (448,
 // 464, 465, 57344, 61439, 61440), ±inf, NaN, ±0 and subnormals of f32 and
-// of the formats, every code in dcast; bounds of one sign with saturation
+// of the formats; bounds of one sign with saturation
 // off; unpacked f4E2M1FN in every layout. Listings must show AVX2 code at
 // the AVX-512 level, no gathers and no MXCSR access.
 //
@@ -13,17 +13,14 @@
 
 #include "qjit/Backend.h"
 #include "qjit/FloatStorage.h"
-#include "qjit/HostFloat.h"
 #include "qjit/QuantType.h"
 #include "qjit/Reference.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <algorithm>
 #include <bit>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <memory>
 #include <string>
@@ -34,23 +31,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-/// An expressed value of the host buffer at `p`, widened to double.
-double readExpressed(ValueType type, const uint8_t *p) {
-  uint16_t half = 0;
-  float single = 0;
-  switch (type) {
-  case ValueType::F16:
-    std::memcpy(&half, p, 2);
-    return halfBitsToFloat(half);
-  case ValueType::BF16:
-    std::memcpy(&half, p, 2);
-    return bfloat16BitsToFloat(half);
-  default:
-    std::memcpy(&single, p, 4);
-    return single;
-  }
-}
 
 StorageSpec floatStorage(FloatType format, int64_t min, int64_t max) {
   StorageSpec storage;
@@ -200,49 +180,6 @@ TEST_F(AsmjitFloatStorageTest, KnownCodes) {
   run(unitSpec(KernelOp::QCast, fullRange(FloatType::F8E5M2), false, false),
       inputs.data() + 3, 3, got, want);
   EXPECT_EQ(got, (std::vector<uint8_t>{0x7B, 0x7C, 0x7C}));
-}
-
-TEST_F(AsmjitFloatStorageTest, DcastEveryCode) {
-  // Every code through the unrolled blocks (256 codes from an odd
-  // address), and through the single vectors and the tail (runs of 31).
-  std::vector<uint8_t> buffer(1 + 256);
-  for (size_t i = 0; i < 256; ++i)
-    buffer[1 + i] = static_cast<uint8_t>(i); // f4: the high nibble is ignored.
-  const uint8_t *codes = buffer.data() + 1;
-  for (FloatType format :
-       {FloatType::F8E4M3FN, FloatType::F8E5M2, FloatType::F4E2M1FN})
-    for (auto [scale, zero] :
-         {std::pair{1.0, int64_t(0)}, std::pair{0.37, int64_t(-3)},
-          std::pair{60000.0, int64_t(0)}})
-      for (ValueType expressed :
-           {ValueType::F32, ValueType::F16, ValueType::BF16}) {
-        KernelSpec spec =
-            unitSpec(KernelOp::DCast, fullRange(format), true, false);
-        spec.expressed = expressed;
-        spec.params.scales = {scale};
-        spec.params.zeroPoints = {zero};
-        unsigned bytes = valueTypeBytes(expressed);
-        auto check = [&](size_t first, size_t n) {
-          std::vector<uint8_t> got, want;
-          run(spec, codes + first, n, got, want);
-          for (size_t i = 0; i < n; ++i) {
-            uint32_t g = 0, w = 0;
-            std::memcpy(&g, &got[i * bytes], bytes);
-            std::memcpy(&w, &want[i * bytes], bytes);
-            double gv = readExpressed(expressed, &got[i * bytes]);
-            double wv = readExpressed(expressed, &want[i * bytes]);
-            if (std::isnan(wv))
-              EXPECT_TRUE(std::isnan(gv))
-                  << spec.canonicalString() << " code " << first + i;
-            else
-              EXPECT_EQ(g, w)
-                  << spec.canonicalString() << " code " << first + i;
-          }
-        };
-        check(0, 256);
-        for (size_t first = 0; first < 256; first += 31)
-          check(first, std::min<size_t>(31, 256 - first));
-      }
 }
 
 TEST_F(AsmjitFloatStorageTest, Fp4AndNarrowBoundsEverywhere) {

@@ -14,6 +14,9 @@
 #include "qjit/FloatStorage.h"
 #include "qjit/HostFloat.h"
 
+#include <llvm/Analysis/VectorUtils.h>
+#include <llvm/IR/IntrinsicsX86.h>
+
 #include <cmath>
 #include <limits>
 
@@ -196,10 +199,34 @@ struct HalfCodes {
   int exponentShift = 0; ///< k.
 };
 
+/// x86: the binary16 words s << 15 | n << 14 | m << 7 of f8E4M3FN codes
+/// (sign s, magnitude m, NaN flag n), as 128·c + 128·y for the code c and
+/// y = (c + 1) & 0x80 as signed bytes (bit 7 of y is s xor n; see
+/// X86FloatStorage.cpp): one pmaddubsw per 8 codes.
+llvm::Value *e4m3HalfWords(IrContext &ir, llvm::Value *bytes, unsigned n) {
+  llvm::IRBuilder<> &b = ir.builder;
+  llvm::Value *carries =
+      b.CreateAnd(b.CreateAdd(bytes, ir.intConstant(ir.i8, 1, n)),
+                  ir.intConstant(ir.i8, 0x80, n));
+  llvm::Value *weights = ir.intConstant(ir.i8, 0x80, 16);
+  llvm::SmallVector<llvm::Value *, 8> words;
+  for (unsigned first = 0; first < n; first += 8) {
+    llvm::SmallVector<int, 16> pairs;
+    for (unsigned i = first; i < first + 8; ++i) {
+      pairs.push_back(static_cast<int>(i));
+      pairs.push_back(static_cast<int>(n + i));
+    }
+    words.push_back(b.CreateIntrinsic(
+        llvm::Intrinsic::x86_ssse3_pmadd_ub_sw_128, {},
+        {weights, b.CreateShuffleVector(bytes, carries, pairs)}));
+  }
+  return llvm::concatenateVectors(b, words);
+}
+
 /// f8E5M2 is the top byte of a binary16 (same bias, inf, NaN): F exactly.
 /// f8E4M3FN's magnitude bits shifted left 7 are a binary16 of bias 15,
 /// i.e. F · 2^-8, subnormals included; its NaN (0x7F / 0xFF) becomes a
-/// binary16 quiet NaN.
+/// binary16 NaN.
 HalfCodes halfCodes(IrContext &ir, llvm::Value *src, llvm::Value *index,
                     Lanes lanes) {
   llvm::IRBuilder<> &b = ir.builder;
@@ -211,6 +238,9 @@ HalfCodes halfCodes(IrContext &ir, llvm::Value *src, llvm::Value *index,
   HalfCodes codes;
   if (ir.spec.storage.floatFormat == FloatType::F8E5M2) {
     half = b.CreateShl(b.CreateZExt(bytes, i16Lanes), i16(8));
+  } else if (ir.target.isX86) {
+    half = e4m3HalfWords(ir, bytes, n);
+    codes.exponentShift = 8;
   } else {
     llvm::Value *extended = b.CreateSExt(bytes, i16Lanes);
     half = b.CreateAnd(b.CreateShl(extended, i16(7)), i16(0xBF80));
