@@ -2,7 +2,8 @@
 //
 // For a few golden specs, the instructions that must appear (and must
 // not), not whole listings: packed converts and narrows, masked tails on
-// AVX-512, no zmm when capped at AVX2, NEON converts on AArch64.
+// AVX-512, no zmm when capped at AVX2, fp8 codes through binary16 words,
+// NEON converts on AArch64.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelTester.h"
@@ -68,6 +69,25 @@ TEST(LlvmAsm, Avx2CapUsesNoZmm) {
   EXPECT_THAT(text, ContainsRegex("vcvttps2dq.*ymm"));
   EXPECT_THAT(text, ContainsRegex("vroundps"));
   EXPECT_THAT(text, Not(HasSubstr("zmm")));
+}
+
+TEST(LlvmAsm, Fp8DequantizeThroughHalfWords) {
+  // f8E4M3FN codes: one pmaddubsw per 8 codes makes the binary16 words.
+  KernelSpec spec;
+  spec.op = KernelOp::DCast;
+  spec.storage = testing::compactStorages().at(0);
+  ASSERT_EQ(spec.storage.floatFormat, FloatType::F8E4M3FN);
+  spec.params.scales = {0.0137};
+  spec.params.zeroPoints = {0};
+  for (IsaLevel isa : {IsaLevel::Avx2, IsaLevel::Avx512}) {
+    std::string text = assemblyOf(spec, isa);
+    EXPECT_THAT(text, HasSubstr("vpmaddubsw"));
+    EXPECT_THAT(text, HasSubstr("vcvtph2ps"));
+    EXPECT_THAT(text, Not(HasSubstr("gather")));
+    if (isa == IsaLevel::Avx2) {
+      EXPECT_THAT(text, Not(HasSubstr("zmm")));
+    }
+  }
 }
 
 TEST(LlvmAsm, IntelSyntax) {

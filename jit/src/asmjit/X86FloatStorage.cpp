@@ -18,10 +18,10 @@
 // s << 15 | n << 14 | m << 7. With c the code as a signed byte and
 // y = (c + 1) & 0x80 (byte arithmetic: bit 7 is s xor n) as a signed byte,
 // 128·c + 128·y is that word as int16 (vpmaddubsw with 128, 128 on the
-// byte pairs (c, y)): 128·m when s = n = 0; 128·m - 32768 for s = 1, the
-// word with bit 15 and m << 7; 0x7f80 for the NaN 0x7f and 0xff80 for
-// 0xff, binary16 NaNs. Two byte operations per 32 codes, then one unpack
-// and one vpmaddubsw per 8.
+// byte pairs (y, c)): 128·m when s = n = 0; 128·m - 32768 for s = 1, the
+// word with bit 15 and m << 7; -128 = 0xff80, a binary16 NaN, for both
+// NaN codes 0x7f and 0xff. Two byte operations per 32 codes, then one
+// unpack and one vpmaddubsw per 8.
 // f4E2M1FN's eight magnitudes are one vpermps table.
 //
 //===----------------------------------------------------------------------===//
@@ -279,24 +279,25 @@ void X86FloatDecoder::emitLoadBlock(x86::Assembler &a,
                                     const std::array<x86::Vec, 4> &v,
                                     const std::array<x86::Vec, 4> &t,
                                     const x86::Mem &src) {
-  // Codes 16·j .. 16·j + 15 pair with high[j] into the words of v[2·j]
-  // (the low 8) and v[2·j + 1].
-  std::array<x86::Xmm, 2> high = {t[0].xmm(), t[1].xmm()};
+  // Codes 16·j .. 16·j + 15 are the high bytes of the words of v[2·j]
+  // (the first 8) and v[2·j + 1]; low[j] holds their low bytes: zeros for
+  // f8E5M2, y for f8E4M3FN.
+  std::array<x86::Xmm, 2> low = {t[0].xmm(), t[1].xmm()};
   if (storage_.floatFormat == FloatType::F8E5M2) {
-    a.vpxor(high[0], high[0], high[0]);
-    high[1] = high[0]; // The code is the high byte, zeros the low one.
+    a.vpxor(low[0], low[0], low[0]);
+    low[1] = low[0];
   } else {
     x86::Mem all = src;
     all.setSize(32);
     a.vpaddb(t[0].ymm(), byte01_.ymm(), all);
     a.vpand(t[0].ymm(), t[0].ymm(), byte80_.ymm());
-    a.vextracti128(high[1], t[0].ymm(), 1);
+    a.vextracti128(low[1], t[0].ymm(), 1);
   }
   for (unsigned j = 0; j < 2; ++j) {
     x86::Mem codes = src.cloneAdjusted(int32_t(16 * j));
     codes.setSize(16);
-    a.vpunpcklbw(v[2 * j].xmm(), high[j], codes);
-    a.vpunpckhbw(v[2 * j + 1].xmm(), high[j], codes);
+    a.vpunpcklbw(v[2 * j].xmm(), low[j], codes);
+    a.vpunpckhbw(v[2 * j + 1].xmm(), low[j], codes);
   }
   for (const x86::Vec &r : v) {
     if (storage_.floatFormat == FloatType::F8E4M3FN)
