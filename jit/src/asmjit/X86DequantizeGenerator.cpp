@@ -7,7 +7,8 @@
 // then · s, each one f32 rounding, then one rounding to the expressed
 // format. (f64 compute: X86WideGenerators.) Packed storage loads its codes
 // through X86PackedCodes, a group of four vectors at once in the unrolled
-// loop (one 16-byte load for 4-bit codes).
+// loop (one 16-byte load for 4-bit codes); packed 4-bit tables (NF4,
+// f4E2M1FN) decode whole unrolled blocks through byte planes instead.
 //
 //===----------------------------------------------------------------------===//
 #include "X86Conversions.h"
@@ -30,9 +31,10 @@ public:
   X86DequantizeGenerator(const KernelSpec &spec, const X86Isa &isa)
       : spec_(spec), isa_(isa), folded_(foldDecodedExponent(spec)),
         params_(folded_ ? *folded_ : spec, isa, ScaleUse::Multiply) {
-    if (spec.storage.kind == StorageType::Kind::Quantile)
+    if (spec.storage.kind == StorageType::Kind::Quantile ||
+        x86DecodesPackedTable(spec))
       quantile_.emplace(spec);
-    if (spec.storage.kind == StorageType::Kind::Float)
+    else if (spec.storage.kind == StorageType::Kind::Float)
       floatDecoder_.emplace(spec, isa, folded_.has_value());
     if (spec.storage.packed)
       packed_.emplace(spec.storage.bits, spec.storage.isSigned);
@@ -90,14 +92,14 @@ public:
       values[j] = isa_.vec(reg::kWork + j);
       temp[j] = isa_.vec(reg::kTemp + j);
     }
-    if (packed_) {
+    if (quantile_ && quantile_->decodesBytePlanes()) {
+      // Tables of one-byte containers or packed 4-bit codes decode a
+      // whole unrolled block with byte shuffles.
+      quantile_->emitDecodeBytePlanes(a, src, values, temp);
+    } else if (packed_) {
       packed_->emitLoadGroup(a, values, temp[0], temp[1], src);
       for (unsigned j = 0; j < reg::kUnroll; ++j)
         emitValues(a, j, values[j]);
-    } else if (quantile_ && quantile_->decodesBytePlanes()) {
-      // Quantile tables of one-byte containers decode a whole unrolled
-      // block with byte shuffles.
-      quantile_->emitDecodeBytePlanes(a, src, values, temp);
     } else {
       X86VectorBody::emitUnrolled(a, src, dst);
       return;

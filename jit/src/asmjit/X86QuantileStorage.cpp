@@ -5,6 +5,7 @@
 
 #include "QuantileInputThresholds.h"
 
+#include "qjit/FloatStorage.h"
 #include "qjit/HostFloat.h"
 #include "qjit/QuantileSearch.h"
 
@@ -87,8 +88,31 @@ std::vector<uint32_t> bytePlaneSources(unsigned bits) {
   return words;
 }
 
+/// Packed 4-bit codes: the mask of a nibble in every byte, then the
+/// vpshufb order that puts bytes 0, 1, 4, 5, 8, 9, 12, 13 (elements 0-3,
+/// 8-11, 16-19, 24-27) first in the low half and bytes 2, 3, 6, 7, ... in
+/// the high one, so that their nibbles interleave into the order of
+/// bytePlaneSources.
+std::vector<uint32_t> packedBytePlaneSources() {
+  std::vector<uint32_t> words(8, 0x0f0f0f0fu);
+  for (uint32_t pair : {0x05040100u, 0x0d0c0908u, 0x05040100u, 0x0d0c0908u,
+                        0x07060302u, 0x0f0e0b0au, 0x07060302u, 0x0f0e0b0au})
+    words.push_back(pair);
+  return words;
+}
+
 /// The stored value `value` as a table word (bit pattern of the i32 lane).
 uint32_t storedWord(int64_t value) { return static_cast<uint32_t>(value); }
+
+/// The values of stored values 0, 1, ...: f4E2M1FN codes decode exactly
+/// like a table (semantics.md 8.3).
+std::vector<double> floatCodeValues(const StorageSpec &storage) {
+  FloatStorageFormat format = floatStorageFormat(storage.floatFormat);
+  std::vector<double> values;
+  for (uint32_t code = 0; code < (1u << storage.bits); ++code)
+    values.push_back(decodeFloatStorage(format, code));
+  return values;
+}
 
 } // namespace
 
@@ -97,6 +121,16 @@ bool x86SupportsQuantile(const StorageSpec &storage) {
   // but measured slower than the llvm kernels (which `auto` then uses).
   return storage.kind == StorageType::Kind::Quantile && !storage.packed &&
          !storage.table.empty() && storage.table.size() <= kMaxQuantileEntries;
+}
+
+bool x86DecodesPackedTable(const KernelSpec &spec) {
+  const StorageSpec &storage = spec.storage;
+  bool table =
+      (storage.kind == StorageType::Kind::Quantile && !storage.table.empty()) ||
+      (storage.kind == StorageType::Kind::Float &&
+       storage.floatFormat == FloatType::F4E2M1FN);
+  return spec.op == KernelOp::DCast && storage.packed && storage.bits == 4 &&
+         table;
 }
 
 int32_t X86LookupTables::add(const std::vector<uint32_t> &words) {
@@ -198,11 +232,14 @@ void X86QuantileEncoder::emitEncode(x86::Assembler &a,
 }
 
 X86QuantileDecoder::X86QuantileDecoder(const KernelSpec &spec)
-    : storage_(spec.storage),
+    : storage_(spec.storage), table_(storage_.kind == StorageType::Kind::Float
+                                         ? floatCodeValues(storage_)
+                                         : storage_.table),
+      min_(storage_.kind == StorageType::Kind::Float ? 0 : storage_.min),
       bakesParameters_(!spec.params.runtime &&
                        spec.layout.kind == LayoutSpec::Kind::PerTensor),
       direct_(spec.storage.bits <= 6) {
-  const std::vector<double> &table = storage_.table;
+  const std::vector<double> &table = table_;
   float scale = 1, zero = 0;
   if (bakesParameters_) {
     scale = static_cast<float>(
@@ -229,7 +266,7 @@ X86QuantileDecoder::X86QuantileDecoder(const KernelSpec &spec)
       int64_t q = field % values;
       if (storage_.isSigned && q >= values / 2)
         q -= values;
-      entries.push_back(word(std::clamp(q - storage_.min, int64_t(0), last)));
+      entries.push_back(word(std::clamp(q - min_, int64_t(0), last)));
     }
   } else {
     size_ = std::bit_ceil(std::max<size_t>(table.size(), 2));
@@ -239,9 +276,12 @@ X86QuantileDecoder::X86QuantileDecoder(const KernelSpec &spec)
     tables_.add({storedWord(storage_.max)});
   }
   entries_ = tables_.add(entries);
-  if (storage_.containerBytes() == 1 && direct_ && size_ <= 16) {
+  bool byteCodes =
+      storage_.packed ? storage_.bits == 4 : storage_.containerBytes() == 1;
+  if (byteCodes && direct_ && size_ <= 16) {
     bytePlanes_ = tables_.add(bytePlanes(entries));
-    tables_.add(bytePlaneSources(storage_.bits));
+    tables_.add(storage_.packed ? packedBytePlaneSources()
+                                : bytePlaneSources(storage_.bits));
   }
 }
 
@@ -265,8 +305,20 @@ void X86QuantileDecoder::emitDecodeBytePlanes(
     const std::array<x86::Vec, 4> &temp) const {
   int32_t mask = bytePlanes_ + 128, order = bytePlanes_ + 160;
   x86::Vec values = temp[0];
-  a.vmovdqu(out[0], tables_.at(order));
-  a.vpermd(values, out[0], src);
+  if (storage_.packed) {
+    // Both halves get the 16 bytes; each keeps the 8 of its elements,
+    // whose low and high nibbles (the word shift brings each byte's high
+    // nibble down) interleave into one code per byte.
+    x86::Mem bytes = src;
+    bytes.setSize(16);
+    a.vbroadcasti128(values, bytes);
+    a.vpshufb(values, values, tables_.at(order));
+    a.vpsrlw(temp[1], values, 4);
+    a.vpunpcklbw(values, values, temp[1]);
+  } else {
+    a.vmovdqu(out[0], tables_.at(order));
+    a.vpermd(values, out[0], src);
+  }
   a.vpand(values, values, tables_.at(mask));
   for (unsigned k = 0; k < 4; ++k) {
     a.vmovdqu(out[k], tables_.at(bytePlanes_ + static_cast<int32_t>(32 * k)));
