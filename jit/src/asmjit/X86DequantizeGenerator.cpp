@@ -92,6 +92,11 @@ public:
       values[j] = isa_.vec(reg::kWork + j);
       temp[j] = isa_.vec(reg::kTemp + j);
     }
+    if (quantile_ && quantile_->storesPackedResults()) {
+      quantile_->emitStorePackedResults(a, src, dst, streamingStores_, values,
+                                        temp);
+      return;
+    }
     if (quantile_ && quantile_->decodesBytePlanes()) {
       // Tables of one-byte containers or packed 4-bit codes decode a
       // whole unrolled block with byte shuffles.

@@ -88,16 +88,18 @@ std::vector<uint32_t> bytePlaneSources(unsigned bits) {
   return words;
 }
 
-/// Packed 4-bit codes: the mask of a nibble in every byte, then the
-/// vpshufb order that puts bytes 0, 1, 4, 5, 8, 9, 12, 13 (elements 0-3,
-/// 8-11, 16-19, 24-27) first in the low half and bytes 2, 3, 6, 7, ... in
-/// the high one, so that their nibbles interleave into the order of
-/// bytePlaneSources.
+/// Packed 4-bit codes: the mask of a nibble in every byte; the vpshufb
+/// order that puts bytes 0, 1, 4, 5, 8, 9, 12, 13 (elements 0-3, 8-11,
+/// 16-19, 24-27) first in the low half and bytes 2, 3, 6, 7, ... in the
+/// high one, so that their nibbles interleave into the order of
+/// bytePlaneSources; then 2^12 in every word (vpmulhuw by it shifts each
+/// word right by 4).
 std::vector<uint32_t> packedBytePlaneSources() {
   std::vector<uint32_t> words(8, 0x0f0f0f0fu);
   for (uint32_t pair : {0x05040100u, 0x0d0c0908u, 0x05040100u, 0x0d0c0908u,
                         0x07060302u, 0x0f0e0b0au, 0x07060302u, 0x0f0e0b0au})
     words.push_back(pair);
+  words.resize(24, 0x10001000u);
   return words;
 }
 
@@ -232,9 +234,10 @@ void X86QuantileEncoder::emitEncode(x86::Assembler &a,
 }
 
 X86QuantileDecoder::X86QuantileDecoder(const KernelSpec &spec)
-    : storage_(spec.storage), table_(storage_.kind == StorageType::Kind::Float
-                                         ? floatCodeValues(storage_)
-                                         : storage_.table),
+    : storage_(spec.storage), expressed_(spec.expressed),
+      table_(storage_.kind == StorageType::Kind::Float
+                 ? floatCodeValues(storage_)
+                 : storage_.table),
       min_(storage_.kind == StorageType::Kind::Float ? 0 : storage_.min),
       bakesParameters_(!spec.params.runtime &&
                        spec.layout.kind == LayoutSpec::Kind::PerTensor),
@@ -313,7 +316,7 @@ void X86QuantileDecoder::emitDecodeBytePlanes(
     bytes.setSize(16);
     a.vbroadcasti128(values, bytes);
     a.vpshufb(values, values, tables_.at(order));
-    a.vpsrlw(temp[1], values, 4);
+    a.vpmulhuw(temp[1], values, tables_.at(bytePlanes_ + 192));
     a.vpunpcklbw(values, values, temp[1]);
   } else {
     a.vmovdqu(out[0], tables_.at(order));
@@ -332,6 +335,48 @@ void X86QuantileDecoder::emitDecodeBytePlanes(
   a.vpunpckhwd(out[1], temp[1], temp[3]);
   a.vpunpcklwd(out[2], temp[2], temp[0]);
   a.vpunpckhwd(out[3], temp[2], temp[0]);
+}
+
+bool X86QuantileDecoder::storesPackedResults() const {
+  return bytePlanes_ >= 0 && storage_.packed && bakesParameters_ &&
+         expressed_ == ValueType::F32;
+}
+
+void X86QuantileDecoder::emitStorePackedResults(
+    x86::Assembler &a, const x86::Mem &src, const x86::Mem &dst, bool streaming,
+    const std::array<x86::Vec, 4> &out,
+    const std::array<x86::Vec, 4> &temp) const {
+  const int32_t mask = bytePlanes_ + 128, shift = bytePlanes_ + 192;
+  const x86::Xmm codes[2] = {temp[0].xmm(), temp[1].xmm()};
+  // Byte k of elements 0-7 and 8-15 (words), then of 4 elements (dwords).
+  const std::array<x86::Xmm, 4> words = {temp[2].xmm(), temp[3].xmm(),
+                                         kScratch[0].xmm(), kScratch[1].xmm()};
+  x86::Mem bytes = src;
+  bytes.setSize(16);
+  a.vmovdqu(codes[0], bytes);
+  a.vpmulhuw(words[0], codes[0], tables_.at(shift)); // High nibbles down.
+  a.vpunpckhbw(codes[1], codes[0], words[0]);        // Elements 16-31.
+  a.vpunpcklbw(codes[0], codes[0], words[0]);        // Elements 0-15.
+  for (unsigned half = 0; half < 2; ++half) {
+    a.vpand(codes[half], codes[half], tables_.at(mask));
+    for (unsigned k = 0; k < 4; ++k) {
+      x86::Xmm plane = out[k].xmm();
+      a.vmovdqa(plane, tables_.at(bytePlanes_ + static_cast<int32_t>(32 * k)));
+      a.vpshufb(plane, plane, codes[half]);
+    }
+    a.vpunpcklbw(words[0], out[0].xmm(), out[1].xmm());
+    a.vpunpckhbw(words[1], out[0].xmm(), out[1].xmm());
+    a.vpunpcklbw(words[2], out[2].xmm(), out[3].xmm());
+    a.vpunpckhbw(words[3], out[2].xmm(), out[3].xmm());
+    a.vpunpcklwd(out[0].xmm(), words[0], words[2]);
+    a.vpunpckhwd(out[1].xmm(), words[0], words[2]);
+    a.vpunpcklwd(out[2].xmm(), words[1], words[3]);
+    a.vpunpckhwd(out[3].xmm(), words[1], words[3]);
+    for (unsigned k = 0; k < 4; ++k) {
+      x86::Mem at = dst.cloneAdjusted(static_cast<int32_t>(64 * half + 16 * k));
+      streaming ? a.vmovntps(at, out[k].xmm()) : a.vmovups(at, out[k].xmm());
+    }
+  }
 }
 
 } // namespace qjit::asmjit_backend

@@ -117,10 +117,24 @@ public:
   void emitDecodeBytePlanes(x86::Assembler &a, const x86::Mem &src,
                             const std::array<x86::Vec, 4> &out,
                             const std::array<x86::Vec, 4> &temp) const;
+  /// True for packed 4-bit codes whose table holds the final f32 results
+  /// (bakesParameters()): then emitStorePackedResults converts and stores
+  /// 32 elements at once.
+  bool storesPackedResults() const;
+  /// The 32 codes of the 16 bytes at `src` → their results at `dst`
+  /// (non-temporal stores with `streaming`), in 128-bit registers: on
+  /// Zen 1 every 256-bit shuffle and store is two 128-bit ones, and the
+  /// 128-bit form needs no lane fix-up. `out`, `temp`, vec(reg::kLow) and
+  /// vec(reg::kHigh) are clobbered.
+  void emitStorePackedResults(x86::Assembler &a, const x86::Mem &src,
+                              const x86::Mem &dst, bool streaming,
+                              const std::array<x86::Vec, 4> &out,
+                              const std::array<x86::Vec, 4> &temp) const;
   void emitData(x86::Assembler &a) { tables_.emitData(a); }
 
 private:
   const StorageSpec &storage_;
+  ValueType expressed_;
   std::vector<double> table_; ///< The entries of stored values min_, ...
   int64_t min_;
   bool bakesParameters_;
