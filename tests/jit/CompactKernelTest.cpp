@@ -202,6 +202,27 @@ TEST_P(CompactKernelTest, QuantileTableSizesAndStorages) {
   EXPECT_EQ(check(axes), compiled(axes, 7 * 3 * 2));
 }
 
+TEST_P(CompactKernelTest, PackedTableDcastRunsOfEveryShape) {
+  // asmjit's packed NF4 / f4E2M1FN dcast: blocks of 32 (whole unrolled
+  // blocks, parameters per block) and of 37 (runs starting mid-byte), on
+  // every expressed type, baked and runtime.
+  if (GetParam().backend != "asmjit")
+    GTEST_SKIP() << "llvm's packed tables are covered by the sweeps above";
+  SweepAxes axes = compactAxes();
+  axes.ops = {KernelOp::DCast};
+  axes.compact = {compactSubset()[2], compactSubset()[3]};
+  LayoutSpec blocks32, oddBlocks;
+  blocks32.kind = oddBlocks.kind = LayoutSpec::Kind::PerAxis;
+  blocks32.channels = 6;
+  blocks32.inner = 32;
+  oddBlocks.channels = 3;
+  oddBlocks.inner = 37;
+  axes.layouts = {blocks32, oddBlocks};
+  axes.expressed = {ValueType::F16, ValueType::BF16, ValueType::F32};
+  axes.runtimeParams = {false, true};
+  EXPECT_EQ(check(axes), compiled(axes, 2 * 2 * 3 * 2));
+}
+
 TEST_P(CompactKernelTest, FloatQcastAtEveryRoundingBoundary) {
   // The encoding rounds |v| with a per-lane magic addition: check every
   // code, every midpoint between neighbours and their f32 neighbours, on
