@@ -13,8 +13,8 @@
 // built for 8-lane permutes, and this host (Zen 1) cannot run AVX-512 code,
 // so only AVX2 code can be tested here (x86KernelIsa). Packed storage:
 // dcast of 4-bit codes only (NF4 and packed f4E2M1FN, whose 16 codes
-// decode as a table too), whole blocks through byte planes (qcast and
-// scast through X86PackedCodes measured slower than llvm's kernels).
+// decode as a table too), whole blocks through byte planes; qcast through
+// X86PackedCodes measured slower than llvm's kernels, so it is refused.
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_ASMJIT_X86QUANTILESTORAGE_H
