@@ -92,9 +92,11 @@ public:
       values[j] = isa_.vec(reg::kWork + j);
       temp[j] = isa_.vec(reg::kTemp + j);
     }
-    if (quantile_ && quantile_->storesPackedResults()) {
-      quantile_->emitStorePackedResults(a, src, dst, streamingStores_, values,
-                                        temp);
+    if (quantile_ && quantile_->decodesPackedBlocks()) {
+      quantile_->emitDecodePackedBlock(a, src, values, temp,
+                                       [&](unsigned first, const x86::Xmm &v) {
+                                         emitFinishQuarter(a, first, v, dst);
+                                       });
       return;
     }
     if (quantile_ && quantile_->decodesBytePlanes()) {
@@ -143,6 +145,26 @@ private:
     } else {
       a.vcvtdq2ps(v, v);
     }
+  }
+
+  /// The f32 entries of elements first..first+3 of an unrolled block →
+  /// (· − z) · s → f32 at dst (its first element's).
+  void emitFinishQuarter(x86::Assembler &a, unsigned first, const x86::Xmm &v,
+                         const x86::Mem &dst) {
+    unsigned slot = first / lanes();
+    auto quarter = [&](const asmjit::Operand &parameter) -> asmjit::Operand {
+      if (parameter.isMem()) // The slot's per-element table entries.
+        return parameter.as<x86::Mem>().cloneAdjusted(
+            static_cast<int32_t>(4 * (first % lanes())));
+      return parameter.as<x86::Vec>().xmm();
+    };
+    if (!quantile_->bakesParameters()) {
+      if (!params_.zeroPointsAreZero())
+        a.emit(x86::Inst::kIdVsubps, v, v, quarter(params_.zeroPoint(slot)));
+      a.emit(x86::Inst::kIdVmulps, v, v, quarter(params_.scale(slot)));
+    }
+    x86::Mem at = dst.cloneAdjusted(static_cast<int32_t>(4 * first));
+    streamingStores_ ? a.vmovntps(at, v) : a.vmovups(at, v);
   }
 
   /// f32 values (q, or the entry) → (· − z) · s → stored expressed.

@@ -337,15 +337,14 @@ void X86QuantileDecoder::emitDecodeBytePlanes(
   a.vpunpckhwd(out[3], temp[2], temp[0]);
 }
 
-bool X86QuantileDecoder::storesPackedResults() const {
-  return bytePlanes_ >= 0 && storage_.packed && bakesParameters_ &&
-         expressed_ == ValueType::F32;
+bool X86QuantileDecoder::decodesPackedBlocks() const {
+  return bytePlanes_ >= 0 && storage_.packed && expressed_ == ValueType::F32;
 }
 
-void X86QuantileDecoder::emitStorePackedResults(
-    x86::Assembler &a, const x86::Mem &src, const x86::Mem &dst, bool streaming,
-    const std::array<x86::Vec, 4> &out,
-    const std::array<x86::Vec, 4> &temp) const {
+void X86QuantileDecoder::emitDecodePackedBlock(
+    x86::Assembler &a, const x86::Mem &src, const std::array<x86::Vec, 4> &out,
+    const std::array<x86::Vec, 4> &temp,
+    const std::function<void(unsigned, const x86::Xmm &)> &finish) const {
   const int32_t mask = bytePlanes_ + 128, shift = bytePlanes_ + 192;
   const x86::Xmm codes[2] = {temp[0].xmm(), temp[1].xmm()};
   // Byte k of elements 0-7 and 8-15 (words), then of 4 elements (dwords).
@@ -372,10 +371,8 @@ void X86QuantileDecoder::emitStorePackedResults(
     a.vpunpckhwd(out[1].xmm(), words[0], words[2]);
     a.vpunpcklwd(out[2].xmm(), words[1], words[3]);
     a.vpunpckhwd(out[3].xmm(), words[1], words[3]);
-    for (unsigned k = 0; k < 4; ++k) {
-      x86::Mem at = dst.cloneAdjusted(static_cast<int32_t>(64 * half + 16 * k));
-      streaming ? a.vmovntps(at, out[k].xmm()) : a.vmovups(at, out[k].xmm());
-    }
+    for (unsigned k = 0; k < 4; ++k)
+      finish(16 * half + 4 * k, out[k].xmm());
   }
 }
 

@@ -26,6 +26,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -117,19 +118,19 @@ public:
   void emitDecodeBytePlanes(x86::Assembler &a, const x86::Mem &src,
                             const std::array<x86::Vec, 4> &out,
                             const std::array<x86::Vec, 4> &temp) const;
-  /// True for packed 4-bit codes whose table holds the final f32 results
-  /// (bakesParameters()): then emitStorePackedResults converts and stores
-  /// 32 elements at once.
-  bool storesPackedResults() const;
-  /// The 32 codes of the 16 bytes at `src` → their results at `dst`
-  /// (non-temporal stores with `streaming`), in 128-bit registers: on
-  /// Zen 1 every 256-bit shuffle and store is two 128-bit ones, and the
-  /// 128-bit form needs no lane fix-up. `out`, `temp`, vec(reg::kLow) and
-  /// vec(reg::kHigh) are clobbered.
-  void emitStorePackedResults(x86::Assembler &a, const x86::Mem &src,
-                              const x86::Mem &dst, bool streaming,
-                              const std::array<x86::Vec, 4> &out,
-                              const std::array<x86::Vec, 4> &temp) const;
+  /// True for packed 4-bit codes and f32 results: then
+  /// emitDecodePackedBlock decodes 32 elements at once.
+  bool decodesPackedBlocks() const;
+  /// The 32 codes of the 16 bytes at `src` → their entries, 4 at a time in
+  /// 128-bit registers: on Zen 1 every 256-bit shuffle and store is two
+  /// 128-bit ones (the shuffle and store units are the bottleneck), and
+  /// the 128-bit form needs no lane fix-up. `finish(first, entries)` is
+  /// called with elements first..first+3 to store them. `out`, `temp`,
+  /// vec(reg::kLow) and vec(reg::kHigh) are clobbered.
+  void emitDecodePackedBlock(
+      x86::Assembler &a, const x86::Mem &src,
+      const std::array<x86::Vec, 4> &out, const std::array<x86::Vec, 4> &temp,
+      const std::function<void(unsigned, const x86::Xmm &)> &finish) const;
   void emitData(x86::Assembler &a) { tables_.emitData(a); }
 
 private:
