@@ -225,9 +225,10 @@ TEST_F(AsmjitAssemblyTest, PackedNf4DcastShufflesBytePlanes) {
   // Packed NF4 (and f4E2M1FN, a 16-code table too) dcast: 16 bytes split
   // into nibbles, four vpshufb byte planes and unpacks; never a gather nor
   // zmm (AVX2 code at the AVX-512 level). f32 blocks run in 128-bit
-  // registers: baked per-tensor results come straight from the table,
-  // streamed beyond the caches, other parameters are applied per 4 lanes;
-  // 16-bit outputs take 256-bit lanes. qcast of packed tables is refused.
+  // registers: baked per-tensor results come straight from the table
+  // (f16 / bf16 ones from two planes), streamed beyond the caches, other
+  // parameters are applied per 4 lanes; 16-bit outputs of those take
+  // 256-bit lanes. qcast of packed tables is refused.
   const char *nf4 =
       "!quant.quantile<u4:f32, {-1.0, -0.6961928009986877, "
       "-0.5250730514526367, -0.39491748809814453, -0.28444138169288635, "
@@ -257,8 +258,10 @@ TEST_F(AsmjitAssemblyTest, PackedNf4DcastShufflesBytePlanes) {
   EXPECT_THAT(applied, HasSubstr("vpshufb xmm"));
   EXPECT_THAT(applied, HasSubstr("vsubps xmm"));
   EXPECT_THAT(applied, HasSubstr("vmulps xmm"));
-  perTensor.expressed = ValueType::BF16;
-  EXPECT_THAT(avx512(perTensor), HasSubstr("vpshufb ymm"));
+  perTensor.expressed = ValueType::BF16; // Two planes of final bf16 bits.
+  EXPECT_THAT(avx512(perTensor), HasSubstr("vpshufb xmm"));
+  perAxis.expressed = ValueType::F16; // Parameters on 256-bit lanes.
+  EXPECT_THAT(avx512(perAxis), HasSubstr("vpshufb ymm"));
   Expected<std::string> qcast =
       backend_->assembly(specOf(nf4, KernelOp::QCast), withFeatures(""));
   ASSERT_FALSE(qcast);

@@ -95,7 +95,7 @@ public:
     if (quantile_ && quantile_->decodesPackedBlocks()) {
       quantile_->emitDecodePackedBlock(a, src, values, temp,
                                        [&](unsigned first, const x86::Xmm &v) {
-                                         emitFinishQuarter(a, first, v, dst);
+                                         emitFinishBlockPart(a, first, v, dst);
                                        });
       return;
     }
@@ -148,9 +148,15 @@ private:
   }
 
   /// The f32 entries of elements first..first+3 of an unrolled block →
-  /// (· − z) · s → f32 at dst (its first element's).
-  void emitFinishQuarter(x86::Assembler &a, unsigned first, const x86::Xmm &v,
-                         const x86::Mem &dst) {
+  /// (· − z) · s → f32 at dst (its first element's); or 8 final 16-bit
+  /// results, stored as they are.
+  void emitFinishBlockPart(x86::Assembler &a, unsigned first, const x86::Xmm &v,
+                           const x86::Mem &dst) {
+    x86::Mem at = dst.cloneAdjusted(static_cast<int32_t>(dstBytes() * first));
+    if (quantile_->halfResults()) {
+      a.vmovdqu(at, v);
+      return;
+    }
     unsigned slot = first / lanes();
     auto quarter = [&](const asmjit::Operand &parameter) -> asmjit::Operand {
       if (parameter.isMem()) // The slot's per-element table entries.
@@ -163,7 +169,6 @@ private:
         a.emit(x86::Inst::kIdVsubps, v, v, quarter(params_.zeroPoint(slot)));
       a.emit(x86::Inst::kIdVmulps, v, v, quarter(params_.scale(slot)));
     }
-    x86::Mem at = dst.cloneAdjusted(static_cast<int32_t>(4 * first));
     streamingStores_ ? a.vmovntps(at, v) : a.vmovups(at, v);
   }
 

@@ -282,6 +282,11 @@ X86QuantileDecoder::X86QuantileDecoder(const KernelSpec &spec)
   bool byteCodes =
       storage_.packed ? storage_.bits == 4 : storage_.containerBytes() == 1;
   if (byteCodes && direct_ && size_ <= 16) {
+    if (halfResults()) // The results rounded as the reference stores them.
+      for (uint32_t &entry : entries)
+        entry = expressed_ == ValueType::F16
+                    ? doubleToHalfBits(std::bit_cast<float>(entry))
+                    : doubleToBfloat16Bits(std::bit_cast<float>(entry));
     bytePlanes_ = tables_.add(bytePlanes(entries));
     tables_.add(storage_.packed ? packedBytePlaneSources()
                                 : bytePlaneSources(storage_.bits));
@@ -337,8 +342,14 @@ void X86QuantileDecoder::emitDecodeBytePlanes(
   a.vpunpckhwd(out[3], temp[2], temp[0]);
 }
 
+bool X86QuantileDecoder::halfResults() const {
+  return storage_.packed && bakesParameters_ &&
+         (expressed_ == ValueType::F16 || expressed_ == ValueType::BF16);
+}
+
 bool X86QuantileDecoder::decodesPackedBlocks() const {
-  return bytePlanes_ >= 0 && storage_.packed && expressed_ == ValueType::F32;
+  return bytePlanes_ >= 0 && storage_.packed &&
+         (expressed_ == ValueType::F32 || halfResults());
 }
 
 void X86QuantileDecoder::emitDecodePackedBlock(
@@ -358,6 +369,19 @@ void X86QuantileDecoder::emitDecodePackedBlock(
   a.vpunpcklbw(codes[0], codes[0], words[0]);        // Elements 0-15.
   for (unsigned half = 0; half < 2; ++half) {
     a.vpand(codes[half], codes[half], tables_.at(mask));
+    if (halfResults()) { // Two planes: bytes 0 and 1 of the results.
+      for (unsigned k = 0; k < 2; ++k) {
+        x86::Xmm plane = out[k].xmm();
+        a.vmovdqa(plane,
+                  tables_.at(bytePlanes_ + static_cast<int32_t>(32 * k)));
+        a.vpshufb(plane, plane, codes[half]);
+      }
+      a.vpunpckhbw(out[2].xmm(), out[0].xmm(), out[1].xmm());
+      a.vpunpcklbw(out[0].xmm(), out[0].xmm(), out[1].xmm());
+      finish(16 * half, out[0].xmm());
+      finish(16 * half + 8, out[2].xmm());
+      continue;
+    }
     for (unsigned k = 0; k < 4; ++k) {
       x86::Xmm plane = out[k].xmm();
       a.vmovdqa(plane, tables_.at(bytePlanes_ + static_cast<int32_t>(32 * k)));

@@ -118,14 +118,19 @@ public:
   void emitDecodeBytePlanes(x86::Assembler &a, const x86::Mem &src,
                             const std::array<x86::Vec, 4> &out,
                             const std::array<x86::Vec, 4> &temp) const;
-  /// True for packed 4-bit codes and f32 results: then
-  /// emitDecodePackedBlock decodes 32 elements at once.
+  /// True for packed 4-bit codes and f32 results, or f16 / bf16 results
+  /// of baked parameters: then emitDecodePackedBlock decodes 32 elements
+  /// at once.
   bool decodesPackedBlocks() const;
-  /// The 32 codes of the 16 bytes at `src` → their entries, 4 at a time in
-  /// 128-bit registers: on Zen 1 every 256-bit shuffle and store is two
-  /// 128-bit ones (the shuffle and store units are the bottleneck), and
-  /// the 128-bit form needs no lane fix-up. `finish(first, entries)` is
-  /// called with elements first..first+3 to store them. `out`, `temp`,
+  /// True when the byte planes hold the f16 / bf16 bits of the results
+  /// (packed codes, baked parameters, 16-bit expressed values).
+  bool halfResults() const;
+  /// The 32 codes of the 16 bytes at `src` → their entries in 128-bit
+  /// registers: on Zen 1 every 256-bit shuffle and store is two 128-bit
+  /// ones (the shuffle and store units are the bottleneck), and the
+  /// 128-bit form needs no lane fix-up. `finish(first, entries)` is called
+  /// with elements first..first+3 (f32), or with first..first+7 as final
+  /// 16-bit results (halfResults()), to store them. `out`, `temp`,
   /// vec(reg::kLow) and vec(reg::kHigh) are clobbered.
   void emitDecodePackedBlock(
       x86::Assembler &a, const x86::Mem &src,
