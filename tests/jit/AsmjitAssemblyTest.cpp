@@ -221,6 +221,53 @@ TEST_F(AsmjitAssemblyTest, Nf4ReadsTablesWithPermutesAtAvx2) {
               HasSubstr("vblendvps"));
 }
 
+TEST_F(AsmjitAssemblyTest, PackedNf4DcastShufflesBytePlanes) {
+  // Packed NF4 (and f4E2M1FN, a 16-code table too) dcast: 16 bytes split
+  // into nibbles, four vpshufb byte planes and unpacks; never a gather nor
+  // zmm (AVX2 code at the AVX-512 level). f32 blocks run in 128-bit
+  // registers: baked per-tensor results come straight from the table
+  // (f16 / bf16 ones from two planes), streamed beyond the caches, other
+  // parameters are applied per 4 lanes; 16-bit outputs of those take
+  // 256-bit lanes. qcast of packed tables is refused.
+  const char *nf4 =
+      "!quant.quantile<u4:f32, {-1.0, -0.6961928009986877, "
+      "-0.5250730514526367, -0.39491748809814453, -0.28444138169288635, "
+      "-0.18477343022823334, -0.09105003625154495, 0.0, 0.07958029955625534, "
+      "0.16093020141124725, 0.24611230194568634, 0.33791524171829224, "
+      "0.44070982933044434, 0.5626170039176941, 0.7229568362236023, 1.0}>";
+  KernelSpec perTensor = specOf(nf4, KernelOp::DCast);
+  ASSERT_TRUE(perTensor.storage.packed);
+  KernelSpec perAxis =
+      specOf(std::string("!quant.uniform<") + nf4 + ":f32:0, {0.5:1, 0.25}>",
+             KernelOp::DCast, withShape({2, 64}));
+  KernelSpec fp4 = specOf("!quant.uniform<f4E2M1FN:f32, 0.5>", KernelOp::DCast);
+  ASSERT_TRUE(fp4.storage.packed);
+  for (const KernelSpec &spec : {perTensor, perAxis, fp4}) {
+    std::string text = avx512(spec);
+    EXPECT_THAT(text, HasSubstr("# backend: asmjit (isa avx2)"));
+    EXPECT_THAT(text, HasSubstr("vpshufb"));
+    EXPECT_THAT(text, HasSubstr("vpunpcklwd"));
+    EXPECT_THAT(text, Not(HasSubstr("vgather")));
+    EXPECT_THAT(text, Not(HasSubstr("zmm")));
+  }
+  std::string baked = avx512(perTensor);
+  EXPECT_THAT(baked, HasSubstr("vpshufb xmm"));
+  EXPECT_THAT(baked, HasSubstr("vmovntps"));
+  EXPECT_THAT(baked, Not(HasSubstr("vmulps"))); // The table holds results.
+  std::string applied = avx512(perAxis);
+  EXPECT_THAT(applied, HasSubstr("vpshufb xmm"));
+  EXPECT_THAT(applied, HasSubstr("vsubps xmm"));
+  EXPECT_THAT(applied, HasSubstr("vmulps xmm"));
+  perTensor.expressed = ValueType::BF16; // Two planes of final bf16 bits.
+  EXPECT_THAT(avx512(perTensor), HasSubstr("vpshufb xmm"));
+  perAxis.expressed = ValueType::F16; // Parameters on 256-bit lanes.
+  EXPECT_THAT(avx512(perAxis), HasSubstr("vpshufb ymm"));
+  Expected<std::string> qcast =
+      backend_->assembly(specOf(nf4, KernelOp::QCast), withFeatures(""));
+  ASSERT_FALSE(qcast);
+  EXPECT_EQ(qcast.status().code(), ErrorCode::Unsupported);
+}
+
 /// Packed i4 in blocks of 32 along the last axis (the GPTQ / AWQ shape).
 KernelSpec packedInt4Blocks32(KernelOp op) {
   KernelSpec spec = specOf("!quant.uniform<i4:f32, 0.5:1>", op);

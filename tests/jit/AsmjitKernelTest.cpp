@@ -247,7 +247,15 @@ TEST_P(AsmjitKernelTest, PackedReadsStopAtTheBufferEnd) {
   oddBlocks.channels = 3;
   oddBlocks.inner = 37;
   axes.layouts = {LayoutSpec{}, testing::representativeLayouts()[2], oddBlocks};
-  for (const KernelSpec &spec : testing::specSweep(axes)) {
+  std::vector<KernelSpec> specs = testing::specSweep(axes);
+  // Packed NF4 and f4E2M1FN: dcast only (their qcast and scast fall back).
+  SweepAxes tables = axes;
+  tables.ops = {KernelOp::DCast};
+  tables.widths = {};
+  tables.compact = testing::compactStorages();
+  for (const KernelSpec &spec : testing::specSweep(tables))
+    specs.push_back(spec);
+  for (const KernelSpec &spec : specs) {
     if (!spec.storage.packed)
       continue;
     Expected<CompiledCode> code = backend_->compile(spec);
@@ -300,6 +308,21 @@ TEST_P(AsmjitKernelTest, OutputsBeyondTheCachesStreamExactly) {
   const size_t wideN = (size_t(1) << 20) + 13;
   for (size_t dstOffset : {0u, 3u})
     EXPECT_TRUE(wideTester.checkOnce(code->entry, wideN, 1, dstOffset));
+
+  // Packed codes in: the peel ends on a whole input byte (an output 8
+  // bytes past a vector boundary: 6 elements, 3 bytes), then streams.
+  axes.expressed = {ValueType::F32};
+  axes.widths = {4};
+  axes.packed = true;
+  specs = testing::specSweep(axes);
+  auto packed =
+      std::find_if(specs.begin(), specs.end(),
+                   [](const KernelSpec &s) { return s.storage.packed; });
+  ASSERT_NE(packed, specs.end());
+  code = backend_->compile(*packed);
+  ASSERT_TRUE(code) << code.status().message();
+  KernelTester packedTester(*packed, qjit::testing::testSeed());
+  EXPECT_TRUE(packedTester.checkOnce(code->entry, n, 1, 8));
 }
 
 TEST_P(AsmjitKernelTest, UncoveredSpecsAreRefused) {

@@ -49,13 +49,13 @@ protected:
                                {.lanes = 64, .largeSize = 4099});
   }
   /// Whether the backend compiles `spec`: llvm all of them; asmjit
-  /// unpacked quantile tables and float storage, f64 expressed values
-  /// aside.
+  /// quantile tables and float storage, packed ones (NF4, f4E2M1FN) in
+  /// dcast only, f64 expressed values aside.
   bool compiles(const KernelSpec &spec) const {
     if (GetParam().backend == "llvm")
       return true;
-    bool compact =
-        spec.storage.kind != StorageType::Kind::Integer && !spec.storage.packed;
+    bool compact = spec.storage.kind != StorageType::Kind::Integer &&
+                   (!spec.storage.packed || spec.op == KernelOp::DCast);
     return compact &&
            (spec.op == KernelOp::SCast || spec.expressed != ValueType::F64);
   }
@@ -203,6 +203,27 @@ TEST_P(CompactKernelTest, QuantileTableSizesAndStorages) {
   EXPECT_EQ(check(axes), compiled(axes, 7 * 3 * 2));
 }
 
+TEST_P(CompactKernelTest, PackedTableDcastRunsOfEveryShape) {
+  // asmjit's packed NF4 / f4E2M1FN dcast: blocks of 32 (whole unrolled
+  // blocks, parameters per block) and of 37 (runs starting mid-byte), on
+  // every expressed type, baked and runtime.
+  if (GetParam().backend != "asmjit")
+    GTEST_SKIP() << "llvm's packed tables are covered by the sweeps above";
+  SweepAxes axes = compactAxes();
+  axes.ops = {KernelOp::DCast};
+  axes.compact = {compactSubset()[2], compactSubset()[3]};
+  LayoutSpec blocks32, oddBlocks;
+  blocks32.kind = oddBlocks.kind = LayoutSpec::Kind::PerAxis;
+  blocks32.channels = 6;
+  blocks32.inner = 32;
+  oddBlocks.channels = 3;
+  oddBlocks.inner = 37;
+  axes.layouts = {blocks32, oddBlocks};
+  axes.expressed = {ValueType::F16, ValueType::BF16, ValueType::F32};
+  axes.runtimeParams = {false, true};
+  EXPECT_EQ(check(axes), compiled(axes, 2 * 2 * 3 * 2));
+}
+
 TEST_P(CompactKernelTest, FloatQcastAtEveryRoundingBoundary) {
   // The encoding rounds |v| with a per-lane magic addition: check every
   // code, every midpoint between neighbours and their f32 neighbours, on
@@ -321,15 +342,13 @@ TEST_P(CompactKernelTest, LargeOutputsStreamPastTheCache) {
   dcast.storage = subset[3];
   dcast.params.scales = {0.0137};
   dcast.params.zeroPoints = {0};
-  if (compiles(dcast)) { // asmjit refuses packed NF4.
-    Expected<CompiledCode> code = backend_->compile(dcast);
-    ASSERT_TRUE(code) << code.status().message();
-    testing::KernelTester dcastTester(dcast, 11);
-    for (size_t dstOffset : {4, 8})
-      EXPECT_TRUE(dcastTester.checkOnce(code->entry, (size_t(2) << 20) + 37, 1,
-                                        dstOffset))
-          << "output offset " << dstOffset;
-  }
+  Expected<CompiledCode> code = backend_->compile(dcast);
+  ASSERT_TRUE(code) << code.status().message();
+  testing::KernelTester dcastTester(dcast, 11);
+  for (size_t dstOffset : {4, 8})
+    EXPECT_TRUE(dcastTester.checkOnce(code->entry, (size_t(2) << 20) + 37, 1,
+                                      dstOffset))
+        << "output offset " << dstOffset;
   // fp8 dcast (the unrolled blocks of codes) from an odd address.
   KernelSpec fp8 = dcast;
   fp8.storage = subset[0];
@@ -341,7 +360,7 @@ TEST_P(CompactKernelTest, LargeOutputsStreamPastTheCache) {
   KernelSpec qcast = dcast;
   qcast.op = KernelOp::QCast;
   qcast.storage = subset[0];
-  Expected<CompiledCode> code = backend_->compile(qcast);
+  code = backend_->compile(qcast);
   ASSERT_TRUE(code) << code.status().message();
   testing::KernelTester qcastTester(qcast, 12);
   EXPECT_TRUE(qcastTester.checkOnce(code->entry, (size_t(8) << 20) + 37, 4, 3));
@@ -369,15 +388,15 @@ TEST(CompactRuntime, AutoFallsBackToAKernelThatCompiles) {
   if (hostIsaLevel() < IsaLevel::Avx2)
     GTEST_SKIP() << "asmjit needs AVX2; nothing to fall back from";
   ASSERT_TRUE(runtime) << runtime.status().message();
-  // asmjit compiles unpacked float storage and quantile tables for f16,
-  // bf16 and f32; packed ones (NF4 here) and f64 expressed values fall
-  // back.
+  // asmjit compiles float storage and quantile tables for f16, bf16 and
+  // f32; packed ones (NF4 here) only in dcast, so their qcast falls back,
+  // as do f64 expressed values.
+  const char *packedTable =
+      "!quant.quantile<u4:f32, {-1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, "
+      "1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 2.75, 3.0}>";
   for (auto [type, backend] :
        {std::pair{"!quant.uniform<f8E4M3FN:f32, 0.5>", BackendKind::Asmjit},
-        std::pair{"!quant.quantile<u4:f32, {-1.0, -0.5, -0.25, 0.0, 0.25, "
-                  "0.5, 0.75, 1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 2.75, "
-                  "3.0}>",
-                  BackendKind::Llvm},
+        std::pair{packedTable, BackendKind::Llvm},
         std::pair{"!quant.uniform<f8E4M3FN:f64, 0.5>", BackendKind::Llvm}}) {
     Expected<std::shared_ptr<const Kernel>> kernel =
         (*runtime)->compile(type, KernelOp::QCast);
@@ -393,6 +412,16 @@ TEST(CompactRuntime, AutoFallsBackToAKernelThatCompiles) {
       EXPECT_EQ(out[1], 0xFE); // -600 saturates to -448
     }
   }
+  Expected<std::shared_ptr<const Kernel>> dcast =
+      (*runtime)->compile(packedTable, KernelOp::DCast);
+  ASSERT_TRUE(dcast) << dcast.status().message();
+  EXPECT_EQ((*dcast)->backend(), BackendKind::Asmjit);
+  uint8_t codes[2] = {0x10, 0x0f}; // Low nibble first: 0, 1, 15.
+  float values[3] = {};
+  (*dcast)->function()(codes, values, 3);
+  EXPECT_EQ(values[0], -1.0f);
+  EXPECT_EQ(values[1], -0.5f);
+  EXPECT_EQ(values[2], 3.0f);
 }
 
 } // namespace

@@ -7,8 +7,9 @@
 // then · s, each one f32 rounding, then one rounding to the expressed
 // format. (f64 compute: X86WideGenerators.) Packed storage loads its codes
 // through X86PackedCodes, a group of four vectors at once in the unrolled
-// loop (one 16-byte load for 4-bit codes); fp8 codes decode a whole
-// unrolled block too (X86FloatDecoder::emitLoadBlock).
+// loop (one 16-byte load for 4-bit codes); packed 4-bit tables (NF4,
+// f4E2M1FN) decode whole unrolled blocks through byte planes instead, and
+// fp8 codes a whole unrolled block too (X86FloatDecoder::emitLoadBlock).
 //
 //===----------------------------------------------------------------------===//
 #include "X86Conversions.h"
@@ -31,9 +32,10 @@ public:
   X86DequantizeGenerator(const KernelSpec &spec, const X86Isa &isa)
       : spec_(spec), isa_(isa), folded_(foldDecodedExponent(spec)),
         params_(folded_ ? *folded_ : spec, isa, ScaleUse::Multiply) {
-    if (spec.storage.kind == StorageType::Kind::Quantile)
+    if (spec.storage.kind == StorageType::Kind::Quantile ||
+        x86DecodesPackedTable(spec))
       quantile_.emplace(spec);
-    if (spec.storage.kind == StorageType::Kind::Float)
+    else if (spec.storage.kind == StorageType::Kind::Float)
       floatDecoder_.emplace(spec, isa, folded_.has_value());
     if (spec.storage.packed)
       packed_.emplace(spec.storage.bits, spec.storage.isSigned);
@@ -91,16 +93,23 @@ public:
       values[j] = isa_.vec(reg::kWork + j);
       temp[j] = isa_.vec(reg::kTemp + j);
     }
-    if (packed_) {
+    if (quantile_ && quantile_->decodesPackedBlocks()) {
+      quantile_->emitDecodePackedBlock(a, src, values, temp,
+                                       [&](unsigned first, const x86::Xmm &v) {
+                                         emitFinishBlockPart(a, first, v, dst);
+                                       });
+      return;
+    }
+    if (quantile_ && quantile_->decodesBytePlanes()) {
+      // Tables of one-byte containers or packed 4-bit codes decode a
+      // whole unrolled block with byte shuffles.
+      quantile_->emitDecodeBytePlanes(a, src, values, temp);
+    } else if (packed_) {
       packed_->emitLoadGroup(a, values, temp[0], temp[1], src);
       for (unsigned j = 0; j < reg::kUnroll; ++j)
         emitValues(a, j, values[j]);
     } else if (floatDecoder_ && floatDecoder_->decodesBlocks()) {
       floatDecoder_->emitLoadBlock(a, values, temp, src);
-    } else if (quantile_ && quantile_->decodesBytePlanes()) {
-      // Quantile tables of one-byte containers decode a whole unrolled
-      // block with byte shuffles.
-      quantile_->emitDecodeBytePlanes(a, src, values, temp);
     } else {
       X86VectorBody::emitUnrolled(a, src, dst);
       return;
@@ -139,6 +148,31 @@ private:
     } else {
       a.vcvtdq2ps(v, v);
     }
+  }
+
+  /// The f32 entries of elements first..first+3 of an unrolled block →
+  /// (· − z) · s → f32 at dst (its first element's); or 8 final 16-bit
+  /// results, stored as they are.
+  void emitFinishBlockPart(x86::Assembler &a, unsigned first, const x86::Xmm &v,
+                           const x86::Mem &dst) {
+    x86::Mem at = dst.cloneAdjusted(static_cast<int32_t>(dstBytes() * first));
+    if (quantile_->halfResults()) {
+      a.vmovdqu(at, v);
+      return;
+    }
+    unsigned slot = first / lanes();
+    auto quarter = [&](const asmjit::Operand &parameter) -> asmjit::Operand {
+      if (parameter.isMem()) // The slot's per-element table entries.
+        return parameter.as<x86::Mem>().cloneAdjusted(
+            static_cast<int32_t>(4 * (first % lanes())));
+      return parameter.as<x86::Vec>().xmm();
+    };
+    if (!quantile_->bakesParameters()) {
+      if (!params_.zeroPointsAreZero())
+        a.emit(x86::Inst::kIdVsubps, v, v, quarter(params_.zeroPoint(slot)));
+      a.emit(x86::Inst::kIdVmulps, v, v, quarter(params_.scale(slot)));
+    }
+    streamingStores_ ? a.vmovntps(at, v) : a.vmovups(at, v);
   }
 
   /// f32 values (q, or the entry) → (· − z) · s → stored expressed.

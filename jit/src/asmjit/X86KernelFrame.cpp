@@ -98,7 +98,7 @@ public:
     if (levels_.empty()) {
       a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
       body_.emitParameters(a_);
-      if (body_.canStreamStores() && packedSides_.empty())
+      if (body_.canStreamStores() && !body_.dstPackedBits())
         emitStreamingRun();
       a_.mov(reg::runCount, reg::remaining);
       emitRun(true);
@@ -172,18 +172,22 @@ private:
     }
   }
 
-  /// Outputs of at least kStreamingBytes whose address is element-aligned:
-  /// a few elements up to a vector boundary, then the rest with
-  /// non-temporal stores (they would only evict the caches), then a fence.
-  /// Smaller or misaligned outputs fall through to the regular run.
+  /// Outputs of at least kStreamingBytes whose address is element-aligned
+  /// (packed codes in: aligned to a whole input byte's elements, so that
+  /// the head ends on a byte): a few elements up to a vector boundary,
+  /// then the rest with non-temporal stores (they would only evict the
+  /// caches), then a fence. Smaller or misaligned outputs fall through to
+  /// the regular run.
   void emitStreamingRun() {
     constexpr int64_t kStreamingBytes = int64_t(8) << 20;
     const unsigned dstBytes = body_.dstBytes();
+    const unsigned srcBits = body_.srcPackedBits();
+    const unsigned alignment = srcBits ? dstBytes * 8 / srcBits : dstBytes;
     Label regular = a_.newLabel();
     a_.mov(reg::scratch, kStreamingBytes / dstBytes);
     a_.cmp(reg::remaining, reg::scratch);
     a_.jb(regular);
-    a_.test(reg::dst.r8(), dstBytes - 1);
+    a_.test(reg::dst.r8(), alignment - 1);
     a_.jnz(regular);
     // Elements before the next vector boundary (< lanes of them).
     a_.mov(reg::runCount, reg::dst);

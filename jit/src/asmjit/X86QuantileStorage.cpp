@@ -5,6 +5,7 @@
 
 #include "QuantileInputThresholds.h"
 
+#include "qjit/FloatStorage.h"
 #include "qjit/HostFloat.h"
 #include "qjit/QuantileSearch.h"
 
@@ -87,8 +88,33 @@ std::vector<uint32_t> bytePlaneSources(unsigned bits) {
   return words;
 }
 
+/// Packed 4-bit codes: the mask of a nibble in every byte; the vpshufb
+/// order that puts bytes 0, 1, 4, 5, 8, 9, 12, 13 (elements 0-3, 8-11,
+/// 16-19, 24-27) first in the low half and bytes 2, 3, 6, 7, ... in the
+/// high one, so that their nibbles interleave into the order of
+/// bytePlaneSources; then 2^12 in every word (vpmulhuw by it shifts each
+/// word right by 4).
+std::vector<uint32_t> packedBytePlaneSources() {
+  std::vector<uint32_t> words(8, 0x0f0f0f0fu);
+  for (uint32_t pair : {0x05040100u, 0x0d0c0908u, 0x05040100u, 0x0d0c0908u,
+                        0x07060302u, 0x0f0e0b0au, 0x07060302u, 0x0f0e0b0au})
+    words.push_back(pair);
+  words.resize(24, 0x10001000u);
+  return words;
+}
+
 /// The stored value `value` as a table word (bit pattern of the i32 lane).
 uint32_t storedWord(int64_t value) { return static_cast<uint32_t>(value); }
+
+/// The values of stored values 0, 1, ...: f4E2M1FN codes decode exactly
+/// like a table (semantics.md 8.3).
+std::vector<double> floatCodeValues(const StorageSpec &storage) {
+  FloatStorageFormat format = floatStorageFormat(storage.floatFormat);
+  std::vector<double> values;
+  for (uint32_t code = 0; code < (1u << storage.bits); ++code)
+    values.push_back(decodeFloatStorage(format, code));
+  return values;
+}
 
 } // namespace
 
@@ -97,6 +123,16 @@ bool x86SupportsQuantile(const StorageSpec &storage) {
   // but measured slower than the llvm kernels (which `auto` then uses).
   return storage.kind == StorageType::Kind::Quantile && !storage.packed &&
          !storage.table.empty() && storage.table.size() <= kMaxQuantileEntries;
+}
+
+bool x86DecodesPackedTable(const KernelSpec &spec) {
+  const StorageSpec &storage = spec.storage;
+  bool table =
+      (storage.kind == StorageType::Kind::Quantile && !storage.table.empty()) ||
+      (storage.kind == StorageType::Kind::Float &&
+       storage.floatFormat == FloatType::F4E2M1FN);
+  return spec.op == KernelOp::DCast && storage.packed && storage.bits == 4 &&
+         table;
 }
 
 int32_t X86LookupTables::add(const std::vector<uint32_t> &words) {
@@ -198,11 +234,15 @@ void X86QuantileEncoder::emitEncode(x86::Assembler &a,
 }
 
 X86QuantileDecoder::X86QuantileDecoder(const KernelSpec &spec)
-    : storage_(spec.storage),
+    : storage_(spec.storage), expressed_(spec.expressed),
+      table_(storage_.kind == StorageType::Kind::Float
+                 ? floatCodeValues(storage_)
+                 : storage_.table),
+      min_(storage_.kind == StorageType::Kind::Float ? 0 : storage_.min),
       bakesParameters_(!spec.params.runtime &&
                        spec.layout.kind == LayoutSpec::Kind::PerTensor),
       direct_(spec.storage.bits <= 6) {
-  const std::vector<double> &table = storage_.table;
+  const std::vector<double> &table = table_;
   float scale = 1, zero = 0;
   if (bakesParameters_) {
     scale = static_cast<float>(
@@ -229,7 +269,7 @@ X86QuantileDecoder::X86QuantileDecoder(const KernelSpec &spec)
       int64_t q = field % values;
       if (storage_.isSigned && q >= values / 2)
         q -= values;
-      entries.push_back(word(std::clamp(q - storage_.min, int64_t(0), last)));
+      entries.push_back(word(std::clamp(q - min_, int64_t(0), last)));
     }
   } else {
     size_ = std::bit_ceil(std::max<size_t>(table.size(), 2));
@@ -239,9 +279,17 @@ X86QuantileDecoder::X86QuantileDecoder(const KernelSpec &spec)
     tables_.add({storedWord(storage_.max)});
   }
   entries_ = tables_.add(entries);
-  if (storage_.containerBytes() == 1 && direct_ && size_ <= 16) {
+  bool byteCodes =
+      storage_.packed ? storage_.bits == 4 : storage_.containerBytes() == 1;
+  if (byteCodes && direct_ && size_ <= 16) {
+    if (halfResults()) // The results rounded as the reference stores them.
+      for (uint32_t &entry : entries)
+        entry = expressed_ == ValueType::F16
+                    ? doubleToHalfBits(std::bit_cast<float>(entry))
+                    : doubleToBfloat16Bits(std::bit_cast<float>(entry));
     bytePlanes_ = tables_.add(bytePlanes(entries));
-    tables_.add(bytePlaneSources(storage_.bits));
+    tables_.add(storage_.packed ? packedBytePlaneSources()
+                                : bytePlaneSources(storage_.bits));
   }
 }
 
@@ -265,8 +313,20 @@ void X86QuantileDecoder::emitDecodeBytePlanes(
     const std::array<x86::Vec, 4> &temp) const {
   int32_t mask = bytePlanes_ + 128, order = bytePlanes_ + 160;
   x86::Vec values = temp[0];
-  a.vmovdqu(out[0], tables_.at(order));
-  a.vpermd(values, out[0], src);
+  if (storage_.packed) {
+    // Both halves get the 16 bytes; each keeps the 8 of its elements,
+    // whose low and high nibbles (the word shift brings each byte's high
+    // nibble down) interleave into one code per byte.
+    x86::Mem bytes = src;
+    bytes.setSize(16);
+    a.vbroadcasti128(values, bytes);
+    a.vpshufb(values, values, tables_.at(order));
+    a.vpmulhuw(temp[1], values, tables_.at(bytePlanes_ + 192));
+    a.vpunpcklbw(values, values, temp[1]);
+  } else {
+    a.vmovdqu(out[0], tables_.at(order));
+    a.vpermd(values, out[0], src);
+  }
   a.vpand(values, values, tables_.at(mask));
   for (unsigned k = 0; k < 4; ++k) {
     a.vmovdqu(out[k], tables_.at(bytePlanes_ + static_cast<int32_t>(32 * k)));
@@ -280,6 +340,64 @@ void X86QuantileDecoder::emitDecodeBytePlanes(
   a.vpunpckhwd(out[1], temp[1], temp[3]);
   a.vpunpcklwd(out[2], temp[2], temp[0]);
   a.vpunpckhwd(out[3], temp[2], temp[0]);
+}
+
+bool X86QuantileDecoder::halfResults() const {
+  return storage_.packed && bakesParameters_ &&
+         (expressed_ == ValueType::F16 || expressed_ == ValueType::BF16);
+}
+
+bool X86QuantileDecoder::decodesPackedBlocks() const {
+  return bytePlanes_ >= 0 && storage_.packed &&
+         (expressed_ == ValueType::F32 || halfResults());
+}
+
+void X86QuantileDecoder::emitDecodePackedBlock(
+    x86::Assembler &a, const x86::Mem &src, const std::array<x86::Vec, 4> &out,
+    const std::array<x86::Vec, 4> &temp,
+    const std::function<void(unsigned, const x86::Xmm &)> &finish) const {
+  const int32_t mask = bytePlanes_ + 128, shift = bytePlanes_ + 192;
+  const x86::Xmm codes[2] = {temp[0].xmm(), temp[1].xmm()};
+  // Byte k of elements 0-7 and 8-15 (words), then of 4 elements (dwords).
+  const std::array<x86::Xmm, 4> words = {temp[2].xmm(), temp[3].xmm(),
+                                         kScratch[0].xmm(), kScratch[1].xmm()};
+  x86::Mem bytes = src;
+  bytes.setSize(16);
+  a.vmovdqu(codes[0], bytes);
+  a.vpmulhuw(words[0], codes[0], tables_.at(shift)); // High nibbles down.
+  a.vpunpckhbw(codes[1], codes[0], words[0]);        // Elements 16-31.
+  a.vpunpcklbw(codes[0], codes[0], words[0]);        // Elements 0-15.
+  for (unsigned half = 0; half < 2; ++half) {
+    a.vpand(codes[half], codes[half], tables_.at(mask));
+    if (halfResults()) { // Two planes: bytes 0 and 1 of the results.
+      for (unsigned k = 0; k < 2; ++k) {
+        x86::Xmm plane = out[k].xmm();
+        a.vmovdqa(plane,
+                  tables_.at(bytePlanes_ + static_cast<int32_t>(32 * k)));
+        a.vpshufb(plane, plane, codes[half]);
+      }
+      a.vpunpckhbw(out[2].xmm(), out[0].xmm(), out[1].xmm());
+      a.vpunpcklbw(out[0].xmm(), out[0].xmm(), out[1].xmm());
+      finish(16 * half, out[0].xmm());
+      finish(16 * half + 8, out[2].xmm());
+      continue;
+    }
+    for (unsigned k = 0; k < 4; ++k) {
+      x86::Xmm plane = out[k].xmm();
+      a.vmovdqa(plane, tables_.at(bytePlanes_ + static_cast<int32_t>(32 * k)));
+      a.vpshufb(plane, plane, codes[half]);
+    }
+    a.vpunpcklbw(words[0], out[0].xmm(), out[1].xmm());
+    a.vpunpckhbw(words[1], out[0].xmm(), out[1].xmm());
+    a.vpunpcklbw(words[2], out[2].xmm(), out[3].xmm());
+    a.vpunpckhbw(words[3], out[2].xmm(), out[3].xmm());
+    a.vpunpcklwd(out[0].xmm(), words[0], words[2]);
+    a.vpunpckhwd(out[1].xmm(), words[0], words[2]);
+    a.vpunpcklwd(out[2].xmm(), words[1], words[3]);
+    a.vpunpckhwd(out[3].xmm(), words[1], words[3]);
+    for (unsigned k = 0; k < 4; ++k)
+      finish(16 * half + 4 * k, out[k].xmm());
+  }
 }
 
 } // namespace qjit::asmjit_backend

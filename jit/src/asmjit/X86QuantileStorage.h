@@ -11,8 +11,10 @@
 //
 // These kernels are AVX2 code (ymm, VEX) at every ISA level: the tables are
 // built for 8-lane permutes, and this host (Zen 1) cannot run AVX-512 code,
-// so only AVX2 code can be tested here (x86KernelIsa). Unpacked storage
-// only: packed tables through X86PackedCodes measured slower than llvm's.
+// so only AVX2 code can be tested here (x86KernelIsa). Packed storage:
+// dcast of 4-bit codes only (NF4 and packed f4E2M1FN, whose 16 codes
+// decode as a table too), whole blocks through byte planes; qcast through
+// X86PackedCodes measured slower than llvm's kernels, so it is refused.
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_ASMJIT_X86QUANTILESTORAGE_H
@@ -24,6 +26,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -33,6 +36,10 @@ namespace qjit::asmjit_backend {
 /// at most kMaxQuantileEntries table entries.
 bool x86SupportsQuantile(const StorageSpec &storage);
 constexpr size_t kMaxQuantileEntries = 64;
+
+/// True for the packed storage whose dcast X86QuantileDecoder handles: 4-bit
+/// quantile tables and f4E2M1FN (its codes' values as a 16-entry table).
+bool x86DecodesPackedTable(const KernelSpec &spec);
 
 /// Constant 32-bit tables placed after the code, read as whole vectors.
 class X86LookupTables {
@@ -82,7 +89,8 @@ private:
   X86LookupTables tables_;
 };
 
-/// dcast: i32 stored values → f32 table entries.
+/// dcast: i32 stored values → f32 table entries (quantile storage, or the
+/// values of packed f4E2M1FN codes).
 class X86QuantileDecoder {
 public:
   explicit X86QuantileDecoder(const KernelSpec &spec);
@@ -98,28 +106,51 @@ public:
   void emitDecode(x86::Assembler &a, const x86::Vec &q,
                   const x86::Vec &temp) const;
 
-  /// True for one-byte containers and at most 16 entries: then
-  /// emitDecodeBytePlanes can decode 32 values at once.
+  /// True for one-byte containers or packed 4-bit codes, and at most 16
+  /// entries: then emitDecodeBytePlanes can decode 32 values at once.
   bool decodesBytePlanes() const { return bytePlanes_ >= 0; }
-  /// The 32 containers at `src` → their entries in out[0..3] (elements
-  /// 0-7, ..., 24-31): each byte of the entries is one vpshufb of the
-  /// stored values' low bits, and in-lane unpacks interleave the four
-  /// (the values are first permuted so that they come out in order).
-  /// `temp` is clobbered.
+  /// The 32 containers at `src` (packed: the 16 bytes holding them) →
+  /// their entries in out[0..3] (elements 0-7, ..., 24-31): each byte of
+  /// the entries is one vpshufb of the stored values' low bits, and
+  /// in-lane unpacks interleave the four (the values are first permuted,
+  /// or the packed bytes shuffled before their nibbles interleave, so that
+  /// they come out in order). `temp` is clobbered.
   void emitDecodeBytePlanes(x86::Assembler &a, const x86::Mem &src,
                             const std::array<x86::Vec, 4> &out,
                             const std::array<x86::Vec, 4> &temp) const;
+  /// True for packed 4-bit codes and f32 results, or f16 / bf16 results
+  /// of baked parameters: then emitDecodePackedBlock decodes 32 elements
+  /// at once.
+  bool decodesPackedBlocks() const;
+  /// True when the byte planes hold the f16 / bf16 bits of the results
+  /// (packed codes, baked parameters, 16-bit expressed values).
+  bool halfResults() const;
+  /// The 32 codes of the 16 bytes at `src` → their entries in 128-bit
+  /// registers: on Zen 1 every 256-bit shuffle and store is two 128-bit
+  /// ones (the shuffle and store units are the bottleneck), and the
+  /// 128-bit form needs no lane fix-up. `finish(first, entries)` is called
+  /// with elements first..first+3 (f32), or with first..first+7 as final
+  /// 16-bit results (halfResults()), to store them. `out`, `temp`,
+  /// vec(reg::kLow) and vec(reg::kHigh) are clobbered.
+  void emitDecodePackedBlock(
+      x86::Assembler &a, const x86::Mem &src,
+      const std::array<x86::Vec, 4> &out, const std::array<x86::Vec, 4> &temp,
+      const std::function<void(unsigned, const x86::Xmm &)> &finish) const;
   void emitData(x86::Assembler &a) { tables_.emitData(a); }
 
 private:
   const StorageSpec &storage_;
+  ValueType expressed_;
+  std::vector<double> table_; ///< The entries of stored values min_, ...
+  int64_t min_;
   bool bakesParameters_;
   bool direct_;        ///< One entry per value of the storage's bits.
   unsigned size_;      ///< Entries looked up: a power of two >= 2.
   int32_t entries_;    ///< Offset of the entries.
   int32_t bounds_ = 0; ///< Not direct: min, then max, then the table.
   /// decodesBytePlanes(): the four planes (byte k of the 16 entries, in
-  /// both halves), the low-bits mask and vpermd's order; else −1.
+  /// both halves), the low-bits mask and vpermd's order (packed: vpshufb's
+  /// byte order); else −1.
   int32_t bytePlanes_ = -1;
   X86LookupTables tables_;
 };
