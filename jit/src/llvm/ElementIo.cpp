@@ -239,21 +239,29 @@ void storeStored(IrContext &ir, llvm::Value *base, llvm::Value *index,
   if (ir.target.isX86 && ir.target.vectorBits == 256 && storage.bits == 4 &&
       n == 32) {
     // AVX2: the i32 lanes (4-bit values, in i8 range) become 32 ordered
-    // bytes through saturating packs, then byte pairs w = even | odd << 8
-    // become (w | w >> 4) & 0xFF with the fields masked first.
+    // bytes through saturating packs; vpmaddubsw then makes each byte pair
+    // a word even + 16 · odd (the fields, masked when signed), and one
+    // more pack narrows the words.
     llvm::SmallVector<llvm::Value *, 4> quarters;
     for (int first = 0; first < 32; first += 8)
       quarters.push_back(b.CreateShuffleVector(
           values, {first, first + 1, first + 2, first + 3, first + 4, first + 5,
                    first + 6, first + 7}));
-    llvm::Value *ordered = packThirtyTwoBytes(ir, quarters, true);
+    llvm::Value *ordered = b.CreateBitCast(
+        packThirtyTwoBytes(ir, quarters, true), ir.vectorOf(ir.i8, 32));
+    if (storage.isSigned)
+      ordered = b.CreateAnd(ordered, ir.intConstant(ir.i8, fieldMask, 32));
+    llvm::SmallVector<llvm::Constant *, 32> weights;
+    for (unsigned byte = 0; byte < 32; ++byte)
+      weights.push_back(b.getInt8(byte % 2 ? 1 << storage.bits : 1));
     llvm::Value *pairs =
-        b.CreateAnd(b.CreateBitCast(ordered, ir.vectorOf(ir.i16, 16)),
-                    ir.intConstant(ir.i16, 0x0F0F, 16));
-    pairs =
-        b.CreateOr(pairs, b.CreateLShr(pairs, ir.intConstant(ir.i16, 4, 16)));
-    ir.store(b.CreateTrunc(pairs, ir.vectorOf(ir.i8, 16)), address,
-             Lanes{bytes});
+        b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_pmadd_ub_sw, {},
+                          {ordered, llvm::ConstantVector::get(weights)});
+    llvm::Value *narrow = b.CreateIntrinsic(
+        llvm::Intrinsic::x86_sse2_packuswb_128, {},
+        {b.CreateShuffleVector(pairs, {0, 1, 2, 3, 4, 5, 6, 7}),
+         b.CreateShuffleVector(pairs, {8, 9, 10, 11, 12, 13, 14, 15})});
+    ir.store(narrow, address, Lanes{bytes});
     return;
   }
   llvm::Value *packed = nullptr;

@@ -33,7 +33,6 @@ llvm::Value *searchPosition(IrContext &ir, const QuantileSearch &search,
                             std::optional<size_t> nanPosition) {
   llvm::IRBuilder<> &b = ir.builder;
   llvm::Type *i32Lanes = ir.vectorOf(ir.i32, lanes);
-  llvm::Value *position = ir.intConstant(ir.i32, 0, lanes);
   auto atLeast = [&](llvm::Value *threshold, bool nanAbove) {
     return nanAbove ? b.CreateFCmpUGE(v, threshold)
                     : b.CreateFCmpOGE(v, threshold);
@@ -43,6 +42,7 @@ llvm::Value *searchPosition(IrContext &ir, const QuantileSearch &search,
                   lanes % 8 == 0 && ir.spec.compute == ValueType::F32 &&
                   size <= 64 && search.thresholds.size() > 2;
   if (!permutes) {
+    llvm::Value *position = ir.intConstant(ir.i32, 0, lanes);
     for (size_t j = 0; j < search.thresholds.size(); ++j)
       position = b.CreateSub(
           position,
@@ -58,26 +58,37 @@ llvm::Value *searchPosition(IrContext &ir, const QuantileSearch &search,
                                  std::numeric_limits<double>::quiet_NaN());
   std::copy(search.thresholds.begin(), search.thresholds.end(),
             thresholds.begin());
+  // The prefix p of the position decided so far (its high bits) indexes
+  // the next step's candidates directly: p' = 2p + above, two operations
+  // per step and no shifts. The first step compares with one threshold and
+  // the second picks between two by the first's mask (a blend).
+  llvm::Value *prefix = nullptr, *firstAbove = nullptr;
   for (uint64_t bit = size / 2; bit >= 1; bit /= 2) {
     // Candidates p + bit with p a multiple of 2·bit: threshold p + bit − 1.
     std::vector<double> candidates;
     for (uint64_t p = 0; p < size; p += 2 * bit)
       candidates.push_back(thresholds[p + bit - 1]);
-    llvm::Value *threshold =
-        candidates.size() == 1
-            ? ir.computeConstant(candidates[0], lanes)
-            : emitTableLookup(
-                  ir, ir.compute, candidates,
-                  b.CreateLShr(
-                      position,
-                      ir.intConstant(ir.i32, llvm::Log2_64(2 * bit), lanes)),
-                  lanes);
-    llvm::Value *above =
-        b.CreateSExt(atLeast(threshold, (nanPath & bit) != 0), i32Lanes);
-    position = b.CreateOr(
-        position,
-        b.CreateAnd(above, ir.intConstant(ir.i32, int64_t(bit), lanes)));
+    llvm::Value *threshold;
+    if (candidates.size() == 1)
+      threshold = ir.computeConstant(candidates[0], lanes);
+    else if (candidates.size() == 2)
+      threshold =
+          b.CreateSelect(firstAbove, ir.computeConstant(candidates[1], lanes),
+                         ir.computeConstant(candidates[0], lanes));
+    else
+      threshold = emitTableLookup(ir, ir.compute, candidates, prefix, lanes);
+    llvm::Value *above = atLeast(threshold, (nanPath & bit) != 0);
+    llvm::Value *minusAbove = b.CreateSExt(above, i32Lanes);
+    if (!firstAbove)
+      firstAbove = above;
+    else if (!prefix) // 2·(first bit) is −2·mask = mask & 2.
+      prefix = b.CreateSub(b.CreateAnd(b.CreateSExt(firstAbove, i32Lanes),
+                                       ir.intConstant(ir.i32, 2, lanes)),
+                           minusAbove);
+    else
+      prefix = b.CreateSub(b.CreateAdd(prefix, prefix), minusAbove);
   }
+  llvm::Value *position = prefix;
   if (nanPosition && padded)
     position = b.CreateSelect(
         b.CreateFCmpUNO(v, v),
