@@ -20,8 +20,11 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
+#include <iterator>
+#include <limits>
 
 namespace qjit {
 namespace {
@@ -138,7 +141,21 @@ TEST_P(CompactKernelTest, Layouts) {
 
 TEST_P(CompactKernelTest, QuantileQcastAtEveryThreshold) {
   // Baked per-tensor quantile qcast compares inputs with thresholds moved
-  // to the input side: check the few ulps around each one, both scale ops.
+  // to the input side: check the few ulps around each one, both scale ops,
+  // and a special value after each (NaN, whose entry the zero point picks,
+  // reaches every lane of a vector this way).
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
+                            -std::numeric_limits<float>::quiet_NaN(),
+                            std::bit_cast<float>(0x7FA00001u), // sNaN payload.
+                            std::bit_cast<float>(0xFFC12345u),
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            0.0f,
+                            -0.0f,
+                            std::numeric_limits<float>::denorm_min(),
+                            -1e-40f,
+                            std::numeric_limits<float>::max(),
+                            std::numeric_limits<float>::lowest()};
   size_t checked = 0;
   for (const StorageSpec &storage : testing::compactStorages()) {
     if (storage.kind != StorageType::Kind::Quantile)
@@ -165,6 +182,7 @@ TEST_P(CompactKernelTest, QuantileQcastAtEveryThreshold) {
             inputs.push_back(x);
             x = std::nextafter(x, 1e30f);
           }
+          inputs.push_back(specials[inputs.size() % std::size(specials)]);
         }
         expectQcastMatchesReference(spec, inputs);
       }

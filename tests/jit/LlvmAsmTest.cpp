@@ -98,6 +98,24 @@ TEST(LlvmAsm, IntelSyntax) {
   EXPECT_THAT(text, ContainsRegex("vcvttps2dq\\s+zmm[0-9]+, zmm[0-9]+"));
 }
 
+TEST(LlvmAsm, PackedNf4QuantizeSearchesWithBlendsAndPermutes) {
+  // The binary search over input-side thresholds: the second step blends
+  // by the first's mask, later ones permute by the prefix; the last step
+  // and the nibble pairs are joined in bytes.
+  testing::SweepAxes axes;
+  axes.widths = {};
+  axes.compact = {testing::compactStorages().at(5)};
+  ASSERT_TRUE(axes.compact[0].packed && axes.compact[0].table.size() == 16);
+  std::string text = assemblyOf(testing::specSweep(axes).at(0), IsaLevel::Avx2);
+  EXPECT_THAT(text, ContainsRegex("vblendvps.*ymm"));
+  EXPECT_THAT(text, ContainsRegex("vpermilps.*ymm"));
+  EXPECT_THAT(text, ContainsRegex("vperm(d|ps).*ymm"));
+  EXPECT_THAT(text, ContainsRegex("vpsubb.*ymm"));
+  EXPECT_THAT(text, ContainsRegex("vpmaddubsw.*ymm"));
+  EXPECT_THAT(text, ContainsRegex("vpshufb.*xmm"));
+  EXPECT_THAT(text, Not(ContainsRegex("vdivps|vgather|vpsrld")));
+}
+
 TEST(LlvmAsm, AArch64NeonCrossTarget) {
   AsmOptions options;
   options.triple = "aarch64-linux-gnu";

@@ -238,22 +238,17 @@ void storeStored(IrContext &ir, llvm::Value *base, llvm::Value *index,
   unsigned bytes = n / perByte;
   if (ir.target.isX86 && ir.target.vectorBits == 256 && storage.bits == 4 &&
       n == 32) {
-    // AVX2: the i32 lanes (4-bit values, in i8 range) become 32 ordered
-    // bytes through saturating packs, then byte pairs w = even | odd << 8
-    // become (w | w >> 4) & 0xFF with the fields masked first.
+    // AVX2: the i32 lanes (4-bit values, in i8 range) become 32 bytes
+    // through saturating packs, the fields masked when signed.
     llvm::SmallVector<llvm::Value *, 4> quarters;
     for (int first = 0; first < 32; first += 8)
       quarters.push_back(b.CreateShuffleVector(
           values, {first, first + 1, first + 2, first + 3, first + 4, first + 5,
                    first + 6, first + 7}));
-    llvm::Value *ordered = packThirtyTwoBytes(ir, quarters, true);
-    llvm::Value *pairs =
-        b.CreateAnd(b.CreateBitCast(ordered, ir.vectorOf(ir.i16, 16)),
-                    ir.intConstant(ir.i16, 0x0F0F, 16));
-    pairs =
-        b.CreateOr(pairs, b.CreateLShr(pairs, ir.intConstant(ir.i16, 4, 16)));
-    ir.store(b.CreateTrunc(pairs, ir.vectorOf(ir.i8, 16)), address,
-             Lanes{bytes});
+    llvm::Value *codes = packBytesInPackOrder(ir, quarters, true);
+    if (storage.isSigned)
+      codes = b.CreateAnd(codes, ir.intConstant(ir.i8, fieldMask, 32));
+    storeNibblesInPackOrder(ir, base, index, codes);
     return;
   }
   llvm::Value *packed = nullptr;
@@ -270,18 +265,24 @@ void storeStored(IrContext &ir, llvm::Value *base, llvm::Value *index,
   ir.store(packed, address, Lanes{bytes});
 }
 
-llvm::Value *packThirtyTwoBytes(IrContext &ir,
-                                llvm::ArrayRef<llvm::Value *> quarters,
-                                bool signedBytes) {
+llvm::Value *packBytesInPackOrder(IrContext &ir,
+                                  llvm::ArrayRef<llvm::Value *> quarters,
+                                  bool signedBytes) {
   llvm::IRBuilder<> &b = ir.builder;
   llvm::Value *low = b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_packssdw, {},
                                        {quarters[0], quarters[1]});
   llvm::Value *high = b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_packssdw, {},
                                         {quarters[2], quarters[3]});
-  llvm::Value *bytes =
-      b.CreateIntrinsic(signedBytes ? llvm::Intrinsic::x86_avx2_packsswb
-                                    : llvm::Intrinsic::x86_avx2_packuswb,
-                        {}, {low, high});
+  return b.CreateIntrinsic(signedBytes ? llvm::Intrinsic::x86_avx2_packsswb
+                                       : llvm::Intrinsic::x86_avx2_packuswb,
+                           {}, {low, high});
+}
+
+llvm::Value *packThirtyTwoBytes(IrContext &ir,
+                                llvm::ArrayRef<llvm::Value *> quarters,
+                                bool signedBytes) {
+  llvm::IRBuilder<> &b = ir.builder;
+  llvm::Value *bytes = packBytesInPackOrder(ir, quarters, signedBytes);
   // The packs interleave 128-bit halves: dwords 0 4 1 5 2 6 3 7 restore
   // element order.
   llvm::SmallVector<llvm::Constant *, 8> order;
@@ -290,6 +291,30 @@ llvm::Value *packThirtyTwoBytes(IrContext &ir,
   return b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_permd, {},
                            {b.CreateBitCast(bytes, ir.vectorOf(ir.i32, 8)),
                             llvm::ConstantVector::get(order)});
+}
+
+void storeNibblesInPackOrder(IrContext &ir, llvm::Value *base,
+                             llvm::Value *index, llvm::Value *codes) {
+  llvm::IRBuilder<> &b = ir.builder;
+  // vpmaddubsw makes each byte pair (elements 2k, 2k + 1, neighbours in
+  // the packs' order too) the word even + 16 · odd; one more pack narrows
+  // the words, and a byte shuffle puts the pairs, which the packs' order
+  // keeps in groups of two, back in element order.
+  llvm::SmallVector<llvm::Constant *, 32> weights;
+  for (unsigned byte = 0; byte < 32; ++byte)
+    weights.push_back(b.getInt8(byte % 2 ? 16 : 1));
+  llvm::Value *pairs =
+      b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_pmadd_ub_sw, {},
+                        {b.CreateBitCast(codes, ir.vectorOf(ir.i8, 32)),
+                         llvm::ConstantVector::get(weights)});
+  llvm::Value *narrow = b.CreateIntrinsic(
+      llvm::Intrinsic::x86_sse2_packuswb_128, {},
+      {b.CreateShuffleVector(pairs, {0, 1, 2, 3, 4, 5, 6, 7}),
+       b.CreateShuffleVector(pairs, {8, 9, 10, 11, 12, 13, 14, 15})});
+  // Bytes hold pairs 0 1 4 5 8 9 12 13 2 3 6 7 10 11 14 15.
+  llvm::Value *ordered = b.CreateShuffleVector(
+      narrow, {0, 1, 8, 9, 2, 3, 10, 11, 4, 5, 12, 13, 6, 7, 14, 15});
+  ir.store(ordered, ir.byteAddress(base, b.CreateLShr(index, 1)), Lanes{16});
 }
 
 } // namespace qjit::llvmjit

@@ -39,6 +39,15 @@ llvm::Value *widenExpressed(IrContext &ir, llvm::Value *raw, unsigned lanes);
 llvm::Value *packThirtyTwoBytes(IrContext &ir,
                                 llvm::ArrayRef<llvm::Value *> quarters,
                                 bool signedBytes);
+/// packThirtyTwoBytes without the vpermd: <32 x i8> in the packs' order,
+/// elements 0-3 8-11 16-19 24-27 4-7 12-15 20-23 28-31.
+llvm::Value *packBytesInPackOrder(IrContext &ir,
+                                  llvm::ArrayRef<llvm::Value *> quarters,
+                                  bool signedBytes);
+/// AVX2: 32 packed 4-bit codes (<32 x i8> in [0, 16), in the packs'
+/// order) stored as the 16 bytes of elements index.. of `base`.
+void storeNibblesInPackOrder(IrContext &ir, llvm::Value *base,
+                             llvm::Value *index, llvm::Value *codes);
 /// The in-memory element type of an expressed format.
 llvm::Type *expressedMemoryType(IrContext &ir);
 

@@ -12,6 +12,7 @@
 #include "ElementIo.h"
 #include "LayoutLoops.h"
 #include "ParamSource.h"
+#include "QuantileIr.h"
 
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/MDBuilder.h>
@@ -151,6 +152,16 @@ void KernelEmitter::emitElements(llvm::Value *e, Lanes lanes,
   switch (ir_.spec.op) {
   case KernelOp::QCast: {
     llvm::Value *x = loadExpressed(ir_, src_, e, lanes);
+    if (ir_.spec.storage.kind == StorageType::Kind::Quantile) {
+      std::vector<llvm::Value *> groups =
+          emitQuantileNibblesFromInput(ir_, x, lanes);
+      for (size_t g = 0; g < groups.size(); ++g)
+        storeNibblesInPackOrder(
+            ir_, dst_, ir_.builder.CreateAdd(e, ir_.builder.getInt64(32 * g)),
+            groups[g]);
+      if (!groups.empty())
+        return;
+    }
     llvm::Value *q =
         isCompactStorage(ir_.spec.storage)
             ? emitCompactQuantize(ir_, plan_, x, params, lanes.count)

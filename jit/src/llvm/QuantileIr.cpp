@@ -1,6 +1,7 @@
 //===- QuantileIr.cpp - Quantile tables on lanes --------------------------===//
 #include "QuantileIr.h"
 
+#include "ElementIo.h"
 #include "TableLookup.h"
 
 #include "QuantileInputThresholds.h"
@@ -20,64 +21,101 @@ int64_t lowestStored(const StorageSpec &storage) {
 
 namespace {
 
-/// The number of thresholds at or below v (lanes of C); NaN lanes get
-/// `nanPosition` when given (else v must not be NaN). With register
-/// permutes: a binary search, one bit of the position per step, each step
-/// comparing with the threshold its lane's prefix selects (a table
-/// lookup); the table is padded with NaN thresholds, which compare false.
-/// Otherwise: one comparison per threshold, counted. A NaN lane compares
-/// true (unordered or >=) exactly where nanPosition's path goes up, so it
-/// needs no select (unless padding, which must compare false, exists).
-llvm::Value *searchPosition(IrContext &ir, const QuantileSearch &search,
-                            llvm::Value *v, unsigned lanes,
-                            std::optional<size_t> nanPosition) {
+/// Whether searchPosition's binary search with register permutes applies:
+/// AVX2 f32 lanes in whole 8-lane chunks, more than two thresholds.
+bool permutedSearchApplies(IrContext &ir, const QuantileSearch &search,
+                           unsigned lanes) {
+  return ir.target.isX86 && ir.target.vectorBits >= 256 && lanes % 8 == 0 &&
+         ir.spec.compute == ValueType::F32 && search.values.size() <= 64 &&
+         search.thresholds.size() > 2;
+}
+
+/// The binary search's steps but the last: position = 2 · prefix − minusLast.
+struct SearchSteps {
+  llvm::Value *prefix;    ///< i32 lanes: the position's high bits.
+  llvm::Value *minusLast; ///< i32 lanes: −1 where the last step goes up.
+};
+
+/// The binary search with register permutes over thresholds padded with
+/// NaN to size − 1 (a power of two; padding compares false): one bit of
+/// the position per step, each step comparing with the threshold its
+/// lane's prefix selects. The prefix p decided so far (the high bits)
+/// indexes the next step's candidates directly: p' = 2p + above, two
+/// operations per step and no shifts; the second step picks between two
+/// candidates by the first's mask (a blend). A NaN lane compares true
+/// (unordered or >=) exactly where `nanPath` goes up.
+SearchSteps permutedSearch(IrContext &ir, const std::vector<double> &thresholds,
+                           uint64_t size, uint64_t nanPath, llvm::Value *v,
+                           unsigned lanes) {
   llvm::IRBuilder<> &b = ir.builder;
   llvm::Type *i32Lanes = ir.vectorOf(ir.i32, lanes);
-  llvm::Value *position = ir.intConstant(ir.i32, 0, lanes);
-  auto atLeast = [&](llvm::Value *threshold, bool nanAbove) {
-    return nanAbove ? b.CreateFCmpUGE(v, threshold)
-                    : b.CreateFCmpOGE(v, threshold);
-  };
-  uint64_t size = llvm::PowerOf2Ceil(std::max<size_t>(search.values.size(), 2));
-  bool permutes = ir.target.isX86 && ir.target.vectorBits >= 256 &&
-                  lanes % 8 == 0 && ir.spec.compute == ValueType::F32 &&
-                  size <= 64 && search.thresholds.size() > 2;
-  if (!permutes) {
-    for (size_t j = 0; j < search.thresholds.size(); ++j)
-      position = b.CreateSub(
-          position,
-          b.CreateSExt(atLeast(ir.computeConstant(search.thresholds[j], lanes),
-                               nanPosition && j < *nanPosition),
-                       i32Lanes));
-    return position;
-  }
-  // NaN's path, or 0 with padding (NaN lanes are then selected below).
-  bool padded = search.thresholds.size() + 1 < size;
-  uint64_t nanPath = nanPosition && !padded ? *nanPosition : 0;
-  std::vector<double> thresholds(size - 1,
-                                 std::numeric_limits<double>::quiet_NaN());
-  std::copy(search.thresholds.begin(), search.thresholds.end(),
-            thresholds.begin());
+  llvm::Value *prefix = nullptr, *firstAbove = nullptr, *minusFirst = nullptr,
+              *minusAbove = nullptr;
   for (uint64_t bit = size / 2; bit >= 1; bit /= 2) {
+    if (prefix) // p' = 2p + above
+      prefix = b.CreateSub(b.CreateAdd(prefix, prefix), minusAbove);
+    else if (minusAbove != minusFirst) // 2 · (first bit) is mask & 2.
+      prefix =
+          b.CreateSub(b.CreateAnd(minusFirst, ir.intConstant(ir.i32, 2, lanes)),
+                      minusAbove);
     // Candidates p + bit with p a multiple of 2·bit: threshold p + bit − 1.
     std::vector<double> candidates;
     for (uint64_t p = 0; p < size; p += 2 * bit)
       candidates.push_back(thresholds[p + bit - 1]);
-    llvm::Value *threshold =
-        candidates.size() == 1
-            ? ir.computeConstant(candidates[0], lanes)
-            : emitTableLookup(
-                  ir, ir.compute, candidates,
-                  b.CreateLShr(
-                      position,
-                      ir.intConstant(ir.i32, llvm::Log2_64(2 * bit), lanes)),
-                  lanes);
-    llvm::Value *above =
-        b.CreateSExt(atLeast(threshold, (nanPath & bit) != 0), i32Lanes);
-    position = b.CreateOr(
-        position,
-        b.CreateAnd(above, ir.intConstant(ir.i32, int64_t(bit), lanes)));
+    llvm::Value *threshold;
+    if (candidates.size() == 1)
+      threshold = ir.computeConstant(candidates[0], lanes);
+    else if (candidates.size() == 2)
+      threshold =
+          b.CreateSelect(firstAbove, ir.computeConstant(candidates[1], lanes),
+                         ir.computeConstant(candidates[0], lanes));
+    else
+      threshold = emitTableLookup(ir, ir.compute, candidates, prefix, lanes);
+    llvm::Value *above = (nanPath & bit) ? b.CreateFCmpUGE(v, threshold)
+                                         : b.CreateFCmpOGE(v, threshold);
+    minusAbove = b.CreateSExt(above, i32Lanes);
+    if (!firstAbove) {
+      firstAbove = above;
+      minusFirst = minusAbove;
+    }
   }
+  if (!prefix) // Two steps: the prefix is the first bit.
+    prefix = b.CreateNeg(minusFirst);
+  return {prefix, minusAbove};
+}
+
+/// The number of thresholds at or below v (lanes of C); NaN lanes get
+/// `nanPosition` when given (else v must not be NaN). A binary search
+/// (permutedSearch) where it applies, else one comparison per threshold,
+/// counted.
+llvm::Value *searchPosition(IrContext &ir, const QuantileSearch &search,
+                            llvm::Value *v, unsigned lanes,
+                            std::optional<size_t> nanPosition) {
+  llvm::IRBuilder<> &b = ir.builder;
+  if (!permutedSearchApplies(ir, search, lanes)) {
+    llvm::Value *position = ir.intConstant(ir.i32, 0, lanes);
+    for (size_t j = 0; j < search.thresholds.size(); ++j) {
+      llvm::Value *threshold = ir.computeConstant(search.thresholds[j], lanes);
+      position = b.CreateSub(position,
+                             b.CreateSExt(nanPosition && j < *nanPosition
+                                              ? b.CreateFCmpUGE(v, threshold)
+                                              : b.CreateFCmpOGE(v, threshold),
+                                          ir.vectorOf(ir.i32, lanes)));
+    }
+    return position;
+  }
+  uint64_t size = llvm::PowerOf2Ceil(search.values.size());
+  std::vector<double> thresholds(size - 1,
+                                 std::numeric_limits<double>::quiet_NaN());
+  std::copy(search.thresholds.begin(), search.thresholds.end(),
+            thresholds.begin());
+  // NaN's path, or 0 with padding (NaN lanes are then selected below).
+  bool padded = search.thresholds.size() + 1 < size;
+  SearchSteps steps =
+      permutedSearch(ir, thresholds, size,
+                     nanPosition && !padded ? *nanPosition : 0, v, lanes);
+  llvm::Value *position =
+      b.CreateSub(b.CreateAdd(steps.prefix, steps.prefix), steps.minusLast);
   if (nanPosition && padded)
     position = b.CreateSelect(
         b.CreateFCmpUNO(v, v),
@@ -132,6 +170,48 @@ llvm::Value *emitQuantileEncodeFromInput(IrContext &ir, llvm::Value *x,
       search.positionOf(static_cast<double>(spec.params.zeroPoints[0]));
   return storedOfPosition(
       ir, search, searchPosition(ir, moved, x, lanes, nanPosition), lanes);
+}
+
+std::vector<llvm::Value *>
+emitQuantileNibblesFromInput(IrContext &ir, llvm::Value *x, Lanes lanes) {
+  const KernelSpec &spec = ir.spec;
+  const StorageSpec &storage = spec.storage;
+  if (!ir.target.isX86 || ir.target.vectorBits != 256 ||
+      lanes.count % 32 != 0 || lanes.mask || !storage.packed ||
+      storage.bits != 4 || storage.min != 0 ||
+      !quantileThresholdsMoveToInput(spec))
+    return {};
+  QuantileSearch search = buildQuantileSearch(storage.table, spec.compute);
+  for (size_t p = 0; p < search.tableIndex.size(); ++p)
+    if (search.tableIndex[p] != static_cast<int64_t>(p))
+      return {}; // Stored values are not the positions.
+  // Without padding, so that NaN lanes follow their path.
+  if (search.values.size() != 16 ||
+      !permutedSearchApplies(ir, search, lanes.count))
+    return {};
+  std::vector<double> thresholds =
+      quantileInputThresholds(spec, search.thresholds);
+  size_t nanPosition =
+      search.positionOf(static_cast<double>(spec.params.zeroPoints[0]));
+  SearchSteps steps =
+      permutedSearch(ir, thresholds, 16, nanPosition, x, lanes.count);
+  // The last step joins in bytes, 32 lanes per operation: 2p − minusLast.
+  llvm::IRBuilder<> &b = ir.builder;
+  auto bytes = [&](llvm::Value *wide, int group) {
+    llvm::SmallVector<llvm::Value *, 4> quarters;
+    for (int first = 32 * group; first < 32 * group + 32; first += 8)
+      quarters.push_back(b.CreateShuffleVector(
+          wide, {first, first + 1, first + 2, first + 3, first + 4, first + 5,
+                 first + 6, first + 7}));
+    return packBytesInPackOrder(ir, quarters, true);
+  };
+  std::vector<llvm::Value *> groups;
+  for (int group = 0; group < int(lanes.count / 32); ++group) {
+    llvm::Value *prefix = bytes(steps.prefix, group);
+    groups.push_back(b.CreateSub(b.CreateAdd(prefix, prefix),
+                                 bytes(steps.minusLast, group)));
+  }
+  return groups;
 }
 
 llvm::Value *emitQuantileDecode(IrContext &ir, llvm::Value *q, unsigned lanes) {

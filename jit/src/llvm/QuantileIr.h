@@ -10,6 +10,8 @@
 
 #include "IrContext.h"
 
+#include <vector>
+
 namespace qjit::llvmjit {
 
 /// Storage this narrow is read through a table with an entry for every
@@ -28,6 +30,13 @@ llvm::Value *emitQuantileEncode(IrContext &ir, llvm::Value *v,
 /// the input at compile time, so no lane divides. Null otherwise.
 llvm::Value *emitQuantileEncodeFromInput(IrContext &ir, llvm::Value *x,
                                          unsigned lanes);
+/// For packed 4-bit storage whose stored values are the positions (16
+/// distinct entries) on AVX2, as emitQuantileEncodeFromInput for whole
+/// groups of 32 lanes: each group's codes as <32 x i8> in the packs' order
+/// (storeNibblesInPackOrder stores them). Empty otherwise.
+std::vector<llvm::Value *>
+emitQuantileNibblesFromInput(IrContext &ir, llvm::Value *x, Lanes lanes);
+
 /// The table entries (compute lanes) of stored values q (i32 lanes).
 llvm::Value *emitQuantileDecode(IrContext &ir, llvm::Value *q, unsigned lanes);
 
