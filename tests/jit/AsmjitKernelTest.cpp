@@ -13,6 +13,7 @@
 #include "qjit/Backend.h"
 #include "qjit/Isa.h"
 #include "qjit/Reference.h"
+#include "qjit/TypeParser.h"
 
 #include <gtest/gtest.h>
 
@@ -216,6 +217,25 @@ TEST_P(AsmjitKernelTest, PackedEveryLayout) {
   // runtime zero points; dcast and scast: 2 parameter sources).
   EXPECT_EQ(checkSweep(axes, /*packedOnly=*/true),
             (3u * 2 * 2 - 2) * 9 * (2 * 2 - 1 + 2 + 2));
+}
+
+// 4-bit dcast loads codes as laneBias + q while laneBias + z is exact
+// (|z| <= 2^22); baked zero points beyond that take the widening loads.
+TEST_P(AsmjitKernelTest, PackedInt4FarBakedZeroPoints) {
+  for (const char *text : {"!quant.uniform<i4:f32, 0.5:4194305>",
+                           "!quant.uniform<u4:f16, 0.75:-4194304>",
+                           "tensor<3x40x!quant.uniform<i4:f32:0, {0.5:4194304, "
+                           "0.25:-1099511627777, 3.0:-2}>>"}) {
+    Expected<TypeDescriptor> type = parseTypeOrError(text);
+    ASSERT_TRUE(type) << text << ": " << type.status().message();
+    Expected<KernelSpec> spec = lowerToKernelSpec(*type, KernelOp::DCast, {});
+    ASSERT_TRUE(spec) << text << ": " << spec.status().message();
+    Expected<CompiledCode> code = backend_->compile(*spec);
+    ASSERT_TRUE(code) << code.status().message();
+    KernelTester tester(*spec, qjit::testing::testSeed(),
+                        {.lanes = 40, .largeSize = 1000});
+    EXPECT_TRUE(tester.check(code->entry)) << text;
+  }
 }
 
 TEST_P(AsmjitKernelTest, PackedExpressedTypes) {

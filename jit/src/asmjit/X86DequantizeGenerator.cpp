@@ -7,7 +7,11 @@
 // then · s, each one f32 rounding, then one rounding to the expressed
 // format. (f64 compute: X86WideGenerators.) Packed storage loads its codes
 // through X86PackedCodes, a group of four vectors at once in the unrolled
-// loop (one 16-byte load for 4-bit codes).
+// loop (one 16-byte load for 4-bit codes). 4-bit integer codes load as
+// floats laneBias + q (no conversion) whenever the zero point operands can
+// hold laneBias + z exactly: (laneBias + q) − (laneBias + z) is then q − z
+// with one rounding. Runs whose runtime z is out of that range subtract
+// the biases first (exact: the difference is q), then z.
 //
 //===----------------------------------------------------------------------===//
 #include "X86Conversions.h"
@@ -20,6 +24,7 @@
 
 #include <array>
 #include <optional>
+#include <span>
 
 namespace qjit::asmjit_backend {
 
@@ -36,6 +41,11 @@ public:
       floatDecoder_.emplace(spec, isa, folded_.has_value());
     if (spec.storage.packed)
       packed_.emplace(spec.storage.bits, spec.storage.isSigned);
+    biased_ = packed_ && spec.storage.bits == 4 &&
+              spec.storage.kind == StorageType::Kind::Integer &&
+              params_.canBiasZeroPoints();
+    if (biased_)
+      params_.biasZeroPoints(packed_->laneBiases());
   }
 
   void generate(x86::Assembler &a) { emitX86Kernel(a, isa_, spec_, *this); }
@@ -75,6 +85,12 @@ public:
       emitFinish(a, slot, v, dst, masked);
       return;
     }
+    if (biased_) {
+      packed_->emitLoadBiased(a, v, src);
+      emitUnbiasOutOfRange(a, {&v, 1});
+      emitFinish(a, slot, v, dst, masked);
+      return;
+    }
     if (packed_)
       packed_->emitLoad(a, v, src);
     else
@@ -90,7 +106,10 @@ public:
       values[j] = isa_.vec(reg::kWork + j);
       temp[j] = isa_.vec(reg::kTemp + j);
     }
-    if (packed_) {
+    if (biased_) {
+      packed_->emitLoadBiasedGroup(a, values, temp[0], src);
+      emitUnbiasOutOfRange(a, values);
+    } else if (packed_) {
       packed_->emitLoadGroup(a, values, temp[0], temp[1], src);
       for (unsigned j = 0; j < reg::kUnroll; ++j)
         emitValues(a, j, values[j]);
@@ -118,6 +137,20 @@ private:
   bool unsignedValues() const {
     return spec_.storage.kind == StorageType::Kind::Integer &&
            !spec_.storage.isSigned && spec_.storage.bits == 32;
+  }
+
+  /// Biased loads in a run whose zero point operands hold z rather than
+  /// laneBias + z (X86Parameters::biasZeroPoints): laneBias + q → q.
+  void emitUnbiasOutOfRange(x86::Assembler &a,
+                            std::span<const x86::Vec> values) {
+    if (!params_.checksBiasRange())
+      return;
+    asmjit::Label inRange = a.newLabel();
+    a.cmp(reg::zeroPointOutOfRange(), 0);
+    a.je(inRange);
+    for (const x86::Vec &v : values)
+      a.vsubps(v, v, params_.laneBiasTable(a));
+    a.bind(inRange);
   }
 
   /// i32 lanes of stored values in `v` → f32 values (q, or the entry).
@@ -160,6 +193,7 @@ private:
   std::optional<X86QuantileDecoder> quantile_;
   std::optional<X86FloatDecoder> floatDecoder_; ///< Float storage only.
   std::optional<X86PackedCodes> packed_;
+  bool biased_ = false; ///< 4-bit codes loaded as laneBias + q.
 };
 
 } // namespace
