@@ -238,6 +238,31 @@ TEST_P(AsmjitKernelTest, PackedInt4FarBakedZeroPoints) {
   }
 }
 
+// Blockwise runs of whole unrolled iterations stream outputs above 8 MiB
+// that start on a vector boundary (the other one stores through the
+// caches).
+TEST_P(AsmjitKernelTest, WholeRunsStreamPastTheCache) {
+  for (const char *text :
+       {"!quant.uniform<i4:f32, 0.5:1>", "!quant.uniform<i8:f32, 0.5:1>"}) {
+    Expected<TypeDescriptor> type = parseTypeOrError(text);
+    ASSERT_TRUE(type) << text << ": " << type.status().message();
+    Expected<KernelSpec> spec = lowerToKernelSpec(*type, KernelOp::DCast, {});
+    ASSERT_TRUE(spec) << text << ": " << spec.status().message();
+    spec->layout.kind = LayoutSpec::Kind::PerAxis;
+    spec->layout.channels = 4;
+    spec->layout.inner = 32;
+    spec->params = {};
+    spec->params.runtime = true; // The tester passes them.
+    Expected<CompiledCode> code = backend_->compile(*spec);
+    ASSERT_TRUE(code) << code.status().message();
+    KernelTester tester(*spec, qjit::testing::testSeed());
+    for (size_t dstOffset : {0, 4})
+      EXPECT_TRUE(
+          tester.checkOnce(code->entry, (size_t(2) << 20) + 384, 0, dstOffset))
+          << text << " output offset " << dstOffset;
+  }
+}
+
 TEST_P(AsmjitKernelTest, PackedExpressedTypes) {
   SweepAxes axes;
   axes.ops = {KernelOp::QCast, KernelOp::DCast};
