@@ -240,14 +240,23 @@ TEST_P(AsmjitKernelTest, PackedInt4FarBakedZeroPoints) {
 
 // Blockwise runs of whole unrolled iterations stream outputs above 8 MiB
 // that start on a vector boundary (the other one stores through the
-// caches).
+// caches): f32 dcast outputs, and i8 qcast ones of the checked division.
 TEST_P(AsmjitKernelTest, WholeRunsStreamPastTheCache) {
-  for (const char *text :
-       {"!quant.uniform<i4:f32, 0.5:1>", "!quant.uniform<i8:f32, 0.5:1>"}) {
-    Expected<TypeDescriptor> type = parseTypeOrError(text);
-    ASSERT_TRUE(type) << text << ": " << type.status().message();
-    Expected<KernelSpec> spec = lowerToKernelSpec(*type, KernelOp::DCast, {});
-    ASSERT_TRUE(spec) << text << ": " << spec.status().message();
+  struct Case {
+    const char *type;
+    KernelOp op;
+    size_t n; ///< 8 MiB of output and 3 blocks of 4 × 32.
+  };
+  for (Case c : {Case{"!quant.uniform<i4:f32, 0.5:1>", KernelOp::DCast,
+                      (size_t(2) << 20) + 384},
+                 Case{"!quant.uniform<i8:f32, 0.5:1>", KernelOp::DCast,
+                      (size_t(2) << 20) + 384},
+                 Case{"!quant.uniform<i8:f32, 0.5:1>", KernelOp::QCast,
+                      (size_t(8) << 20) + 384}}) {
+    Expected<TypeDescriptor> type = parseTypeOrError(c.type);
+    ASSERT_TRUE(type) << c.type << ": " << type.status().message();
+    Expected<KernelSpec> spec = lowerToKernelSpec(*type, c.op, {});
+    ASSERT_TRUE(spec) << c.type << ": " << spec.status().message();
     spec->layout.kind = LayoutSpec::Kind::PerAxis;
     spec->layout.channels = 4;
     spec->layout.inner = 32;
@@ -257,9 +266,8 @@ TEST_P(AsmjitKernelTest, WholeRunsStreamPastTheCache) {
     ASSERT_TRUE(code) << code.status().message();
     KernelTester tester(*spec, qjit::testing::testSeed());
     for (size_t dstOffset : {0, 4})
-      EXPECT_TRUE(
-          tester.checkOnce(code->entry, (size_t(2) << 20) + 384, 0, dstOffset))
-          << text << " output offset " << dstOffset;
+      EXPECT_TRUE(tester.checkOnce(code->entry, c.n, 0, dstOffset))
+          << spec->canonicalString() << " output offset " << dstOffset;
   }
 }
 
