@@ -25,6 +25,7 @@
 #include <array>
 #include <optional>
 #include <span>
+#include <vector>
 
 namespace qjit::asmjit_backend {
 
@@ -68,6 +69,7 @@ public:
   void emitParameters(x86::Assembler &a) override { params_.emitLoad(a); }
   unsigned parameterBytes() const override { return params_.parameterBytes(); }
   void emitData(x86::Assembler &a) override {
+    emitUnbiases(a);
     params_.emitData(a);
     if (quantile_)
       quantile_->emitData(a);
@@ -140,17 +142,31 @@ private:
   }
 
   /// Biased loads in a run whose zero point operands hold z rather than
-  /// laneBias + z (X86Parameters::biasZeroPoints): laneBias + q → q.
+  /// laneBias + z (X86Parameters::biasZeroPoints): laneBias + q → q, out
+  /// of line (emitData) so that the usual path falls through.
   void emitUnbiasOutOfRange(x86::Assembler &a,
                             std::span<const x86::Vec> values) {
     if (!params_.checksBiasRange())
       return;
-    asmjit::Label inRange = a.newLabel();
+    Unbias unbias{a.newLabel(), a.newLabel(), {values.begin(), values.end()}};
     a.cmp(reg::zeroPointOutOfRange(), 0);
-    a.je(inRange);
-    for (const x86::Vec &v : values)
-      a.vsubps(v, v, params_.laneBiasTable(a));
-    a.bind(inRange);
+    a.jne(unbias.entry);
+    a.bind(unbias.back);
+    unbiases_.push_back(std::move(unbias));
+  }
+
+  /// The out-of-line code of emitUnbiasOutOfRange.
+  struct Unbias {
+    asmjit::Label entry, back;
+    std::vector<x86::Vec> values;
+  };
+  void emitUnbiases(x86::Assembler &a) {
+    for (const Unbias &unbias : unbiases_) {
+      a.bind(unbias.entry);
+      for (const x86::Vec &v : unbias.values)
+        a.vsubps(v, v, params_.laneBiasTable(a));
+      a.jmp(unbias.back);
+    }
   }
 
   /// i32 lanes of stored values in `v` → f32 values (q, or the entry).
@@ -194,6 +210,7 @@ private:
   std::optional<X86FloatDecoder> floatDecoder_; ///< Float storage only.
   std::optional<X86PackedCodes> packed_;
   bool biased_ = false; ///< 4-bit codes loaded as laneBias + q.
+  std::vector<Unbias> unbiases_;
 };
 
 } // namespace

@@ -463,7 +463,8 @@ private:
   // this needs.
 
   /// Red-zone slots above the tail buffers (at most 32 bytes each at
-  /// rsp - 128 and rsp - 64).
+  /// rsp - 128 and rsp - 64); rsp - 24 is the bodies'
+  /// (reg::zeroPointOutOfRange).
   static x86::Mem savedRunCount() { return x86::qword_ptr(x86::rsp, -8); }
   static x86::Mem savedParams() { return x86::qword_ptr(x86::rsp, -16); }
 
