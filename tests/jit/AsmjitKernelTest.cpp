@@ -238,14 +238,15 @@ TEST_P(AsmjitKernelTest, PackedInt4FarBakedZeroPoints) {
   }
 }
 
-// Blockwise runs of whole unrolled iterations stream outputs above 8 MiB
-// that start on a vector boundary (the other one stores through the
-// caches): f32 dcast outputs, and i8 qcast ones of the checked division.
-TEST_P(AsmjitKernelTest, WholeRunsStreamPastTheCache) {
+// Blockwise runs of whole unrolled iterations, and per-tensor packed
+// sources, stream outputs above 8 MiB that start on a vector boundary (the
+// other one stores through the caches): f32 dcast outputs, and i8 qcast
+// ones of the checked division.
+TEST_P(AsmjitKernelTest, BlocksAndPackedCodesStreamPastTheCache) {
   struct Case {
     const char *type;
     KernelOp op;
-    size_t n; ///< 8 MiB of output and 3 blocks of 4 × 32.
+    size_t n; ///< 8 MiB of output and 3 blocks of 4 × 32 (blockwise).
   };
   for (Case c : {Case{"!quant.uniform<i4:f32, 0.5:1>", KernelOp::DCast,
                       (size_t(2) << 20) + 384},
@@ -257,17 +258,24 @@ TEST_P(AsmjitKernelTest, WholeRunsStreamPastTheCache) {
     ASSERT_TRUE(type) << c.type << ": " << type.status().message();
     Expected<KernelSpec> spec = lowerToKernelSpec(*type, c.op, {});
     ASSERT_TRUE(spec) << c.type << ": " << spec.status().message();
-    spec->layout.kind = LayoutSpec::Kind::PerAxis;
-    spec->layout.channels = 4;
-    spec->layout.inner = 32;
-    spec->params = {};
-    spec->params.runtime = true; // The tester passes them.
-    Expected<CompiledCode> code = backend_->compile(*spec);
-    ASSERT_TRUE(code) << code.status().message();
-    KernelTester tester(*spec, qjit::testing::testSeed());
-    for (size_t dstOffset : {0, 4})
-      EXPECT_TRUE(tester.checkOnce(code->entry, c.n, 0, dstOffset))
-          << spec->canonicalString() << " output offset " << dstOffset;
+    for (bool blocks : {false, true}) {
+      if (!blocks && !spec->storage.packed)
+        continue;
+      if (blocks) {
+        spec->layout.kind = LayoutSpec::Kind::PerAxis;
+        spec->layout.channels = 4;
+        spec->layout.inner = 32;
+        spec->params = {};
+        spec->params.runtime = true; // The tester passes them.
+      }
+      Expected<CompiledCode> code = backend_->compile(*spec);
+      ASSERT_TRUE(code) << code.status().message();
+      KernelTester tester(*spec, qjit::testing::testSeed());
+      size_t n = blocks ? c.n : c.n + 5; // Per-tensor: an odd tail.
+      for (size_t dstOffset : {0, 4})
+        EXPECT_TRUE(tester.checkOnce(code->entry, n, 0, dstOffset))
+            << spec->canonicalString() << " output offset " << dstOffset;
+    }
   }
 }
 

@@ -101,7 +101,7 @@ public:
     if (levels_.empty()) {
       a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
       body_.emitParameters(a_);
-      if (body_.canStreamStores() && packedSides_.empty())
+      if (body_.canStreamStores() && !body_.dstPackedBits())
         emitStreamingRun();
       a_.mov(reg::runCount, reg::remaining);
       emitRun(true);
@@ -178,22 +178,27 @@ private:
   /// Outputs of at least kStreamingBytes whose address is element-aligned:
   /// a few elements up to a vector boundary, then the rest with
   /// non-temporal stores (they would only evict the caches), then a fence.
-  /// Smaller or misaligned outputs fall through to the regular run.
+  /// Smaller or misaligned outputs fall through to the regular run, and so
+  /// do packed sources' outputs off a vector boundary (their head could
+  /// end inside a byte).
   void emitStreamingRun() {
     const unsigned dstBytes = body_.dstBytes();
+    const bool packed = !packedSides_.empty();
     Label regular = a_.newLabel();
     a_.mov(reg::scratch, kStreamingBytes / dstBytes);
     a_.cmp(reg::remaining, reg::scratch);
     a_.jb(regular);
-    a_.test(reg::dst.r8(), dstBytes - 1);
+    a_.test(reg::dst.r8(), (packed ? isa_.vectorBytes() : dstBytes) - 1);
     a_.jnz(regular);
-    // Elements before the next vector boundary (< lanes of them).
-    a_.mov(reg::runCount, reg::dst);
-    a_.neg(reg::runCount);
-    a_.and_(reg::runCount, isa_.vectorBytes() - 1);
-    a_.shr(reg::runCount, std::countr_zero(dstBytes));
-    a_.sub(reg::remaining, reg::runCount);
-    emitRun(false);
+    if (!packed) {
+      // Elements before the next vector boundary (< lanes of them).
+      a_.mov(reg::runCount, reg::dst);
+      a_.neg(reg::runCount);
+      a_.and_(reg::runCount, isa_.vectorBytes() - 1);
+      a_.shr(reg::runCount, std::countr_zero(dstBytes));
+      a_.sub(reg::remaining, reg::runCount);
+      emitRun(false);
+    }
     a_.mov(reg::runCount, reg::remaining);
     a_.xor_(reg::remaining.r32(), reg::remaining.r32());
     emitRun(true, /*streaming=*/true);
