@@ -31,6 +31,8 @@ void printUsage() {
       "capped by\n"
       "                              QJIT_MAX_ISA; higher than the host is "
       "fine here)\n"
+      "  --runtime-params            scales passed at call time "
+      "(KernelParams)\n"
       "  -mtriple=TRIPLE             target, e.g. aarch64-linux-gnu\n"
       "  -mcpu=CPU                   target CPU\n"
       "  -mattr=+a,-b                target features, applied last\n"
@@ -60,6 +62,7 @@ int asmCommand(int argc, char **argv) {
   addKernelFlags(flags);
   flags.value("backend").value("isa").value("mtriple").value("mcpu");
   flags.value("mattr").value("x86-asm-syntax").value("o").flag("help");
+  flags.flag("runtime-params");
   if (std::optional<int> done =
           parseCommandFlags(flags, argc, argv, kCommand, printUsage))
     return *done;
@@ -72,6 +75,7 @@ int asmCommand(int argc, char **argv) {
   Expected<KernelRequest> request = readKernelRequest(flags);
   if (!request)
     return reportUsageError(kCommand, request.status());
+  request->lowering.runtimeParameters = flags.has("runtime-params");
   Expected<std::unique_ptr<Backend>> backend =
       createBackend(flags.getOr("backend", "llvm"), *isa);
   if (!backend)

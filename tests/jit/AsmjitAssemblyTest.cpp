@@ -281,8 +281,9 @@ KernelSpec packedInt4Blocks32(KernelOp op) {
 }
 
 TEST_F(AsmjitAssemblyTest, PackedInt4Blocks32RunsAvx2CodeWithGroupedNibbles) {
-  // AVX2 code at both levels; a block is one 16-byte load split into
-  // nibbles, widened like 8-bit storage; stores merge nibble pairs.
+  // AVX2 code at both levels; a block is one 16-byte load whose nibbles
+  // byte shuffles place into float lanes (no int → float conversion);
+  // stores merge nibble pairs.
   KernelSpec dcast = packedInt4Blocks32(KernelOp::DCast);
   KernelSpec qcast = packedInt4Blocks32(KernelOp::QCast);
   for (const std::string &text : {avx512(dcast), avx2(dcast)}) {
@@ -290,10 +291,15 @@ TEST_F(AsmjitAssemblyTest, PackedInt4Blocks32RunsAvx2CodeWithGroupedNibbles) {
     EXPECT_THAT(text, Not(HasSubstr("zmm")));
     EXPECT_THAT(text, Not(HasSubstr("{k")));
     EXPECT_THAT(text, HasSubstr("vbroadcastss ymm8"));
-    EXPECT_THAT(text, HasSubstr("vmovdqu xmm4, [rdi]"));
-    EXPECT_THAT(text, HasSubstr("vpunpcklbw xmm0"));
-    EXPECT_THAT(text, HasSubstr("vpmovsxbd ymm3, xmm3"));
+    EXPECT_THAT(text, HasSubstr("vbroadcasti128 ymm4, xmmword ptr [rdi]"));
+    EXPECT_THAT(text, HasSubstr("vpshufb ymm3, ymm4"));
+    EXPECT_THAT(text, Not(HasSubstr("vcvtdq2ps")));
   }
+  // Zero points beyond the biased range: the widening loads.
+  dcast.params.zeroPoints[3] = int64_t(1) << 23;
+  std::string wide = avx2(dcast);
+  EXPECT_THAT(wide, HasSubstr("vpmovsxbd ymm3, xmm3"));
+  EXPECT_THAT(wide, HasSubstr("vcvtdq2ps"));
   for (const std::string &text : {avx512(qcast), avx2(qcast)}) {
     EXPECT_THAT(text, Not(HasSubstr("zmm")));
     EXPECT_THAT(text, HasSubstr("vpmaddubsw"));

@@ -13,6 +13,7 @@
 #include "qjit/Backend.h"
 #include "qjit/Isa.h"
 #include "qjit/Reference.h"
+#include "qjit/TypeParser.h"
 
 #include <gtest/gtest.h>
 
@@ -216,6 +217,66 @@ TEST_P(AsmjitKernelTest, PackedEveryLayout) {
   // runtime zero points; dcast and scast: 2 parameter sources).
   EXPECT_EQ(checkSweep(axes, /*packedOnly=*/true),
             (3u * 2 * 2 - 2) * 9 * (2 * 2 - 1 + 2 + 2));
+}
+
+// 4-bit dcast loads codes as laneBias + q while laneBias + z is exact
+// (|z| <= 2^22); baked zero points beyond that take the widening loads.
+TEST_P(AsmjitKernelTest, PackedInt4FarBakedZeroPoints) {
+  for (const char *text : {"!quant.uniform<i4:f32, 0.5:4194305>",
+                           "!quant.uniform<u4:f16, 0.75:-4194304>",
+                           "tensor<3x40x!quant.uniform<i4:f32:0, {0.5:4194304, "
+                           "0.25:-1099511627777, 3.0:-2}>>"}) {
+    Expected<TypeDescriptor> type = parseTypeOrError(text);
+    ASSERT_TRUE(type) << text << ": " << type.status().message();
+    Expected<KernelSpec> spec = lowerToKernelSpec(*type, KernelOp::DCast, {});
+    ASSERT_TRUE(spec) << text << ": " << spec.status().message();
+    Expected<CompiledCode> code = backend_->compile(*spec);
+    ASSERT_TRUE(code) << code.status().message();
+    KernelTester tester(*spec, qjit::testing::testSeed(),
+                        {.lanes = 40, .largeSize = 1000});
+    EXPECT_TRUE(tester.check(code->entry)) << text;
+  }
+}
+
+// Blockwise runs of whole unrolled iterations, and per-tensor packed
+// sources, stream outputs above 8 MiB that start on a vector boundary (the
+// other one stores through the caches): f32 dcast outputs, and i8 qcast
+// ones of the checked division.
+TEST_P(AsmjitKernelTest, BlocksAndPackedCodesStreamPastTheCache) {
+  struct Case {
+    const char *type;
+    KernelOp op;
+    size_t n; ///< 8 MiB of output and 3 blocks of 4 × 32 (blockwise).
+  };
+  for (Case c : {Case{"!quant.uniform<i4:f32, 0.5:1>", KernelOp::DCast,
+                      (size_t(2) << 20) + 384},
+                 Case{"!quant.uniform<i8:f32, 0.5:1>", KernelOp::DCast,
+                      (size_t(2) << 20) + 384},
+                 Case{"!quant.uniform<i8:f32, 0.5:1>", KernelOp::QCast,
+                      (size_t(8) << 20) + 384}}) {
+    Expected<TypeDescriptor> type = parseTypeOrError(c.type);
+    ASSERT_TRUE(type) << c.type << ": " << type.status().message();
+    Expected<KernelSpec> spec = lowerToKernelSpec(*type, c.op, {});
+    ASSERT_TRUE(spec) << c.type << ": " << spec.status().message();
+    for (bool blocks : {false, true}) {
+      if (!blocks && !spec->storage.packed)
+        continue;
+      if (blocks) {
+        spec->layout.kind = LayoutSpec::Kind::PerAxis;
+        spec->layout.channels = 4;
+        spec->layout.inner = 32;
+        spec->params = {};
+        spec->params.runtime = true; // The tester passes them.
+      }
+      Expected<CompiledCode> code = backend_->compile(*spec);
+      ASSERT_TRUE(code) << code.status().message();
+      KernelTester tester(*spec, qjit::testing::testSeed());
+      size_t n = blocks ? c.n : c.n + 5; // Per-tensor: an odd tail.
+      for (size_t dstOffset : {0, 4})
+        EXPECT_TRUE(tester.checkOnce(code->entry, n, 0, dstOffset))
+            << spec->canonicalString() << " output offset " << dstOffset;
+    }
+  }
 }
 
 TEST_P(AsmjitKernelTest, PackedExpressedTypes) {

@@ -160,6 +160,8 @@ void KernelTester::inventCallParams() {
         compact ? -2 : spec_.storage.min, compact ? 2 : spec_.storage.max);
     call_.zeroPoints[k] = zero(rng_);
     if (options_.wideZeroPoints && rng_() % 2) {
+      // The last two: the ends of the range asmjit's packed 4-bit dcast
+      // folds into its biased loads.
       static constexpr int64_t kWide[] = {std::numeric_limits<int64_t>::min(),
                                           std::numeric_limits<int64_t>::max(),
                                           -(int64_t(1) << 30),
@@ -167,7 +169,9 @@ void KernelTester::inventCallParams() {
                                           -(int64_t(1) << 24) - 1,
                                           (int64_t(1) << 53) + 1,
                                           -(int64_t(1) << 62) - 3,
-                                          (int64_t(1) << 20) + 7};
+                                          (int64_t(1) << 20) + 7,
+                                          int64_t(1) << 22,
+                                          -(int64_t(1) << 22) - 1};
       call_.zeroPoints[k] = rng_() % 4 == 0 ? static_cast<int64_t>(rng_())
                                             : kWide[rng_() % std::size(kWide)];
     }

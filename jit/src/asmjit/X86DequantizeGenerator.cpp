@@ -7,9 +7,14 @@
 // then · s, each one f32 rounding, then one rounding to the expressed
 // format. (f64 compute: X86WideGenerators.) Packed storage loads its codes
 // through X86PackedCodes, a group of four vectors at once in the unrolled
-// loop (one 16-byte load for 4-bit codes); packed 4-bit tables (NF4,
-// f4E2M1FN) decode whole unrolled blocks through byte planes instead, and
-// fp8 codes a whole unrolled block too (X86FloatDecoder::emitLoadBlock).
+// loop (one 16-byte load for 4-bit codes). 4-bit integer codes load as
+// floats laneBias + q (no conversion) whenever the zero point operands can
+// hold laneBias + z exactly: (laneBias + q) − (laneBias + z) is then q − z
+// with one rounding. Runs whose runtime z is out of that range subtract
+// the biases first (exact: the difference is q), then z. Packed 4-bit
+// tables (NF4, f4E2M1FN) decode whole unrolled blocks through byte planes
+// instead, and fp8 codes a whole unrolled block too
+// (X86FloatDecoder::emitLoadBlock).
 //
 //===----------------------------------------------------------------------===//
 #include "X86Conversions.h"
@@ -22,6 +27,8 @@
 
 #include <array>
 #include <optional>
+#include <span>
+#include <vector>
 
 namespace qjit::asmjit_backend {
 
@@ -39,6 +46,11 @@ public:
       floatDecoder_.emplace(spec, isa, folded_.has_value());
     if (spec.storage.packed)
       packed_.emplace(spec.storage.bits, spec.storage.isSigned);
+    biased_ = packed_ && spec.storage.bits == 4 &&
+              spec.storage.kind == StorageType::Kind::Integer &&
+              params_.canBiasZeroPoints();
+    if (biased_)
+      params_.biasZeroPoints(packed_->laneBiases());
   }
 
   void generate(x86::Assembler &a) { emitX86Kernel(a, isa_, spec_, *this); }
@@ -61,6 +73,7 @@ public:
   void emitParameters(x86::Assembler &a) override { params_.emitLoad(a); }
   unsigned parameterBytes() const override { return params_.parameterBytes(); }
   void emitData(x86::Assembler &a) override {
+    emitUnbiases(a);
     params_.emitData(a);
     if (quantile_)
       quantile_->emitData(a);
@@ -75,6 +88,12 @@ public:
     x86::Vec v = isa_.vec(reg::kWork + slot);
     if (floatDecoder_) {
       floatDecoder_->emitLoadValues(a, v, isa_.vec(reg::kTemp + slot), src);
+      emitFinish(a, slot, v, dst, masked);
+      return;
+    }
+    if (biased_) {
+      packed_->emitLoadBiased(a, v, src);
+      emitUnbiasOutOfRange(a, {&v, 1});
       emitFinish(a, slot, v, dst, masked);
       return;
     }
@@ -104,6 +123,9 @@ public:
       // Tables of one-byte containers or packed 4-bit codes decode a
       // whole unrolled block with byte shuffles.
       quantile_->emitDecodeBytePlanes(a, src, values, temp);
+    } else if (biased_) {
+      packed_->emitLoadBiasedGroup(a, values, temp[0], src);
+      emitUnbiasOutOfRange(a, values);
     } else if (packed_) {
       packed_->emitLoadGroup(a, values, temp[0], temp[1], src);
       for (unsigned j = 0; j < reg::kUnroll; ++j)
@@ -130,6 +152,34 @@ private:
   bool unsignedValues() const {
     return spec_.storage.kind == StorageType::Kind::Integer &&
            !spec_.storage.isSigned && spec_.storage.bits == 32;
+  }
+
+  /// Biased loads in a run whose zero point operands hold z rather than
+  /// laneBias + z (X86Parameters::biasZeroPoints): laneBias + q → q, out
+  /// of line (emitData) so that the usual path falls through.
+  void emitUnbiasOutOfRange(x86::Assembler &a,
+                            std::span<const x86::Vec> values) {
+    if (!params_.checksBiasRange())
+      return;
+    Unbias unbias{a.newLabel(), a.newLabel(), {values.begin(), values.end()}};
+    a.cmp(reg::zeroPointOutOfRange(), 0);
+    a.jne(unbias.entry);
+    a.bind(unbias.back);
+    unbiases_.push_back(std::move(unbias));
+  }
+
+  /// The out-of-line code of emitUnbiasOutOfRange.
+  struct Unbias {
+    asmjit::Label entry, back;
+    std::vector<x86::Vec> values;
+  };
+  void emitUnbiases(x86::Assembler &a) {
+    for (const Unbias &unbias : unbiases_) {
+      a.bind(unbias.entry);
+      for (const x86::Vec &v : unbias.values)
+        a.vsubps(v, v, params_.laneBiasTable(a));
+      a.jmp(unbias.back);
+    }
   }
 
   /// i32 lanes of stored values in `v` → f32 values (q, or the entry).
@@ -197,6 +247,8 @@ private:
   std::optional<X86QuantileDecoder> quantile_;
   std::optional<X86FloatDecoder> floatDecoder_; ///< Float storage only.
   std::optional<X86PackedCodes> packed_;
+  bool biased_ = false; ///< 4-bit codes loaded as laneBias + q.
+  std::vector<Unbias> unbiases_;
 };
 
 } // namespace

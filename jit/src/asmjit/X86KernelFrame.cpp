@@ -68,6 +68,9 @@ std::vector<NestLevel> nestLevels(const LayoutSpec &layout) {
   return levels;
 }
 
+/// Outputs from this size on stream past the caches (non-temporal stores).
+constexpr int64_t kStreamingBytes = int64_t(8) << 20;
+
 /// Stack slots of one nest level (rsp-relative, 8 bytes each).
 struct LevelSlots {
   x86::Mem block, blockIndex, row, base;
@@ -179,7 +182,6 @@ private:
   /// caches), then a fence. Smaller or misaligned outputs fall through to
   /// the regular run.
   void emitStreamingRun() {
-    constexpr int64_t kStreamingBytes = int64_t(8) << 20;
     const unsigned dstBytes = body_.dstBytes();
     const unsigned srcBits = body_.srcPackedBits();
     const unsigned alignment = srcBits ? dstBytes * 8 / srcBits : dstBytes;
@@ -273,7 +275,8 @@ private:
   /// Short static runs made of whole unrolled iterations (blockwise 32,
   /// 64, 128 on AVX2): while a whole run remains, one straight-line body
   /// per run, without the run loop's counting and tail tests, then `next`
-  /// takes the last, partial run.
+  /// takes the last, partial run. Outputs of at least kStreamingBytes on a
+  /// vector boundary stream their whole runs (runs keep that alignment).
   void emitWholeRuns(int64_t parameters, const Label &next) {
     constexpr int64_t kMaxInlineIterations = 4;
     const int64_t block = levels_.back().block;
@@ -281,18 +284,40 @@ private:
     if (midByte_ || block % unrolled != 0 ||
         block / unrolled > kMaxInlineIterations)
       return;
+    if (body_.canStreamStores() && !body_.dstPackedBits()) {
+      Label regular = a_.newLabel(), streamed = a_.newLabel();
+      a_.mov(reg::scratch, kStreamingBytes / body_.dstBytes());
+      a_.cmp(reg::remaining, reg::scratch);
+      a_.jb(regular);
+      a_.test(reg::dst.r8(), isa_.vectorBytes() - 1);
+      a_.jnz(regular);
+      emitWholeRunLoop(parameters, streamed, /*streaming=*/true);
+      a_.bind(streamed);
+      a_.sfence();
+      a_.jmp(next);
+      a_.bind(regular);
+    }
+    emitWholeRunLoop(parameters, next, /*streaming=*/false);
+  }
+
+  /// The loop of emitWholeRuns(), leaving through `exit`.
+  void emitWholeRunLoop(int64_t parameters, const Label &exit, bool streaming) {
+    const int64_t block = levels_.back().block;
+    const int64_t unrolled = int64_t(body_.lanes()) * reg::kUnroll;
     Label run = a_.newLabel();
     a_.align(AlignMode::kCode, 32);
     a_.bind(run);
     a_.cmp(reg::remaining, block);
-    a_.jb(next);
+    a_.jb(exit);
     body_.emitParameters(a_);
+    body_.setStreamingStores(streaming);
     for (int32_t i = 0; i < block / unrolled; ++i) {
       int32_t vectors = i * int32_t(reg::kUnroll);
       body_.emitUnrolled(a_,
                          x86::ptr(reg::src, vectors * body_.srcVectorBytes()),
                          x86::ptr(reg::dst, vectors * body_.dstVectorBytes()));
     }
+    body_.setStreamingStores(false);
     advanceCursors(static_cast<int32_t>(block));
     a_.sub(reg::remaining, block);
     a_.inc(reg::paramIndex);
@@ -442,7 +467,8 @@ private:
   // this needs.
 
   /// Red-zone slots above the tail buffers (at most 32 bytes each at
-  /// rsp - 128 and rsp - 64).
+  /// rsp - 128 and rsp - 64); rsp - 24 is the bodies'
+  /// (reg::zeroPointOutOfRange).
   static x86::Mem savedRunCount() { return x86::qword_ptr(x86::rsp, -8); }
   static x86::Mem savedParams() { return x86::qword_ptr(x86::rsp, -16); }
 

@@ -6,6 +6,15 @@
 // into low and high nibbles (signed ones sign-extended by a vpshufb
 // table), interleaves them into 32 bytes in element order and widens 8
 // bytes per vector (vpmovsx/zxbd), like an 8-bit load.
+// Biased 4-bit loads skip the widening and the int → float conversion
+// (both on the pipes the conversion's stores and subtractions need): a
+// byte shuffle puts each code's byte in the low byte of its lane, a mask
+// keeps its nibble in bits 0-3 (even elements) or 4-7 (odd ones), and the
+// exponent of 2^23 or 2^19 makes the lane the float 2^23 + code or
+// 2^19 + code (a mantissa unit is 1, or 1/16 for the nibble 4 bits up).
+// Signed codes are biased by 8 (the nibble's top bit flipped), so the
+// float is laneBias + q. The group load first spreads each lane's 8 bytes
+// as low and high nibbles (16 bytes), then places one nibble per lane.
 // Stores pack lanes to bytes (saturating packs and a dword permutation, as
 // 8-bit storage does), then merge neighbouring codes with multiply-adds
 // (4 and 2 bits) or collect the low bits with vpmovmskb (1 bit).
@@ -25,7 +34,17 @@ constexpr int32_t kCodeMask = 64;       ///< Bytes 2^bits - 1.
 constexpr int32_t kByteWeights = 96;    ///< Bytes 1, 2^bits, 1, 2^bits, ...
 constexpr int32_t kWordWeights = 128;   ///< Words 1, 16, ... (2-bit codes).
 constexpr int32_t kSignedNibbles = 160; ///< Bytes n sign-extended, n < 16.
-constexpr int32_t kDataBytes = 192;
+constexpr int32_t kSpread = 192;        ///< Per lane: its 8 bytes, twice.
+constexpr int32_t kSplitMask = 224;     ///< Per lane: 0x0f ×8, 0xf0 ×8.
+constexpr int32_t kPlace = 256;         ///< 4 × 32: vector j's nibble bytes.
+constexpr int32_t kPlaceVector = 384;   ///< One vector's bytes from a dword.
+constexpr int32_t kLaneMask = 416;      ///< Dwords 0x0f, 0xf0, ...
+constexpr int32_t kExponents = 448;     ///< Dwords of 2^23, 2^19, ... + bias.
+constexpr int32_t kDataBytes = 480;
+
+/// Exponent fields of 2^23 (even lanes) and 2^19 (odd lanes).
+constexpr uint32_t kEvenExponent = 0x4b000000u;
+constexpr uint32_t kOddExponent = 0x49000000u;
 } // namespace
 
 X86PackedCodes::X86PackedCodes(unsigned bits, bool isSigned)
@@ -79,6 +98,43 @@ void X86PackedCodes::emitLoadGroup(x86::Assembler &a,
   a.vpshufd(v[3].xmm(), v[2].xmm(), 0xee);
   for (const x86::Vec &r : v)
     isSigned_ ? a.vpmovsxbd(r, r.xmm()) : a.vpmovzxbd(r, r.xmm());
+}
+
+std::array<float, 8> X86PackedCodes::laneBiases() const {
+  std::array<float, 8> biases;
+  float signBias = isSigned_ ? 8.0f : 0.0f;
+  for (unsigned i = 0; i < 8; ++i)
+    biases[i] = (i % 2 ? 0x1p19f : 0x1p23f) + signBias;
+  return biases;
+}
+
+void X86PackedCodes::emitLoadBiased(x86::Assembler &a, const x86::Vec &v,
+                                    const x86::Mem &src) {
+  if (!data_.isValid())
+    data_ = a.newLabel();
+  x86::Mem m = src;
+  m.setSize(4);
+  a.vpbroadcastd(v, m);
+  a.vpshufb(v, v, data(kPlaceVector));
+  a.vpand(v, v, data(kLaneMask));
+  a.vpxor(v, v, data(kExponents));
+}
+
+void X86PackedCodes::emitLoadBiasedGroup(x86::Assembler &a,
+                                         const std::array<x86::Vec, 4> &v,
+                                         const x86::Vec &t,
+                                         const x86::Mem &src) {
+  if (!data_.isValid())
+    data_ = a.newLabel();
+  x86::Mem m = src;
+  m.setSize(16);
+  a.vbroadcasti128(t, m);
+  a.vpshufb(t, t, data(kSpread));
+  a.vpand(t, t, data(kSplitMask));
+  for (unsigned j = 0; j < 4; ++j) {
+    a.vpshufb(v[j], t, data(kPlace + 32 * int32_t(j)));
+    a.vpxor(v[j], v[j], data(kExponents));
+  }
 }
 
 void X86PackedCodes::emitStore(x86::Assembler &a, const x86::Mem &dst,
@@ -175,6 +231,37 @@ void X86PackedCodes::emitData(x86::Assembler &a) {
   }
   for (unsigned n = 0; n < 16; ++n)
     block[kSignedNibbles + n] = static_cast<uint8_t>(n < 8 ? n : n - 16);
+  // Biased loads. Lane half L (128 bits) of vector j holds elements
+  // 8j + 4L + d, d < 4: code byte 4j + 2L + d/2, its low nibble for even
+  // d. kSpread gives half L the bytes 2L + {0, 1, 4, 5, 8, 9, 12, 13} (as
+  // low, then high nibbles), where byte 4j + 2L + d/2 is entry 2j + d/2.
+  const uint8_t spread[8] = {0, 1, 4, 5, 8, 9, 12, 13};
+  constexpr uint8_t kZeroByte = 0x80; // vpshufb: a zero byte.
+  for (unsigned half = 0; half < 2; ++half) {
+    for (unsigned k = 0; k < 16; ++k) {
+      block[kSpread + 16 * half + k] =
+          static_cast<uint8_t>(2 * half + spread[k % 8]);
+      block[kSplitMask + 16 * half + k] = k < 8 ? 0x0f : 0xf0;
+    }
+    for (unsigned d = 0; d < 4; ++d) {
+      unsigned lane = 4 * half + d;
+      for (unsigned j = 0; j < 4; ++j) {
+        uint8_t *place = block + kPlace + 32 * j + 4 * lane;
+        place[0] = static_cast<uint8_t>((d % 2 ? 8 : 0) + 2 * j + d / 2);
+        place[1] = place[2] = place[3] = kZeroByte;
+      }
+      uint8_t *place = block + kPlaceVector + 4 * lane;
+      place[0] = static_cast<uint8_t>(2 * half + d / 2);
+      place[1] = place[2] = place[3] = kZeroByte;
+    }
+  }
+  uint32_t signBias = isSigned_ ? 8u : 0u;
+  for (unsigned i = 0; i < 8; ++i) {
+    bool odd = i % 2;
+    putDword(kLaneMask, i, odd ? 0xf0u : 0x0fu);
+    putDword(kExponents, i,
+             odd ? kOddExponent | signBias << 4 : kEvenExponent | signBias);
+  }
   a.align(asmjit::AlignMode::kData, 32);
   a.bind(data_);
   a.embed(block, sizeof(block));

@@ -38,6 +38,19 @@ public:
                      const x86::Vec &t0, const x86::Vec &t1,
                      const x86::Mem &src);
 
+  /// 4-bit integer codes straight to f32, without an int → float
+  /// conversion: lane i of a vector holds laneBiases()[i] + q exactly (q
+  /// the code's value), so subtracting laneBiases()[i] + z gives q − z
+  /// with the reference's one rounding while that sum is exact.
+  std::array<float, 8> laneBiases() const;
+  /// 8 codes at `src` (4 bytes) as biased f32 lanes of `v`.
+  void emitLoadBiased(x86::Assembler &a, const x86::Vec &v,
+                      const x86::Mem &src);
+  /// 32 codes at `src` (16 bytes) as biased f32 lanes of v[0..3]; `t`
+  /// clobbered.
+  void emitLoadBiasedGroup(x86::Assembler &a, const std::array<x86::Vec, 4> &v,
+                           const x86::Vec &t, const x86::Mem &src);
+
   /// The low `bits` bits of the 8 lanes of `v` as codes at `dst` (`bits`
   /// bytes). `v` and `temp` are clobbered; so is reg::scratch.
   void emitStore(x86::Assembler &a, const x86::Mem &dst, const x86::Vec &v,

@@ -87,6 +87,9 @@ std::vector<std::pair<int64_t, int64_t>> staticDims(const LayoutSpec &layout) {
 }
 
 constexpr int64_t kMaxTablePeriod = 16384;
+/// |z| up to 2^22 keeps z and laneBias + z (laneBias < 2^23 + 16)
+/// integers below 2^24 in magnitude: exact in f32.
+constexpr int64_t kBiasedZeroPointLimit = int64_t(1) << 22;
 constexpr int64_t kMaxVectorRunTablePeriod = 1024;
 
 } // namespace
@@ -127,6 +130,32 @@ void X86Parameters::expandPerElement(const KernelSpec &spec) {
   }
   zeroPointTableOffset_ = static_cast<int32_t>(padded * sizeof(float));
   reciprocalTableOffset_ = 2 * zeroPointTableOffset_;
+}
+
+bool X86Parameters::canBiasZeroPoints() const {
+  if (perElement_ || keepReciprocals_)
+    return false;
+  if (runtime_)
+    return true;
+  return std::all_of(zeroPoints_.begin(), zeroPoints_.end(), [](float z) {
+    return std::abs(z) <= static_cast<float>(kBiasedZeroPointLimit);
+  });
+}
+
+void X86Parameters::biasZeroPoints(const std::array<float, 8> &laneBiases) {
+  biased_ = true;
+  laneBiases_ = laneBiases;
+}
+
+x86::Mem X86Parameters::laneBiasTable(x86::Assembler &a) {
+  if (!laneBiasTable_.isValid())
+    laneBiasTable_ = a.newLabel();
+  return x86::ptr(laneBiasTable_);
+}
+
+void X86Parameters::emitAddLaneBiases(x86::Assembler &a) {
+  x86::Vec zero = isa_.vec(reg::kZeroPoint);
+  a.vaddps(zero, zero, laneBiasTable(a));
 }
 
 void X86Parameters::keepReciprocals(const x86::Vec &threshold,
@@ -207,6 +236,10 @@ void X86Parameters::emitLoad(x86::Assembler &a) {
     emitBroadcastImmediate(a, isa_, scale, floatBits(scales_[0]));
     if (!zeroPointsAreZero_)
       emitBroadcastImmediate(a, isa_, zero, floatBits(zeroPoints_[0]));
+    else if (biased_)
+      a.vxorps(zero, zero, zero);
+    if (biased_)
+      emitAddLaneBiases(a);
     return;
   }
   if (!scaleTable_.isValid()) {
@@ -218,6 +251,10 @@ void X86Parameters::emitLoad(x86::Assembler &a) {
   if (!zeroPointsAreZero_) {
     a.lea(reg::scratch, x86::ptr(zeroPointTable_));
     a.vbroadcastss(zero, x86::dword_ptr(reg::scratch, reg::paramIndex, 2));
+    if (biased_)
+      emitAddLaneBiases(a);
+  } else if (biased_) {
+    a.vmovups(zero, laneBiasTable(a));
   }
 }
 
@@ -287,9 +324,25 @@ void X86Parameters::emitRuntimeLoad(x86::Assembler &a) {
     a.mov(reg::scratch3.r32(), -1);
     a.bind(zeroPointChecked);
   }
-  a.vcvtsi2ss(s, s, x86::qword_ptr(p, reg::paramIndex, 3));
+  if (biased_) {
+    // Flags after the jz above: not above, so in range.
+    x86::Gp z = reg::scratch2;
+    a.mov(z, x86::qword_ptr(p, reg::paramIndex, 3));
+    a.vcvtsi2ss(s, s, z);
+    a.add(z, kBiasedZeroPointLimit);
+    a.cmp(z, 2 * kBiasedZeroPointLimit);
+  } else {
+    a.vcvtsi2ss(s, s, x86::qword_ptr(p, reg::paramIndex, 3));
+  }
   a.bind(noZeroPoints);
   a.vbroadcastss(isa_.vec(reg::kZeroPoint), s);
+  if (biased_) {
+    asmjit::Label outOfRange = a.newLabel();
+    a.seta(reg::zeroPointOutOfRange());
+    a.ja(outOfRange);
+    emitAddLaneBiases(a);
+    a.bind(outOfRange);
+  }
   if (checked) {
     a.vmovd(threshold_.xmm(), reg::scratch3.r32());
     a.vpbroadcastd(threshold_, threshold_.xmm());
@@ -297,6 +350,11 @@ void X86Parameters::emitRuntimeLoad(x86::Assembler &a) {
 }
 
 void X86Parameters::emitData(x86::Assembler &a) {
+  if (laneBiasTable_.isValid()) {
+    a.align(asmjit::AlignMode::kData, 32);
+    a.bind(laneBiasTable_);
+    a.embed(laneBiases_.data(), sizeof(laneBiases_));
+  }
   if (perElementTable_.isValid()) {
     a.align(asmjit::AlignMode::kData, 64);
     a.bind(perElementTable_);

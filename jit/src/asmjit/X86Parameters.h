@@ -15,6 +15,7 @@
 
 #include "qjit/KernelSpec.h"
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -37,8 +38,23 @@ public:
   /// gives the same result for every x (subnormal, infinite and NaN too).
   asmjit::InstId scaleInstruction() const { return scaleInstruction_; }
 
-  /// Baked parameters whose zero points are all 0: no add/sub needed.
-  bool zeroPointsAreZero() const { return zeroPointsAreZero_; }
+  /// Baked parameters whose zero points are all 0 (and not biased): no
+  /// add/sub needed.
+  bool zeroPointsAreZero() const { return zeroPointsAreZero_ && !biased_; }
+
+  /// Whether biasZeroPoints() may be used: broadcast parameters whose
+  /// baked zero points z all keep bias + z exact (|z| <= 2^22), or
+  /// runtime ones (checked per run).
+  bool canBiasZeroPoints() const;
+  /// The zero point operands hold laneBiases[i] + z in lane i (biased
+  /// packed loads, X86PackedCodes::laneBiases). A runtime z outside
+  /// ±2^22 sets reg::zeroPointOutOfRange() for the run and leaves the
+  /// operands at z: the body then subtracts laneBiasTable() first.
+  void biasZeroPoints(const std::array<float, 8> &laneBiases);
+  /// Runtime zero points may be out of the biased range (see above).
+  bool checksBiasRange() const { return biased_ && runtime_; }
+  /// The 8 lane biases in memory.
+  x86::Mem laneBiasTable(x86::Assembler &a);
   /// Baked scales only (runtime scales are unknown, so false).
   bool baked() const { return !runtime_; }
   /// Per-element tables over one period (see X86VectorBody::
@@ -71,6 +87,8 @@ public:
 
 private:
   void emitRuntimeLoad(x86::Assembler &a);
+  /// Broadcast zero points: adds the lane biases (biasZeroPoints()).
+  void emitAddLaneBiases(x86::Assembler &a);
   void expandPerElement(const KernelSpec &spec);
 
   X86Isa isa_;
@@ -87,6 +105,9 @@ private:
   x86::Vec threshold_;
   uint32_t passBits_ = 0;
   int64_t zeroPointLimit_ = 0;
+  bool biased_ = false;
+  std::array<float, 8> laneBiases_{};
+  asmjit::Label laneBiasTable_;
   std::vector<float> divisors_; ///< Baked s, in f32.
   asmjit::Label divisorTable_;  ///< Broadcast tables: s (keepReciprocals()).
   asmjit::Label perElementTable_;
