@@ -135,6 +135,22 @@ bool x86DecodesPackedTable(const KernelSpec &spec) {
          table;
 }
 
+bool x86EncodesPackedTable(const KernelSpec &spec) {
+  const StorageSpec &storage = spec.storage;
+  if (spec.op != KernelOp::QCast || !storage.packed || storage.bits != 4 ||
+      storage.kind != StorageType::Kind::Quantile || storage.isSigned ||
+      storage.min != 0 || storage.table.size() != 16 ||
+      spec.layout.kind != LayoutSpec::Kind::PerTensor || spec.params.runtime ||
+      spec.compute != ValueType::F32 || !quantileThresholdsMoveToInput(spec))
+    return false;
+  // Four full search steps whose positions are the codes themselves.
+  QuantileSearch search = buildQuantileSearch(storage.table, spec.compute);
+  for (size_t p = 0; p < search.tableIndex.size(); ++p)
+    if (search.tableIndex[p] != static_cast<int64_t>(p))
+      return false;
+  return search.values.size() == 16;
+}
+
 int32_t X86LookupTables::add(const std::vector<uint32_t> &words) {
   auto offset = static_cast<int32_t>(4 * words_.size());
   size_t count = std::max<size_t>(kSlice, words.size());
@@ -188,6 +204,14 @@ X86QuantileEncoder::X86QuantileEncoder(const KernelSpec &spec)
     stored.push_back(storedWord(storage.min + search.tableIndex[p]));
   }
   addMin_ = identity_ && storage.min != 0;
+  if (x86EncodesPackedTable(spec)) {
+    nibbles_ = tables_.add({padded[3]});
+    tables_.add({padded[11]});
+    tables_.add({2});
+    tables_.add({0x10011001u}); // vpmaddubsw: low nibble + 16 · high.
+    // Words of element pairs 0-3, 8-11 (low half), 4-7, 12-15 (high).
+    tables_.add({0x09080100u, 0x0b0a0302u, 0x0d0c0504u, 0x0f0e0706u});
+  }
   if (identity_) {
     stored_ = tables_.add({storedWord(storage.min)});
     if (positions < size_)
@@ -231,6 +255,71 @@ void X86QuantileEncoder::emitEncode(x86::Assembler &a,
                              kScratch[2], kScratch[3], kScratch[4]};
     emitLookup(a, tables_, position, position, stored_, size_, free);
   }
+}
+
+namespace {
+/// The registers of X86QuantileEncoder::NibbleConstants, in order.
+enum NibbleConstant : unsigned {
+  kStepOne,    ///< Threshold 7, broadcast.
+  kStepTwoLow, ///< Thresholds 3 and 11, broadcast.
+  kStepTwoHigh,
+  kTwo,         ///< 2 in every word.
+  kStepThree,   ///< Thresholds 1, 5, 9, 13 in each half.
+  kStepFour,    ///< Thresholds 0, 2, ..., 14.
+  kPairWeights, ///< vpmaddubsw's 1, 16.
+};
+} // namespace
+
+void X86QuantileEncoder::emitNibbleConstants(
+    x86::Assembler &a, const NibbleConstants &constants) const {
+  const int32_t offsets[kNibbleConstants] = {
+      candidates_[0], nibbles_,       nibbles_ + 32, nibbles_ + 64,
+      candidates_[2], candidates_[3], nibbles_ + 96};
+  for (size_t k = 0; k < kNibbleConstants; ++k)
+    a.vmovaps(constants[k], tables_.at(offsets[k]));
+}
+
+void X86QuantileEncoder::emitEncodeNibbles(
+    x86::Assembler &a, const std::array<x86::Vec, 4> &values,
+    const std::array<x86::Vec, 4> &positions, const x86::Vec &temp,
+    const NibbleConstants &c, const x86::Mem &dst) const {
+  // Each step across the four vectors before the next: their dependency
+  // chains overlap. Masks are −1 or 0, so 2p + bit is 2p − mask.
+  for (unsigned j = 0; j < 4; ++j)
+    a.vcmpps(positions[j], values[j], c[kStepOne], predicates_[0]);
+  for (unsigned j = 0; j < 4; ++j) {
+    a.vblendvps(temp, c[kStepTwoLow], c[kStepTwoHigh], positions[j]);
+    a.vandps(positions[j], positions[j], c[kTwo]);
+    a.vcmpps(temp, values[j], temp, predicates_[1]);
+    a.vpsubd(positions[j], positions[j], temp);
+  }
+  for (unsigned j = 0; j < 4; ++j) {
+    a.vpermilps(temp, c[kStepThree], positions[j]);
+    a.vpaddd(positions[j], positions[j], positions[j]);
+    a.vcmpps(temp, values[j], temp, predicates_[2]);
+    a.vpsubd(positions[j], positions[j], temp);
+  }
+  for (unsigned j = 0; j < 4; ++j) {
+    a.vpermps(temp, positions[j], c[kStepFour]);
+    a.vcmpps(values[j], values[j], temp, predicates_[3]);
+  }
+  // In-lane packs: bytes of elements 0-3, 8-11, 16-19, 24-27 in the low
+  // half, 4-7, ... in the high one; the last step joins there.
+  for (const std::array<x86::Vec, 4> *v : {&positions, &values}) {
+    a.vpackssdw((*v)[0], (*v)[0], (*v)[1]);
+    a.vpackssdw((*v)[2], (*v)[2], (*v)[3]);
+    a.vpacksswb((*v)[0], (*v)[0], (*v)[2]);
+  }
+  x86::Vec codes = positions[0];
+  a.vpaddb(codes, codes, codes);
+  a.vpsubb(codes, codes, values[0]);
+  a.vpmaddubsw(codes, codes, c[kPairWeights]);
+  a.vextracti128(temp.xmm(), codes, 1);
+  a.vpackuswb(codes.xmm(), codes.xmm(), temp.xmm());
+  a.vpshufb(codes.xmm(), codes.xmm(), tables_.at(nibbles_ + 128));
+  x86::Mem bytes = dst;
+  bytes.setSize(16);
+  a.vmovdqu(bytes, codes.xmm());
 }
 
 X86QuantileDecoder::X86QuantileDecoder(const KernelSpec &spec)

@@ -12,9 +12,11 @@
 // These kernels are AVX2 code (ymm, VEX) at every ISA level: the tables are
 // built for 8-lane permutes, and this host (Zen 1) cannot run AVX-512 code,
 // so only AVX2 code can be tested here (x86KernelIsa). Packed storage:
-// dcast of 4-bit codes only (NF4 and packed f4E2M1FN, whose 16 codes
-// decode as a table too), whole blocks through byte planes; qcast through
-// X86PackedCodes measured slower than llvm's kernels, so it is refused.
+// dcast of 4-bit codes (NF4 and packed f4E2M1FN, whose 16 codes decode as
+// a table too), whole blocks through byte planes; qcast of 16-entry 4-bit
+// tables with one baked scale (x86EncodesPackedTable), whose 32-element
+// blocks finish the search on packed bytes (emitEncodeNibbles) while heads
+// and tails go through X86PackedCodes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_ASMJIT_X86QUANTILESTORAGE_H
@@ -40,6 +42,11 @@ constexpr size_t kMaxQuantileEntries = 64;
 /// True for the packed storage whose dcast X86QuantileDecoder handles: 4-bit
 /// quantile tables and f4E2M1FN (its codes' values as a 16-entry table).
 bool x86DecodesPackedTable(const KernelSpec &spec);
+
+/// True for the packed qcast X86QuantileEncoder::emitEncodeNibbles handles:
+/// 4-bit unsigned codes of 16 distinct entries in ascending order, one
+/// baked scale that moves the thresholds to the input side.
+bool x86EncodesPackedTable(const KernelSpec &spec);
 
 /// Constant 32-bit tables placed after the code, read as whole vectors.
 class X86LookupTables {
@@ -75,6 +82,27 @@ public:
                   std::span<const x86::Vec> positions) const;
   void emitData(x86::Assembler &a) { tables_.emitData(a); }
 
+  /// x86EncodesPackedTable: the constants emitEncodeNibbles reads from
+  /// registers (memory operands of 256-bit vectors cost Zen 1 two of its
+  /// two loads per cycle each, and loads would bound the loop).
+  static constexpr size_t kNibbleConstants = 7;
+  using NibbleConstants = std::array<x86::Vec, kNibbleConstants>;
+  void emitNibbleConstants(x86::Assembler &a,
+                           const NibbleConstants &constants) const;
+  /// x86EncodesPackedTable: the 32 f32 inputs in values[0..3] (elements
+  /// 0-7, ...) → their 16 packed bytes at `dst`, the llvm kernel's shape:
+  /// step 1 against a broadcast threshold, step 2 one blend of its mask,
+  /// steps 3-4 thresholds permuted by the partial index (2p + bit from the
+  /// masks, no shifts), step 4 joined on packed bytes; vpmaddubsw pairs
+  /// the nibbles, one pack narrows and one vpshufb orders them. values[]
+  /// and positions[] are clobbered, so is `temp`; `constants` as
+  /// emitNibbleConstants left them.
+  void emitEncodeNibbles(x86::Assembler &a,
+                         const std::array<x86::Vec, 4> &values,
+                         const std::array<x86::Vec, 4> &positions,
+                         const x86::Vec &temp, const NibbleConstants &constants,
+                         const x86::Mem &dst) const;
+
 private:
   bool searchesInput_;
   unsigned size_; ///< Positions searched: a power of two >= 2.
@@ -86,6 +114,10 @@ private:
   bool identity_;             ///< Stored value = position + storage min.
   int32_t stored_ = 0;        ///< The min (identity) or position → stored.
   bool addMin_;
+  /// x86EncodesPackedTable: the step-2 thresholds (low, high, each
+  /// broadcast), 2 in every word, then the byte weights and order of the
+  /// nibble pairing; else −1.
+  int32_t nibbles_ = -1;
   X86LookupTables tables_;
 };
 

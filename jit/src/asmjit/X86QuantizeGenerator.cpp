@@ -20,7 +20,10 @@
 //
 // Packed storage stores its codes through X86PackedCodes: the checked
 // mode's 32 packed bytes become 4·bits bytes, and the exact mode's main
-// loop converts four vectors before one group store.
+// loop converts four vectors before one group store. Packed 4-bit tables
+// with one baked scale (x86EncodesPackedTable) finish the search of a
+// main-loop iteration on packed bytes instead (emitEncodeNibbles); heads
+// and tails still store through X86PackedCodes.
 // Float storage (X86FloatStorage.h): v = u + z goes to the format encoder
 // instead of the integer rounding and clamp.
 //
@@ -69,6 +72,7 @@ public:
       packed_.emplace(spec.storage.bits, spec.storage.isSigned);
     if (spec.storage.kind == StorageType::Kind::Quantile) {
       quantile_.emplace(spec);
+      nibbles_ = x86EncodesPackedTable(spec);
       return;
     }
     if (spec.storage.kind == StorageType::Kind::Float)
@@ -120,7 +124,13 @@ public:
   void emitParameters(x86::Assembler &a) override {
     // (Runtime parameters, which use the kScalar* registers, only come
     // here before rounding: after rounding they take the wide kernels.)
-    params_.emitLoad(a);
+    // The search of nibbles_ reads x itself: the parameter registers and
+    // the rest of those reg::kUnroll vectors' slots leave free hold its
+    // constants, reloaded per run (heads and tails clobber kLow only).
+    if (nibbles_)
+      quantile_->emitNibbleConstants(a, nibbleConstants());
+    else
+      params_.emitLoad(a);
   }
   unsigned parameterBytes() const override { return params_.parameterBytes(); }
   void emitData(x86::Assembler &a) override {
@@ -152,6 +162,19 @@ public:
 
   void emitUnrolled(x86::Assembler &a, const x86::Mem &src,
                     const x86::Mem &dst) override {
+    if (nibbles_) {
+      std::array<x86::Vec, reg::kUnroll> values, positions;
+      for (unsigned j = 0; j < reg::kUnroll; ++j) {
+        values[j] = isa_.vec(reg::kWork + j);
+        positions[j] = isa_.vec(reg::kTemp + j);
+        emitLoadExpressed(a, isa_, spec_.expressed, values[j],
+                          src.cloneAdjusted(int32_t(j) * srcVectorBytes()),
+                          false);
+      }
+      quantile_->emitEncodeNibbles(a, values, positions, isa_.vec(reg::kLow),
+                                   nibbleConstants(), dst);
+      return;
+    }
     if (packsQuantile()) {
       x86::Vec values[reg::kUnroll], stored[reg::kUnroll];
       for (unsigned j = 0; j < reg::kUnroll; ++j) {
@@ -228,8 +251,11 @@ public:
       emitLoadExpressed(a, isa_, spec_.expressed, v, src, masked);
       emitQuantileInput(a, slot, v, t);
       quantile_->emitEncode(a, std::span(&v, 1), std::span(&t, 1));
-      emitStoreStored(a, isa_, spec_.storage, dst, t, v, masked,
-                      Narrowing::Truncate);
+      if (packed_)
+        packed_->emitStore(a, dst, t, v);
+      else
+        emitStoreStored(a, isa_, spec_.storage, dst, t, v, masked,
+                        Narrowing::Truncate);
       return;
     }
     emitQuantize(a, slot, src, masked);
@@ -261,6 +287,13 @@ private:
       emitClamp(a, v);
       a.vcvttps2dq(v, v);
     }
+  }
+
+  X86QuantileEncoder::NibbleConstants nibbleConstants() const {
+    return {isa_.vec(reg::kScale),  isa_.vec(reg::kZeroPoint),
+            isa_.vec(reg::kHigh),   isa_.vec(reg::kHalf),
+            isa_.vec(reg::kSign),   isa_.vec(reg::kScalar),
+            isa_.vec(reg::kScalar2)};
   }
 
   /// Quantile storage in one-byte containers: a main-loop iteration packs
@@ -497,6 +530,7 @@ private:
   bool clampLow_ = true, clampHigh_ = true;
   std::optional<CheckedReciprocalPlan> checked_;
   std::optional<X86QuantileEncoder> quantile_;
+  bool nibbles_ = false; ///< Main loop through emitEncodeNibbles.
   std::optional<X86FloatEncoder> floatEncoder_; ///< Float storage only.
   /// A group to divide after all, emitted after the kernel's code.
   struct Division {
