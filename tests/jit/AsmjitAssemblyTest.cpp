@@ -228,7 +228,7 @@ TEST_F(AsmjitAssemblyTest, PackedNf4DcastShufflesBytePlanes) {
   // registers: baked per-tensor results come straight from the table
   // (f16 / bf16 ones from two planes), streamed beyond the caches, other
   // parameters are applied per 4 lanes; 16-bit outputs of those take
-  // 256-bit lanes. qcast of packed tables is refused.
+  // 256-bit lanes.
   const char *nf4 =
       "!quant.quantile<u4:f32, {-1.0, -0.6961928009986877, "
       "-0.5250730514526367, -0.39491748809814453, -0.28444138169288635, "
@@ -262,10 +262,46 @@ TEST_F(AsmjitAssemblyTest, PackedNf4DcastShufflesBytePlanes) {
   EXPECT_THAT(avx512(perTensor), HasSubstr("vpshufb xmm"));
   perAxis.expressed = ValueType::F16; // Parameters on 256-bit lanes.
   EXPECT_THAT(avx512(perAxis), HasSubstr("vpshufb ymm"));
-  Expected<std::string> qcast =
-      backend_->assembly(specOf(nf4, KernelOp::QCast), withFeatures(""));
-  ASSERT_FALSE(qcast);
-  EXPECT_EQ(qcast.status().code(), ErrorCode::Unsupported);
+}
+
+TEST_F(AsmjitAssemblyTest, PackedNf4QcastPairsNibblesOfPackedBytes) {
+  // Packed NF4 qcast with one baked scale: llvm's shape (a blend at step
+  // 2, permuted thresholds after, the last step on packed bytes, nibble
+  // pairs by vpmaddubsw, one pack, one vpshufb, 16 bytes stored), the
+  // input compared itself; never a gather nor zmm. Runtime parameters and
+  // per-axis blocks are refused (llvm compiles them).
+  const char *nf4 =
+      "!quant.quantile<u4:f32, {-1.0, -0.6961928009986877, "
+      "-0.5250730514526367, -0.39491748809814453, -0.28444138169288635, "
+      "-0.18477343022823334, -0.09105003625154495, 0.0, 0.07958029955625534, "
+      "0.16093020141124725, 0.24611230194568634, 0.33791524171829224, "
+      "0.44070982933044434, 0.5626170039176941, 0.7229568362236023, 1.0}>";
+  std::string uniform = std::string("!quant.uniform<") + nf4 + ":f32, 0.0137>";
+  KernelSpec baked = specOf(uniform, KernelOp::QCast);
+  ASSERT_TRUE(baked.storage.packed);
+  for (const std::string &text : {avx512(baked), avx2(baked)}) {
+    EXPECT_THAT(text, HasSubstr("# backend: asmjit (isa avx2)"));
+    EXPECT_THAT(text, HasSubstr("vblendvps ymm"));
+    EXPECT_THAT(text, HasSubstr("vpermilps ymm"));
+    EXPECT_THAT(text, HasSubstr("vpermps ymm"));
+    EXPECT_THAT(text, HasSubstr("vpacksswb ymm"));
+    EXPECT_THAT(text, HasSubstr("vpmaddubsw ymm"));
+    EXPECT_THAT(text, HasSubstr("vpshufb xmm"));
+    EXPECT_THAT(text, HasSubstr("vmovdqu xmmword ptr"));
+    EXPECT_THAT(text, Not(HasSubstr("vdivps"))); // Thresholds moved to x.
+    EXPECT_THAT(text, Not(HasSubstr("vgather")));
+    EXPECT_THAT(text, Not(HasSubstr("zmm")));
+  }
+  LoweringOptions runtime;
+  runtime.runtimeParameters = true;
+  for (const KernelSpec &spec :
+       {specOf(uniform, KernelOp::QCast, runtime),
+        specOf(std::string("!quant.uniform<") + nf4 + ":f32:0, {0.5, 0.25}>",
+               KernelOp::QCast, withShape({2, 64}))}) {
+    Expected<std::string> refused = backend_->assembly(spec, withFeatures(""));
+    ASSERT_FALSE(refused);
+    EXPECT_EQ(refused.status().code(), ErrorCode::Unsupported);
+  }
 }
 
 /// Packed i4 in blocks of 32 along the last axis (the GPTQ / AWQ shape).
