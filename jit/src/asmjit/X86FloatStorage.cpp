@@ -91,11 +91,13 @@ namespace {
 
 /// The spare registers of the encoder: vec(reg::kLow) is free when the
 /// clamp needs hi only, vec(reg::kSign) unless it is scratch.
-std::vector<unsigned> encoderSpares(bool symmetric, bool signScratch) {
+std::vector<unsigned> encoderSpares(bool symmetric, bool signScratch,
+                                    bool checked) {
   std::vector<unsigned> spares;
   if (symmetric)
     spares.push_back(reg::kLow);
-  spares.push_back(reg::kHalf);
+  if (!checked)
+    spares.push_back(reg::kHalf);
   if (!signScratch)
     spares.push_back(reg::kSign);
   return spares;
@@ -103,10 +105,19 @@ std::vector<unsigned> encoderSpares(bool symmetric, bool signScratch) {
 
 } // namespace
 
-X86FloatEncoder::X86FloatEncoder(const KernelSpec &spec, const X86Isa &isa)
+X86FloatEncoder::X86FloatEncoder(const KernelSpec &spec, const X86Isa &isa,
+                                 bool checked)
     : isa_(isa), format_(floatStorageFormat(spec.storage.floatFormat)),
       bounds_(floatStorageBounds(spec.storage)), saturate_(spec.knobs.saturate),
-      constants_(isa, encoderSpares(symmetric(), overflowSignFromV())) {}
+      checked_(checked),
+      constants_(isa,
+                 encoderSpares(symmetric(), overflowSignFromV(), checked)) {}
+
+x86::Mem X86FloatEncoder::checkLimit(x86::Assembler &a, uint32_t passBits) {
+  std::array<uint32_t, 8> lanes;
+  lanes.fill(passBits);
+  return constants_.vector(a, lanes);
+}
 
 void X86FloatEncoder::emitConstants(x86::Assembler &a) {
   emitBroadcastImmediate(a, isa_, isa_.vec(reg::kHigh),
@@ -123,6 +134,8 @@ void X86FloatEncoder::emitConstants(x86::Assembler &a) {
   c_.rebias = constants_.place(a, ((127 + M) << 23) - minNormal);
   if (format_.hasNaN && !signedCodes())
     c_.nanCode = constants_.place(a, format_.positiveNaN);
+  if (checked_)
+    c_.aboveNegativeTiny = constants_.place(a, 0x807fffffu);
   if (!saturate_) {
     // RNE_F(v) beyond the largest finite value: |v| above its upper
     // half-quantum, or on it when that tie goes to the (even) next binade.
@@ -138,7 +151,7 @@ void X86FloatEncoder::emitConstants(x86::Assembler &a) {
 }
 
 void X86FloatEncoder::emitEncode(x86::Assembler &a, const x86::Vec &v,
-                                 const x86::Vec &t) {
+                                 const x86::Vec &t, bool check) {
   const unsigned M = format_.mantissaBits;
   x86::Vec negative = isa_.vec(reg::kScalar);
   x86::Vec overflow = isa_.vec(reg::kScalar2);
@@ -161,6 +174,8 @@ void X86FloatEncoder::emitEncode(x86::Assembler &a, const x86::Vec &v,
              overflowPredicate);
     a.vminps(magnitude, high, magnitude);
     a.vcmpps(negative, v, magnitude, kLessOrdered);
+    if (check) // As i32, v <= -0 and v > -2^-126 are the lowest values.
+      a.emit(x86::Inst::kIdVpcmpgtd, overflow, v, c_.aboveNegativeTiny);
   } else {
     x86::Vec negativeBeforeClamp = isa_.vec(reg::kSign);
     if (!saturate_) {
@@ -184,11 +199,25 @@ void X86FloatEncoder::emitEncode(x86::Assembler &a, const x86::Vec &v,
   x86::Vec quanta = t;
   a.vpsubd(quanta, magnitude, exponent);
   a.emit(x86::Inst::kIdVpaddd, quanta, quanta, c_.rebias);
-  a.vroundps(quanta, quanta, kRoundNearest);
-  a.vcvttps2dq(quanta, quanta);
   x86::Vec code = v;
-  a.vpsrld(code, exponent, 23 - M);
-  a.vpaddd(code, code, quanta);
+  if (check) {
+    // w = quanta; t = max(|w - n|, 0x7fffffff where -2^-126 < v <= -0),
+    // n = roundeven(w) (w - n is exact).
+    x86::Vec rounded = isa_.vec(reg::kHalf);
+    a.vroundps(rounded, quanta, kRoundNearest);
+    a.vsubps(t, quanta, rounded);
+    a.emit(x86::Inst::kIdVandps, t, t, c_.magnitudeMask);
+    a.emit(x86::Inst::kIdVpandn, overflow, overflow, c_.magnitudeMask);
+    a.vpmaxud(t, t, overflow);
+    a.vcvttps2dq(rounded, rounded);
+    a.vpsrld(code, exponent, 23 - M);
+    a.vpaddd(code, code, rounded);
+  } else {
+    a.vroundps(quanta, quanta, kRoundNearest);
+    a.vcvttps2dq(quanta, quanta);
+    a.vpsrld(code, exponent, 23 - M);
+    a.vpaddd(code, code, quanta);
+  }
   if (!saturate_) {
     a.emit(x86::Inst::kIdVpand, overflow, overflow, c_.special);
     a.vpmaxud(code, code, overflow);

@@ -55,7 +55,14 @@ private:
 /// signed byte with signedCodes()).
 class X86FloatEncoder {
 public:
-  X86FloatEncoder(const KernelSpec &spec, const X86Isa &isa);
+  /// `checked`: emitEncode may be asked for a check value (needs
+  /// checkable(); reserves vec(reg::kHalf)).
+  X86FloatEncoder(const KernelSpec &spec, const X86Isa &isa,
+                  bool checked = false);
+
+  /// True when emitEncode can check a multiplied quotient (see
+  /// CheckedReciprocal.h): saturate on, bounds ±hi.
+  bool checkable() const { return saturate_ && symmetric(); }
 
   /// True when emitEncode maps NaN lanes of v to the format's NaN code
   /// (with signedCodes(), to a value the store saturates to it).
@@ -72,8 +79,14 @@ public:
   /// vec(reg::kHigh), vec(reg::kHalf) and vec(reg::kSign) (or memory).
   void emitConstants(x86::Assembler &a);
   /// v (f32) → codes (i32). Clobbers `t`, vec(reg::kScalar) and
-  /// vec(reg::kScalar2).
-  void emitEncode(x86::Assembler &a, const x86::Vec &v, const x86::Vec &t);
+  /// vec(reg::kScalar2). With `check` (a checked encoder), `t` gets the
+  /// lanes' check values as i32: |w - roundeven(w)| of the value w the
+  /// rounding sees, or 0x7fffffff where -2^-126 < v <= -0 (whose sign
+  /// may differ from the quotient's: CheckedReciprocal.h).
+  void emitEncode(x86::Assembler &a, const x86::Vec &v, const x86::Vec &t,
+                  bool check = false);
+  /// `passBits` in every lane (memory): check values above it fail.
+  x86::Mem checkLimit(x86::Assembler &a, uint32_t passBits);
   void emitData(x86::Assembler &a) { constants_.emitData(a); }
 
 private:
@@ -89,10 +102,11 @@ private:
   FloatStorageFormat format_;
   FloatStorageBounds bounds_;
   bool saturate_;
+  bool checked_;
   X86VectorConstants constants_;
   struct Operands {
     asmjit::Operand magnitudeMask, exponentMask, minNormal, rebias, nanCode,
-        threshold, special;
+        threshold, special, aboveNegativeTiny;
   } c_;
 };
 

@@ -79,6 +79,7 @@ public:
       floatEncoder_.emplace(spec, isa);
     planClamp();
     planChecked();
+    planFloatChecked();
   }
 
   void generate(x86::Assembler &a) { emitX86Kernel(a, isa_, spec_, *this); }
@@ -187,6 +188,10 @@ public:
       }
       quantile_->emitEncode(a, values, stored);
       emitPackFour(a, stored, values[0], values[1], dst);
+      return;
+    }
+    if (floatChecked_) {
+      emitCheckedFloatGroup(a, src, dst);
       return;
     }
     if (floatEncoder_) {
@@ -374,6 +379,67 @@ private:
     checkedClampLow_ = spec_.storage.min > containerMin;
   }
 
+  /// Float storage multiplied by fl(1/s) and checked (CheckedReciprocal.h):
+  /// AVX2, `divide`, baked scales, zero points 0, saturate, symmetric
+  /// bounds.
+  void planFloatChecked() {
+    if (!floatEncoder_ || !floatEncoder_->checkable() || isa_.avx512() ||
+        params_.scaleInstruction() != x86::Inst::kIdVdivps)
+      return;
+    std::optional<float> threshold = checkedFloatThreshold(spec_);
+    if (!threshold)
+      return;
+    floatChecked_ = floatBits(*threshold) - 1;
+    floatEncoder_.emplace(spec_, isa_, true);
+    params_.keepReciprocals();
+  }
+
+  /// Four vectors multiplied by fl(1/s) and encoded, each lane checked;
+  /// when any fails the group is redone by division, out of line.
+  void emitCheckedFloatGroup(x86::Assembler &a, const x86::Mem &src,
+                             const x86::Mem &dst) {
+    asmjit::Label divide = a.newLabel(), done = a.newLabel();
+    for (unsigned j = 0; j < reg::kUnroll; ++j) {
+      x86::Vec v = isa_.vec(reg::kWork + j);
+      x86::Mem x = src.cloneAdjusted(int32_t(j) * srcVectorBytes());
+      asmjit::Operand reciprocal = params_.reciprocal(j);
+      if (spec_.expressed == ValueType::F32 && reciprocal.isReg()) {
+        a.emit(x86::Inst::kIdVmulps, v, reciprocal, x);
+      } else {
+        emitLoadExpressed(a, isa_, spec_.expressed, v, x, false);
+        a.emit(x86::Inst::kIdVmulps, v, v, reciprocal);
+      }
+      if (!floatEncoder_->encodesNaN()) {
+        x86::Vec t = isa_.vec(reg::kTemp + j);
+        a.vcmpps(t, v, v, kOrdered);
+        a.vandps(v, v, t);
+      }
+    }
+    std::array<x86::Vec, reg::kUnroll> check;
+    for (unsigned j = 0; j < reg::kUnroll; ++j) {
+      check[j] = isa_.vec(reg::kTemp + j);
+      floatEncoder_->emitEncode(a, isa_.vec(reg::kWork + j), check[j], true);
+    }
+    // Check values are non-negative i32: the largest fails exactly when
+    // any lane does.
+    a.vpmaxud(check[0], check[0], check[1]);
+    a.vpmaxud(check[2], check[2], check[3]);
+    a.vpmaxud(check[0], check[0], check[2]);
+    a.emit(x86::Inst::kIdVpcmpgtd, check[0], check[0],
+           floatEncoder_->checkLimit(a, *floatChecked_));
+    a.vptest(check[0], check[0]);
+    a.jnz(divide);
+    StorageSpec codes = spec_.storage;
+    codes.isSigned = floatEncoder_->signedCodes();
+    for (unsigned j = 0; j < reg::kUnroll; ++j)
+      emitStoreStored(a, isa_, codes,
+                      dst.cloneAdjusted(int32_t(j) * dstVectorBytes()),
+                      isa_.vec(reg::kWork + j), isa_.vec(reg::kTemp + j), false,
+                      Narrowing::Saturate);
+    a.bind(done);
+    divisions_.push_back({divide, done, src, dst});
+  }
+
   x86::Mem dataAt(int32_t offset) const { return x86::ptr(dataLabel_, offset); }
 
   /// One vector of the checked mode: `fail` gets |w - n| (NaN for NaN
@@ -447,7 +513,7 @@ private:
   void emitScale(x86::Assembler &a, unsigned slot, const x86::Vec &v,
                  const x86::Vec &t) {
     asmjit::Operand scale = params_.scale(slot);
-    if (checked_ && !params_.perElement()) {
+    if ((checked_ || floatChecked_) && !params_.perElement()) {
       params_.emitLoadScale(a, t); // The register holds fl(1/s).
       scale = t;
     }
@@ -532,6 +598,8 @@ private:
   std::optional<X86QuantileEncoder> quantile_;
   bool nibbles_ = false; ///< Main loop through emitEncodeNibbles.
   std::optional<X86FloatEncoder> floatEncoder_; ///< Float storage only.
+  /// Float storage through fl(1/s): the largest passing check value.
+  std::optional<uint32_t> floatChecked_;
   /// A group to divide after all, emitted after the kernel's code.
   struct Division {
     asmjit::Label start, back;
