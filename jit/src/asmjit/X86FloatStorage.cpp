@@ -113,9 +113,9 @@ X86FloatEncoder::X86FloatEncoder(const KernelSpec &spec, const X86Isa &isa,
       constants_(isa,
                  encoderSpares(symmetric(), overflowSignFromV(), checked)) {}
 
-x86::Mem X86FloatEncoder::checkLimit(x86::Assembler &a, uint32_t passBits) {
+x86::Mem X86FloatEncoder::constant(x86::Assembler &a, uint32_t value) {
   std::array<uint32_t, 8> lanes;
-  lanes.fill(passBits);
+  lanes.fill(value);
   return constants_.vector(a, lanes);
 }
 
@@ -134,8 +134,6 @@ void X86FloatEncoder::emitConstants(x86::Assembler &a) {
   c_.rebias = constants_.place(a, ((127 + M) << 23) - minNormal);
   if (format_.hasNaN && !signedCodes())
     c_.nanCode = constants_.place(a, format_.positiveNaN);
-  if (checked_)
-    c_.aboveNegativeTiny = constants_.place(a, 0x807fffffu);
   if (!saturate_) {
     // RNE_F(v) beyond the largest finite value: |v| above its upper
     // half-quantum, or on it when that tie goes to the (even) next binade.
@@ -174,8 +172,6 @@ void X86FloatEncoder::emitEncode(x86::Assembler &a, const x86::Vec &v,
              overflowPredicate);
     a.vminps(magnitude, high, magnitude);
     a.vcmpps(negative, v, magnitude, kLessOrdered);
-    if (check) // As i32, v <= -0 and v > -2^-126 are the lowest values.
-      a.emit(x86::Inst::kIdVpcmpgtd, overflow, v, c_.aboveNegativeTiny);
   } else {
     x86::Vec negativeBeforeClamp = isa_.vec(reg::kSign);
     if (!saturate_) {
@@ -201,14 +197,11 @@ void X86FloatEncoder::emitEncode(x86::Assembler &a, const x86::Vec &v,
   a.emit(x86::Inst::kIdVpaddd, quanta, quanta, c_.rebias);
   x86::Vec code = v;
   if (check) {
-    // w = quanta; t = max(|w - n|, 0x7fffffff where -2^-126 < v <= -0),
-    // n = roundeven(w) (w - n is exact).
+    // w = quanta; t = |w - n|, n = roundeven(w) (w - n is exact).
     x86::Vec rounded = isa_.vec(reg::kHalf);
     a.vroundps(rounded, quanta, kRoundNearest);
     a.vsubps(t, quanta, rounded);
     a.emit(x86::Inst::kIdVandps, t, t, c_.magnitudeMask);
-    a.emit(x86::Inst::kIdVpandn, overflow, overflow, c_.magnitudeMask);
-    a.vpmaxud(t, t, overflow);
     a.vcvttps2dq(rounded, rounded);
     a.vpsrld(code, exponent, 23 - M);
     a.vpaddd(code, code, rounded);

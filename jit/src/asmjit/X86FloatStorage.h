@@ -79,14 +79,14 @@ public:
   /// vec(reg::kHigh), vec(reg::kHalf) and vec(reg::kSign) (or memory).
   void emitConstants(x86::Assembler &a);
   /// v (f32) → codes (i32). Clobbers `t`, vec(reg::kScalar) and
-  /// vec(reg::kScalar2). With `check` (a checked encoder), `t` gets the
-  /// lanes' check values as i32: |w - roundeven(w)| of the value w the
-  /// rounding sees, or 0x7fffffff where -2^-126 < v <= -0 (whose sign
-  /// may differ from the quotient's: CheckedReciprocal.h).
+  /// vec(reg::kScalar2). With `check` (a checked encoder, saturating),
+  /// `t` gets |w - roundeven(w)| of the value w the rounding sees
+  /// (CheckedReciprocal.h), vec(reg::kHalf) is clobbered and
+  /// vec(reg::kScalar2) is not.
   void emitEncode(x86::Assembler &a, const x86::Vec &v, const x86::Vec &t,
                   bool check = false);
-  /// `passBits` in every lane (memory): check values above it fail.
-  x86::Mem checkLimit(x86::Assembler &a, uint32_t passBits);
+  /// `value` in every lane, in memory.
+  x86::Mem constant(x86::Assembler &a, uint32_t value);
   void emitData(x86::Assembler &a) { constants_.emitData(a); }
 
 private:
@@ -106,7 +106,7 @@ private:
   X86VectorConstants constants_;
   struct Operands {
     asmjit::Operand magnitudeMask, exponentMask, minNormal, rebias, nanCode,
-        threshold, special, aboveNegativeTiny;
+        threshold, special;
   } c_;
 };
 

@@ -92,7 +92,7 @@ public:
   }
 
   void emitConstants(x86::Assembler &a) override {
-    if (checked_ || packsQuantile())
+    if (checked_ || floatChecked_ || packsQuantile())
       dataLabel_ = a.newLabel();
     if (quantile_) {
       quantile_->emitConstants(a);
@@ -149,7 +149,7 @@ public:
       floatEncoder_->emitData(a);
     if (packed_)
       packed_->emitData(a);
-    if (!checked_ && !packsQuantile())
+    if (!checked_ && !floatChecked_ && !packsQuantile())
       return;
     // The half-away constant as a full vector, then vpermd's dword order
     // for the packed bytes of four vectors.
@@ -326,8 +326,10 @@ private:
                     const x86::Mem &dst) {
     a.vpackssdw(result[0], result[0], result[1]);
     a.vpackssdw(result[2], result[2], result[3]);
-    spec_.storage.isSigned ? a.vpacksswb(result[0], result[0], result[2])
-                           : a.vpackuswb(result[0], result[0], result[2]);
+    bool isSigned =
+        floatEncoder_ ? floatEncoder_->signedCodes() : spec_.storage.isSigned;
+    isSigned ? a.vpacksswb(result[0], result[0], result[2])
+             : a.vpackuswb(result[0], result[0], result[2]);
     a.vmovdqu(temp, dataAt(32));
     a.vpermd(result[0], temp, result[0]);
     if (packed_)
@@ -415,27 +417,45 @@ private:
         a.vandps(v, v, t);
       }
     }
+    // As i32, -2^-126 < u0 <= -0 are the lowest values (u0 < -0 may
+    // stand for a quotient that rounds to -0, or the other way round):
+    // such lanes fail.
+    x86::Vec lowest = isa_.vec(reg::kScalar2);
+    a.vpminsd(lowest, isa_.vec(reg::kWork), isa_.vec(reg::kWork + 1));
+    a.vpminsd(lowest, lowest, isa_.vec(reg::kWork + 2));
+    a.vpminsd(lowest, lowest, isa_.vec(reg::kWork + 3));
     std::array<x86::Vec, reg::kUnroll> check;
     for (unsigned j = 0; j < reg::kUnroll; ++j) {
       check[j] = isa_.vec(reg::kTemp + j);
       floatEncoder_->emitEncode(a, isa_.vec(reg::kWork + j), check[j], true);
     }
-    // Check values are non-negative i32: the largest fails exactly when
-    // any lane does.
+    // |w - n| as i32 orders like the floats: the largest fails exactly
+    // when any lane does.
     a.vpmaxud(check[0], check[0], check[1]);
     a.vpmaxud(check[2], check[2], check[3]);
     a.vpmaxud(check[0], check[0], check[2]);
     a.emit(x86::Inst::kIdVpcmpgtd, check[0], check[0],
-           floatEncoder_->checkLimit(a, *floatChecked_));
-    a.vptest(check[0], check[0]);
-    a.jnz(divide);
+           floatEncoder_->constant(a, *floatChecked_));
+    a.emit(x86::Inst::kIdVpcmpgtd, lowest, lowest,
+           floatEncoder_->constant(a, 0x807fffffu));
+    a.vpandn(check[0], check[0], lowest); // All ones when every lane passes.
+    a.emit(x86::Inst::kIdVptest, check[0],
+           floatEncoder_->constant(a, 0xffffffffu));
+    a.jnc(divide);
     StorageSpec codes = spec_.storage;
     codes.isSigned = floatEncoder_->signedCodes();
-    for (unsigned j = 0; j < reg::kUnroll; ++j)
-      emitStoreStored(a, isa_, codes,
-                      dst.cloneAdjusted(int32_t(j) * dstVectorBytes()),
-                      isa_.vec(reg::kWork + j), isa_.vec(reg::kTemp + j), false,
-                      Narrowing::Saturate);
+    if (codes.containerBytes() == 1) {
+      x86::Vec result[reg::kUnroll];
+      for (unsigned j = 0; j < reg::kUnroll; ++j)
+        result[j] = isa_.vec(reg::kWork + j);
+      emitPackFour(a, result, check[0], check[1], dst);
+    } else {
+      for (unsigned j = 0; j < reg::kUnroll; ++j)
+        emitStoreStored(a, isa_, codes,
+                        dst.cloneAdjusted(int32_t(j) * dstVectorBytes()),
+                        isa_.vec(reg::kWork + j), isa_.vec(reg::kTemp + j),
+                        false, Narrowing::Saturate);
+    }
     a.bind(done);
     divisions_.push_back({divide, done, src, dst});
   }
