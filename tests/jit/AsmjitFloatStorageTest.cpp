@@ -165,6 +165,54 @@ TEST_F(AsmjitFloatStorageTest, QcastEdgesMatchTheReference) {
       }
 }
 
+TEST_F(AsmjitFloatStorageTest, CheckedReciprocalQcastOnBothSidesOfTheCheck) {
+  // Baked scales whose fl(1/s) is inexact take x · fl(1/s) with a check
+  // (CheckedReciprocal.h): inputs a few ulps around every code and every
+  // midpoint (lanes that fail, in 32-lane groups that then divide, and
+  // lanes that pass), quotients around ±2^-150 (u0 and u may round to
+  // zero differently), zeros of both signs and the edge inputs.
+  for (FloatType format :
+       {FloatType::F8E4M3FN, FloatType::F8E5M2, FloatType::F4E2M1FN})
+    for (float scale : {3.0f, 0.0137f, 1.1f, 0x1.8p-60f, 0x1.3p59f}) {
+      KernelSpec spec =
+          unitSpec(KernelOp::QCast, fullRange(format), true, false);
+      spec.params.scales = {scale};
+      FloatStorageFormat f = floatStorageFormat(format);
+      std::vector<float> inputs = edgeInputs();
+      auto around = [&](double quotient, int ulps) {
+        float x = static_cast<float>(quotient * scale);
+        for (int step = 0; step < ulps; ++step)
+          x = std::nextafter(x, -1e30f);
+        for (int step = 0; step <= 2 * ulps; ++step) {
+          inputs.push_back(x);
+          x = std::nextafter(x, 1e30f);
+        }
+      };
+      for (uint32_t code = 0; code + 1 < f.signBit(); ++code) {
+        double value = decodeFloatStorage(f, code);
+        double next = decodeFloatStorage(f, code + 1);
+        if (std::isnan(value) || std::isnan(next))
+          continue;
+        for (double sign : {1.0, -1.0}) {
+          around(sign * value, 3);
+          around(sign * (value + next) / 2, 3);
+        }
+      }
+      for (double sign : {1.0, -1.0}) {
+        around(sign * 0x1p-150, 4);
+        around(sign * 0x1p-149, 4);
+        for (int k = 0; k < 8; ++k)
+          inputs.push_back(static_cast<float>(sign * k * 0x1p-149));
+      }
+      std::vector<uint8_t> got, want;
+      run(spec, inputs.data(), inputs.size(), got, want);
+      for (size_t i = 0; i < inputs.size(); ++i)
+        EXPECT_EQ(int(got[i]), int(want[i]))
+            << spec.canonicalString() << " x = " << inputs[i] << " (0x"
+            << std::hex << std::bit_cast<uint32_t>(inputs[i]) << ")";
+    }
+}
+
 TEST_F(AsmjitFloatStorageTest, KnownCodes) {
   // semantics.md 8.2's examples.
   std::vector<float> inputs = {
@@ -232,8 +280,17 @@ TEST(AsmjitFloatStorageAssembly, Avx2CodeWithoutGathersOrMxcsr) {
       unitSpec(KernelOp::QCast, fullRange(FloatType::F8E4M3FN), true, false);
   qcast.params.scales = {0.0137};
   std::string text = listing(qcast, "+avx512f");
-  EXPECT_THAT(text, HasSubstr("vdivps"));   // The exact `divide`.
   EXPECT_THAT(text, HasSubstr("vroundps")); // Immediate rounding.
+  for (const char *features : {"+avx512f", "-avx512f"}) {
+    // x · fl(1/s) in the unrolled loop, which branches (jnc) to groups
+    // that divide after all: no division before that branch.
+    text = listing(qcast, features);
+    size_t branch = text.find("jnc");
+    ASSERT_NE(branch, std::string::npos);
+    EXPECT_NE(text.substr(0, branch).find("vmulps"), std::string::npos);
+    EXPECT_EQ(text.substr(0, branch).find("vdivps"), std::string::npos);
+    EXPECT_NE(text.find("vdivps", branch), std::string::npos);
+  }
   KernelSpec dcast = qcast;
   dcast.op = KernelOp::DCast;
   for (const char *features : {"+avx512f", "-avx512f"}) {

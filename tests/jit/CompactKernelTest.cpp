@@ -259,13 +259,16 @@ TEST_P(CompactKernelTest, PackedTableDcastRunsOfEveryShape) {
 TEST_P(CompactKernelTest, FloatQcastAtEveryRoundingBoundary) {
   // The encoding rounds |v| with a per-lane magic addition: check every
   // code, every midpoint between neighbours and their f32 neighbours, on
-  // both signs, with exact scales so that v is the input shifted by z.
+  // both signs, with exact scales so that v is the input shifted by z,
+  // and inexact ones (baked, z = 0: multiplied by fl(1/s) and checked,
+  // the groups with failing lanes divided).
   for (const StorageSpec &storage : testing::compactStorages()) {
     if (storage.kind != StorageType::Kind::Float)
       continue;
     FloatStorageFormat format = floatStorageFormat(storage.floatFormat);
     for (auto [scale, zero] :
-         {std::pair{1.0, int64_t(0)}, std::pair{0.25, int64_t(-2)}})
+         {std::pair{1.0, int64_t(0)}, std::pair{0.25, int64_t(-2)},
+          std::pair{3.0, int64_t(0)}, std::pair{0.0137, int64_t(0)}})
       for (bool saturate : {true, false}) {
         KernelSpec spec;
         spec.storage = storage;

@@ -201,7 +201,7 @@ void X86FloatEncoder::emitEncode(x86::Assembler &a, const x86::Vec &v,
     x86::Vec rounded = isa_.vec(reg::kHalf);
     a.vroundps(rounded, quanta, kRoundNearest);
     a.vsubps(t, quanta, rounded);
-    a.emit(x86::Inst::kIdVandps, t, t, c_.magnitudeMask);
+    a.vpslld(t, t, 1);
     a.vcvttps2dq(rounded, rounded);
     a.vpsrld(code, exponent, 23 - M);
     a.vpaddd(code, code, rounded);

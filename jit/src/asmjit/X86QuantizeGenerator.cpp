@@ -435,7 +435,7 @@ private:
     a.vpmaxud(check[2], check[2], check[3]);
     a.vpmaxud(check[0], check[0], check[2]);
     a.emit(x86::Inst::kIdVpcmpgtd, check[0], check[0],
-           floatEncoder_->constant(a, *floatChecked_));
+           floatEncoder_->constant(a, *floatChecked_ << 1));
     a.emit(x86::Inst::kIdVpcmpgtd, lowest, lowest,
            floatEncoder_->constant(a, 0x807fffffu));
     a.vpandn(check[0], check[0], lowest); // All ones when every lane passes.
