@@ -25,7 +25,10 @@
 // main-loop iteration on packed bytes instead (emitEncodeNibbles); heads
 // and tails still store through X86PackedCodes.
 // Float storage (X86FloatStorage.h): v = u + z goes to the format encoder
-// instead of the integer rounding and clamp.
+// instead of the integer rounding and clamp. With checkedFloatThreshold
+// (AVX2, baked, z = 0, saturate) the main loop multiplies by fl(1/s) and
+// checks the encoder's quanta counts, and a group with a failing lane is
+// redone by division out of line, as in the checked integer mode.
 //
 //===----------------------------------------------------------------------===//
 #include "X86Conversions.h"
