@@ -197,11 +197,11 @@ void X86FloatEncoder::emitEncode(x86::Assembler &a, const x86::Vec &v,
   a.emit(x86::Inst::kIdVpaddd, quanta, quanta, c_.rebias);
   x86::Vec code = v;
   if (check) {
-    // w = quanta; t = |w - n|, n = roundeven(w) (w - n is exact).
+    // w = quanta; t = 2 · bits(|w - n|), n = roundeven(w) (w - n exact).
     x86::Vec rounded = isa_.vec(reg::kHalf);
     a.vroundps(rounded, quanta, kRoundNearest);
     a.vsubps(t, quanta, rounded);
-    a.vpslld(t, t, 1);
+    a.vpslld(t, t, 1); // Drops the sign: |w - n| <= 1/2 stays below 2^31.
     a.vcvttps2dq(rounded, rounded);
     a.vpsrld(code, exponent, 23 - M);
     a.vpaddd(code, code, rounded);

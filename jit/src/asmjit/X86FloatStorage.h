@@ -80,8 +80,9 @@ public:
   void emitConstants(x86::Assembler &a);
   /// v (f32) → codes (i32). Clobbers `t`, vec(reg::kScalar) and
   /// vec(reg::kScalar2). With `check` (a checked encoder, saturating),
-  /// `t` gets |w - roundeven(w)| of the value w the rounding sees
-  /// (CheckedReciprocal.h), vec(reg::kHalf) is clobbered and
+  /// `t` gets the bits of |w - roundeven(w)| shifted left by one (below
+  /// 2^31), w the value the rounding sees (CheckedReciprocal.h);
+  /// vec(reg::kHalf) is clobbered and
   /// vec(reg::kScalar2) is not.
   void emitEncode(x86::Assembler &a, const x86::Vec &v, const x86::Vec &t,
                   bool check = false);

@@ -432,7 +432,7 @@ private:
       check[j] = isa_.vec(reg::kTemp + j);
       floatEncoder_->emitEncode(a, isa_.vec(reg::kWork + j), check[j], true);
     }
-    // |w - n| as i32 orders like the floats: the largest fails exactly
+    // 2 · bits(|w - n|) orders like |w - n|: the largest fails exactly
     // when any lane does.
     a.vpmaxud(check[0], check[0], check[1]);
     a.vpmaxud(check[2], check[2], check[3]);
