@@ -35,38 +35,9 @@
 // half-integer: about 2m of uniformly spread values, 2^-10 for 8-bit
 // storage with |z| <= 128 (L = 512).
 //
-// Float storage (checkedFloatThreshold): z = 0, saturate, bounds ±H (H a
-// format value), M <= 4 fraction bits. The encoder computes
-// K(v) = sign · RNE_F(min(|v|, H)), the sign being v < 0's, and the
-// kernel's division path gives K(u) = the reference (v = u + 0 there, so
-// -0 counts as +0). Show K(u0) = K(u) for passing lanes.
-// Sign: y > 0 and s > 0, so u0 and u have x's sign bit. Lanes with
-// -2^-126 < u0 <= -0 fail. Otherwise u0 >= 0 means x >= +0 and u >= 0
-// (not negative), and u0 <= -2^-126 means Q < 0 with |Q| far above
-// 2^-150, so u < 0: both sides take the same sign.
-// Magnitude: c0 = min(|u0|, H), c = min(|u|, H); 1-Lipschitz, so
-// |c0 - c| <= |u0 - u| <= 3 · 2^-24 · |Q| + 2^-148 (as above). When
-// c0 != c, min(|u0|, |u|) < H, so |Q| <= c0 · (1 + 2^-21) + 2^-148.
-// The encoder's w = c0 · 2^(M - k), k = max(exponent(c0), emin): the
-// quantum q0 of c0's binade in F maps to 1, w < 2^(M+1), and w is
-// computed exactly (X86FloatStorage.cpp; for an f32-subnormal c0 it
-// computes a w' < 2^-100 instead, which passes and rounds to 0 like w).
-// In units of q0 >= 2^(emin - M) the error is
-//   |c0 - c| / q0 <= 3 · 2^-24 · 2^(M+1) · (1 + 2^-21) + tiny < 2^-17.
-// A lane passes when |w - n| < 1/2 - 2^-16, n = roundeven(w) (w - n is
-// exact): g0 = n · q0 is K's magnitude for c0, and
-// |c - g0| < (1/2 - 2^-16 + 2^-17) · q0. F's neighbours of g0 lie at
-// least q0 away, except below g0 = 2^k when c0 >= 2^k (q0/2 there): then
-// c >= c0 - 2^-17 · q0 stays above the midpoint 2^k - q0/4. So c rounds
-// to g0 too, without a tie (and H caps both: g0 <= H). NaN lanes stay
-// NaN under x · y as under x / s (y finite, nonzero), and the encoder's
-// NaN code does not depend on the payload; ±inf and overflowing lanes
-// clamp to H on both sides.
-//
 //===----------------------------------------------------------------------===//
 #include "CheckedReciprocal.h"
 
-#include "qjit/FloatStorage.h"
 #include "qjit/HostFloat.h"
 
 #include <algorithm>
@@ -116,25 +87,6 @@ planCheckedReciprocal(const KernelSpec &spec) {
   plan.limit = static_cast<float>(limit);
   plan.threshold = 0.5f - std::ldexp(static_cast<float>(limit), -20);
   return plan;
-}
-
-std::optional<float> checkedFloatThreshold(const KernelSpec &spec) {
-  if (spec.op != KernelOp::QCast || spec.knobs.scaleOp != ScaleOp::Divide ||
-      spec.compute != ValueType::F32 ||
-      spec.storage.kind != StorageType::Kind::Float ||
-      spec.knobs.rounding != RoundingMode::NearestEven ||
-      !spec.knobs.saturate || spec.params.runtime ||
-      spec.params.scales.empty() ||
-      floatStorageFormat(spec.storage.floatFormat).mantissaBits > 4)
-    return std::nullopt;
-  for (size_t k = 0; k < spec.params.scales.size(); ++k) {
-    float scale = static_cast<float>(
-        roundToValueType(spec.params.scales[k], spec.expressed));
-    if (!(scale >= 0x1p-60f && scale <= 0x1p60f) ||
-        spec.params.zeroPoints[k] != 0)
-      return std::nullopt;
-  }
-  return 0.5f - 0x1p-16f;
 }
 
 } // namespace qjit

@@ -47,14 +47,6 @@ struct CheckedReciprocalPlan {
 std::optional<CheckedReciprocalPlan>
 planCheckedReciprocal(const KernelSpec &spec);
 
-/// Float storage (fp8, fp4) through fl(1/s): the threshold below which a
-/// lane's |w - roundeven(w)| passes, when `spec` qualifies: qcast,
-/// `divide`, nearest-even, f32 compute, saturate, baked scales in
-/// [2^-60, 2^60], zero points 0 (the kernel also needs bounds ±hi).
-/// w is the encoder's quanta count (X86FloatStorage.cpp); lanes with
-/// -2^-126 < u0 <= -0 fail too.
-std::optional<float> checkedFloatThreshold(const KernelSpec &spec);
-
 } // namespace qjit
 
 #endif // QJIT_JIT_CHECKEDRECIPROCAL_H

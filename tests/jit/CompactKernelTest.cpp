@@ -260,8 +260,7 @@ TEST_P(CompactKernelTest, FloatQcastAtEveryRoundingBoundary) {
   // The encoding rounds |v| with a per-lane magic addition: check every
   // code, every midpoint between neighbours and their f32 neighbours, on
   // both signs, with exact scales so that v is the input shifted by z,
-  // and inexact ones (baked, z = 0: multiplied by fl(1/s) and checked,
-  // the groups with failing lanes divided).
+  // and inexact ones (baked, z = 0), through the unrolled groups too.
   for (const StorageSpec &storage : testing::compactStorages()) {
     if (storage.kind != StorageType::Kind::Float)
       continue;

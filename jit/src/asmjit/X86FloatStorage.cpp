@@ -91,13 +91,11 @@ namespace {
 
 /// The spare registers of the encoder: vec(reg::kLow) is free when the
 /// clamp needs hi only, vec(reg::kSign) unless it is scratch.
-std::vector<unsigned> encoderSpares(bool symmetric, bool signScratch,
-                                    bool checked) {
+std::vector<unsigned> encoderSpares(bool symmetric, bool signScratch) {
   std::vector<unsigned> spares;
   if (symmetric)
     spares.push_back(reg::kLow);
-  if (!checked)
-    spares.push_back(reg::kHalf);
+  spares.push_back(reg::kHalf);
   if (!signScratch)
     spares.push_back(reg::kSign);
   return spares;
@@ -105,19 +103,10 @@ std::vector<unsigned> encoderSpares(bool symmetric, bool signScratch,
 
 } // namespace
 
-X86FloatEncoder::X86FloatEncoder(const KernelSpec &spec, const X86Isa &isa,
-                                 bool checked)
+X86FloatEncoder::X86FloatEncoder(const KernelSpec &spec, const X86Isa &isa)
     : isa_(isa), format_(floatStorageFormat(spec.storage.floatFormat)),
       bounds_(floatStorageBounds(spec.storage)), saturate_(spec.knobs.saturate),
-      checked_(checked),
-      constants_(isa,
-                 encoderSpares(symmetric(), overflowSignFromV(), checked)) {}
-
-x86::Mem X86FloatEncoder::constant(x86::Assembler &a, uint32_t value) {
-  std::array<uint32_t, 8> lanes;
-  lanes.fill(value);
-  return constants_.vector(a, lanes);
-}
+      constants_(isa, encoderSpares(symmetric(), overflowSignFromV())) {}
 
 void X86FloatEncoder::emitConstants(x86::Assembler &a) {
   emitBroadcastImmediate(a, isa_, isa_.vec(reg::kHigh),
@@ -149,7 +138,7 @@ void X86FloatEncoder::emitConstants(x86::Assembler &a) {
 }
 
 void X86FloatEncoder::emitEncode(x86::Assembler &a, const x86::Vec &v,
-                                 const x86::Vec &t, bool check) {
+                                 const x86::Vec &t) {
   const unsigned M = format_.mantissaBits;
   x86::Vec negative = isa_.vec(reg::kScalar);
   x86::Vec overflow = isa_.vec(reg::kScalar2);
@@ -195,22 +184,11 @@ void X86FloatEncoder::emitEncode(x86::Assembler &a, const x86::Vec &v,
   x86::Vec quanta = t;
   a.vpsubd(quanta, magnitude, exponent);
   a.emit(x86::Inst::kIdVpaddd, quanta, quanta, c_.rebias);
+  a.vroundps(quanta, quanta, kRoundNearest);
+  a.vcvttps2dq(quanta, quanta);
   x86::Vec code = v;
-  if (check) {
-    // w = quanta; t = 2 · bits(|w - n|), n = roundeven(w) (w - n exact).
-    x86::Vec rounded = isa_.vec(reg::kHalf);
-    a.vroundps(rounded, quanta, kRoundNearest);
-    a.vsubps(t, quanta, rounded);
-    a.vpslld(t, t, 1); // Drops the sign: |w - n| <= 1/2 stays below 2^31.
-    a.vcvttps2dq(rounded, rounded);
-    a.vpsrld(code, exponent, 23 - M);
-    a.vpaddd(code, code, rounded);
-  } else {
-    a.vroundps(quanta, quanta, kRoundNearest);
-    a.vcvttps2dq(quanta, quanta);
-    a.vpsrld(code, exponent, 23 - M);
-    a.vpaddd(code, code, quanta);
-  }
+  a.vpsrld(code, exponent, 23 - M);
+  a.vpaddd(code, code, quanta);
   if (!saturate_) {
     a.emit(x86::Inst::kIdVpand, overflow, overflow, c_.special);
     a.vpmaxud(code, code, overflow);

@@ -55,14 +55,7 @@ private:
 /// signed byte with signedCodes()).
 class X86FloatEncoder {
 public:
-  /// `checked`: emitEncode may be asked for a check value (needs
-  /// checkable(); reserves vec(reg::kHalf)).
-  X86FloatEncoder(const KernelSpec &spec, const X86Isa &isa,
-                  bool checked = false);
-
-  /// True when emitEncode can check a multiplied quotient (see
-  /// CheckedReciprocal.h): saturate on, bounds ±hi.
-  bool checkable() const { return saturate_ && symmetric(); }
+  X86FloatEncoder(const KernelSpec &spec, const X86Isa &isa);
 
   /// True when emitEncode maps NaN lanes of v to the format's NaN code
   /// (with signedCodes(), to a value the store saturates to it).
@@ -79,15 +72,8 @@ public:
   /// vec(reg::kHigh), vec(reg::kHalf) and vec(reg::kSign) (or memory).
   void emitConstants(x86::Assembler &a);
   /// v (f32) → codes (i32). Clobbers `t`, vec(reg::kScalar) and
-  /// vec(reg::kScalar2). With `check` (a checked encoder, saturating),
-  /// `t` gets the bits of |w - roundeven(w)| shifted left by one (below
-  /// 2^31), w the value the rounding sees (CheckedReciprocal.h);
-  /// vec(reg::kHalf) is clobbered and
-  /// vec(reg::kScalar2) is not.
-  void emitEncode(x86::Assembler &a, const x86::Vec &v, const x86::Vec &t,
-                  bool check = false);
-  /// `value` in every lane, in memory.
-  x86::Mem constant(x86::Assembler &a, uint32_t value);
+  /// vec(reg::kScalar2).
+  void emitEncode(x86::Assembler &a, const x86::Vec &v, const x86::Vec &t);
   void emitData(x86::Assembler &a) { constants_.emitData(a); }
 
 private:
@@ -103,7 +89,6 @@ private:
   FloatStorageFormat format_;
   FloatStorageBounds bounds_;
   bool saturate_;
-  bool checked_;
   X86VectorConstants constants_;
   struct Operands {
     asmjit::Operand magnitudeMask, exponentMask, minNormal, rebias, nanCode,

@@ -25,10 +25,7 @@
 // main-loop iteration on packed bytes instead (emitEncodeNibbles); heads
 // and tails still store through X86PackedCodes.
 // Float storage (X86FloatStorage.h): v = u + z goes to the format encoder
-// instead of the integer rounding and clamp. With checkedFloatThreshold
-// (AVX2, baked, z = 0, saturate) the main loop multiplies by fl(1/s) and
-// checks the encoder's quanta counts, and a group with a failing lane is
-// redone by division out of line, as in the checked integer mode.
+// instead of the integer rounding and clamp.
 //
 //===----------------------------------------------------------------------===//
 #include "X86Conversions.h"
@@ -82,7 +79,6 @@ public:
       floatEncoder_.emplace(spec, isa);
     planClamp();
     planChecked();
-    planFloatChecked();
   }
 
   void generate(x86::Assembler &a) { emitX86Kernel(a, isa_, spec_, *this); }
@@ -95,7 +91,7 @@ public:
   }
 
   void emitConstants(x86::Assembler &a) override {
-    if (checked_ || floatChecked_ || packsQuantile())
+    if (checked_ || packsQuantile())
       dataLabel_ = a.newLabel();
     if (quantile_) {
       quantile_->emitConstants(a);
@@ -152,7 +148,7 @@ public:
       floatEncoder_->emitData(a);
     if (packed_)
       packed_->emitData(a);
-    if (!checked_ && !floatChecked_ && !packsQuantile())
+    if (!checked_ && !packsQuantile())
       return;
     // The half-away constant as a full vector, then vpermd's dword order
     // for the packed bytes of four vectors.
@@ -191,10 +187,6 @@ public:
       }
       quantile_->emitEncode(a, values, stored);
       emitPackFour(a, stored, values[0], values[1], dst);
-      return;
-    }
-    if (floatChecked_) {
-      emitCheckedFloatGroup(a, src, dst);
       return;
     }
     if (floatEncoder_) {
@@ -329,10 +321,8 @@ private:
                     const x86::Mem &dst) {
     a.vpackssdw(result[0], result[0], result[1]);
     a.vpackssdw(result[2], result[2], result[3]);
-    bool isSigned =
-        floatEncoder_ ? floatEncoder_->signedCodes() : spec_.storage.isSigned;
-    isSigned ? a.vpacksswb(result[0], result[0], result[2])
-             : a.vpackuswb(result[0], result[0], result[2]);
+    spec_.storage.isSigned ? a.vpacksswb(result[0], result[0], result[2])
+                           : a.vpackuswb(result[0], result[0], result[2]);
     a.vmovdqu(temp, dataAt(32));
     a.vpermd(result[0], temp, result[0]);
     if (packed_)
@@ -382,85 +372,6 @@ private:
     // out-of-range lane reads as INT32_MIN).
     int64_t containerMin = spec_.storage.isSigned ? -128 : 0;
     checkedClampLow_ = spec_.storage.min > containerMin;
-  }
-
-  /// Float storage multiplied by fl(1/s) and checked (CheckedReciprocal.h):
-  /// AVX2, `divide`, baked scales, zero points 0, saturate, symmetric
-  /// bounds.
-  void planFloatChecked() {
-    if (!floatEncoder_ || !floatEncoder_->checkable() || isa_.avx512() ||
-        params_.scaleInstruction() != x86::Inst::kIdVdivps)
-      return;
-    std::optional<float> threshold = checkedFloatThreshold(spec_);
-    if (!threshold)
-      return;
-    floatChecked_ = floatBits(*threshold) - 1;
-    floatEncoder_.emplace(spec_, isa_, true);
-    params_.keepReciprocals();
-  }
-
-  /// Four vectors multiplied by fl(1/s) and encoded, each lane checked;
-  /// when any fails the group is redone by division, out of line.
-  void emitCheckedFloatGroup(x86::Assembler &a, const x86::Mem &src,
-                             const x86::Mem &dst) {
-    asmjit::Label divide = a.newLabel(), done = a.newLabel();
-    for (unsigned j = 0; j < reg::kUnroll; ++j) {
-      x86::Vec v = isa_.vec(reg::kWork + j);
-      x86::Mem x = src.cloneAdjusted(int32_t(j) * srcVectorBytes());
-      asmjit::Operand reciprocal = params_.reciprocal(j);
-      if (spec_.expressed == ValueType::F32 && reciprocal.isReg()) {
-        a.emit(x86::Inst::kIdVmulps, v, reciprocal, x);
-      } else {
-        emitLoadExpressed(a, isa_, spec_.expressed, v, x, false);
-        a.emit(x86::Inst::kIdVmulps, v, v, reciprocal);
-      }
-      if (!floatEncoder_->encodesNaN()) {
-        x86::Vec t = isa_.vec(reg::kTemp + j);
-        a.vcmpps(t, v, v, kOrdered);
-        a.vandps(v, v, t);
-      }
-    }
-    // As i32, -2^-126 < u0 <= -0 are the lowest values (u0 < -0 may
-    // stand for a quotient that rounds to -0, or the other way round):
-    // such lanes fail.
-    x86::Vec lowest = isa_.vec(reg::kScalar2);
-    a.vpminsd(lowest, isa_.vec(reg::kWork), isa_.vec(reg::kWork + 1));
-    a.vpminsd(lowest, lowest, isa_.vec(reg::kWork + 2));
-    a.vpminsd(lowest, lowest, isa_.vec(reg::kWork + 3));
-    std::array<x86::Vec, reg::kUnroll> check;
-    for (unsigned j = 0; j < reg::kUnroll; ++j) {
-      check[j] = isa_.vec(reg::kTemp + j);
-      floatEncoder_->emitEncode(a, isa_.vec(reg::kWork + j), check[j], true);
-    }
-    // 2 · bits(|w - n|) orders like |w - n|: the largest fails exactly
-    // when any lane does.
-    a.vpmaxud(check[0], check[0], check[1]);
-    a.vpmaxud(check[2], check[2], check[3]);
-    a.vpmaxud(check[0], check[0], check[2]);
-    a.emit(x86::Inst::kIdVpcmpgtd, check[0], check[0],
-           floatEncoder_->constant(a, *floatChecked_ << 1));
-    a.emit(x86::Inst::kIdVpcmpgtd, lowest, lowest,
-           floatEncoder_->constant(a, 0x807fffffu));
-    a.vpandn(check[0], check[0], lowest); // All ones when every lane passes.
-    a.emit(x86::Inst::kIdVptest, check[0],
-           floatEncoder_->constant(a, 0xffffffffu));
-    a.jnc(divide);
-    StorageSpec codes = spec_.storage;
-    codes.isSigned = floatEncoder_->signedCodes();
-    if (codes.containerBytes() == 1) {
-      x86::Vec result[reg::kUnroll];
-      for (unsigned j = 0; j < reg::kUnroll; ++j)
-        result[j] = isa_.vec(reg::kWork + j);
-      emitPackFour(a, result, check[0], check[1], dst);
-    } else {
-      for (unsigned j = 0; j < reg::kUnroll; ++j)
-        emitStoreStored(a, isa_, codes,
-                        dst.cloneAdjusted(int32_t(j) * dstVectorBytes()),
-                        isa_.vec(reg::kWork + j), isa_.vec(reg::kTemp + j),
-                        false, Narrowing::Saturate);
-    }
-    a.bind(done);
-    divisions_.push_back({divide, done, src, dst});
   }
 
   x86::Mem dataAt(int32_t offset) const { return x86::ptr(dataLabel_, offset); }
@@ -536,7 +447,7 @@ private:
   void emitScale(x86::Assembler &a, unsigned slot, const x86::Vec &v,
                  const x86::Vec &t) {
     asmjit::Operand scale = params_.scale(slot);
-    if ((checked_ || floatChecked_) && !params_.perElement()) {
+    if (checked_ && !params_.perElement()) {
       params_.emitLoadScale(a, t); // The register holds fl(1/s).
       scale = t;
     }
@@ -621,8 +532,6 @@ private:
   std::optional<X86QuantileEncoder> quantile_;
   bool nibbles_ = false; ///< Main loop through emitEncodeNibbles.
   std::optional<X86FloatEncoder> floatEncoder_; ///< Float storage only.
-  /// Float storage through fl(1/s): the largest passing check value.
-  std::optional<uint32_t> floatChecked_;
   /// A group to divide after all, emitted after the kernel's code.
   struct Division {
     asmjit::Label start, back;
