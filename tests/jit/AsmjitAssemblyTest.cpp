@@ -6,6 +6,7 @@
 // NEON's rounding converts, saturating narrows and structure loads.
 //
 //===----------------------------------------------------------------------===//
+#include "Nf4Table.h"
 #include "qjit/Backend.h"
 #include "qjit/TypeParser.h"
 
@@ -198,13 +199,8 @@ TEST_F(AsmjitAssemblyTest, Nf4ReadsTablesWithPermutesAtAvx2) {
   // AVX2 code also at the AVX-512 level.
   LoweringOptions unpacked;
   unpacked.unpacked = true;
-  const char *nf4 =
-      "!quant.uniform<!quant.quantile<u4:f32, {-1.0, -0.6961928009986877, "
-      "-0.5250730514526367, -0.39491748809814453, -0.28444138169288635, "
-      "-0.18477343022823334, -0.09105003625154495, 0.0, 0.07958029955625534, "
-      "0.16093020141124725, 0.24611230194568634, 0.33791524171829224, "
-      "0.44070982933044434, 0.5626170039176941, 0.7229568362236023, 1.0}>:"
-      "f32, 0.0137>";
+  const std::string nf4 =
+      "!quant.uniform<" + std::string(testing::kNf4Quantile) + ":f32, 0.0137>";
   for (KernelOp op : {KernelOp::QCast, KernelOp::DCast}) {
     std::string text = avx512(specOf(nf4, op, unpacked));
     EXPECT_THAT(text, HasSubstr("vpermps ymm"));
@@ -229,12 +225,7 @@ TEST_F(AsmjitAssemblyTest, PackedNf4DcastShufflesBytePlanes) {
   // (f16 / bf16 ones from two planes), streamed beyond the caches, other
   // parameters are applied per 4 lanes; 16-bit outputs of those take
   // 256-bit lanes.
-  const char *nf4 =
-      "!quant.quantile<u4:f32, {-1.0, -0.6961928009986877, "
-      "-0.5250730514526367, -0.39491748809814453, -0.28444138169288635, "
-      "-0.18477343022823334, -0.09105003625154495, 0.0, 0.07958029955625534, "
-      "0.16093020141124725, 0.24611230194568634, 0.33791524171829224, "
-      "0.44070982933044434, 0.5626170039176941, 0.7229568362236023, 1.0}>";
+  const std::string nf4(testing::kNf4Quantile);
   KernelSpec perTensor = specOf(nf4, KernelOp::DCast);
   ASSERT_TRUE(perTensor.storage.packed);
   KernelSpec perAxis =
@@ -270,12 +261,7 @@ TEST_F(AsmjitAssemblyTest, PackedNf4QcastPairsNibblesOfPackedBytes) {
   // pairs by vpmaddubsw, one pack, one vpshufb, 16 bytes stored), the
   // input compared itself; never a gather nor zmm. Runtime parameters and
   // per-axis blocks are refused (llvm compiles them).
-  const char *nf4 =
-      "!quant.quantile<u4:f32, {-1.0, -0.6961928009986877, "
-      "-0.5250730514526367, -0.39491748809814453, -0.28444138169288635, "
-      "-0.18477343022823334, -0.09105003625154495, 0.0, 0.07958029955625534, "
-      "0.16093020141124725, 0.24611230194568634, 0.33791524171829224, "
-      "0.44070982933044434, 0.5626170039176941, 0.7229568362236023, 1.0}>";
+  const std::string nf4(testing::kNf4Quantile);
   std::string uniform = std::string("!quant.uniform<") + nf4 + ":f32, 0.0137>";
   KernelSpec baked = specOf(uniform, KernelOp::QCast);
   ASSERT_TRUE(baked.storage.packed);
