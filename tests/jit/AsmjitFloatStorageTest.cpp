@@ -119,6 +119,17 @@ protected:
                              spec.params.runtime ? &params : nullptr));
   }
 
+  /// qcast of `inputs` (one-byte codes): every code the reference's.
+  void expectQcastMatches(const KernelSpec &spec,
+                          const std::vector<float> &inputs) {
+    std::vector<uint8_t> got, want;
+    run(spec, inputs.data(), inputs.size(), got, want);
+    for (size_t i = 0; i < inputs.size(); ++i)
+      EXPECT_EQ(int(got[i]), int(want[i]))
+          << spec.canonicalString() << " x = " << inputs[i] << " (0x"
+          << std::hex << std::bit_cast<uint32_t>(inputs[i]) << ")";
+  }
+
   std::unique_ptr<Backend> backend_;
 };
 
@@ -156,12 +167,7 @@ TEST_F(AsmjitFloatStorageTest, QcastEdgesMatchTheReference) {
         if (!saturate && storage.floatFormat == FloatType::F4E2M1FN)
           continue; // Lowering keeps f4 saturating.
         KernelSpec spec = unitSpec(KernelOp::QCast, storage, saturate, runtime);
-        std::vector<uint8_t> got, want;
-        run(spec, inputs.data(), inputs.size(), got, want);
-        for (size_t i = 0; i < inputs.size(); ++i)
-          EXPECT_EQ(int(got[i]), int(want[i]))
-              << spec.canonicalString() << " x = " << inputs[i] << " (0x"
-              << std::hex << std::bit_cast<uint32_t>(inputs[i]) << ")";
+        expectQcastMatches(spec, inputs);
       }
 }
 
@@ -203,12 +209,7 @@ TEST_F(AsmjitFloatStorageTest, CheckedReciprocalQcastOnBothSidesOfTheCheck) {
         for (int k = 0; k < 8; ++k)
           inputs.push_back(static_cast<float>(sign * k * 0x1p-149));
       }
-      std::vector<uint8_t> got, want;
-      run(spec, inputs.data(), inputs.size(), got, want);
-      for (size_t i = 0; i < inputs.size(); ++i)
-        EXPECT_EQ(int(got[i]), int(want[i]))
-            << spec.canonicalString() << " x = " << inputs[i] << " (0x"
-            << std::hex << std::bit_cast<uint32_t>(inputs[i]) << ")";
+      expectQcastMatches(spec, inputs);
     }
 }
 

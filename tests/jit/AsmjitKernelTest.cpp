@@ -200,14 +200,8 @@ TEST_P(AsmjitKernelTest, PackedEveryLayout) {
   axes.widths = {1, 2, 4};
   axes.narrowBounds = true;
   axes.layouts = testing::representativeLayouts();
-  LayoutSpec blocks32, oddBlocks;
-  blocks32.kind = oddBlocks.kind = LayoutSpec::Kind::PerAxis;
-  blocks32.channels = 6;
-  blocks32.inner = 32;
-  oddBlocks.channels = 3;
-  oddBlocks.inner = 37;
-  axes.layouts.push_back(blocks32);
-  axes.layouts.push_back(oddBlocks);
+  for (const LayoutSpec &blocks : testing::packedBlockLayouts())
+    axes.layouts.push_back(blocks);
   axes.runtimeParams = {false, true};
   axes.knobs = {QuantKnobs{},
                 {ScaleOp::Reciprocal, ZeroPointOrder::AfterRounding,
@@ -303,11 +297,9 @@ TEST_P(AsmjitKernelTest, PackedReadsStopAtTheBufferEnd) {
   SweepAxes axes;
   axes.ops = {KernelOp::DCast, KernelOp::SCast};
   axes.widths = {1, 2, 4};
-  LayoutSpec oddBlocks; // Runs that start inside a byte.
-  oddBlocks.kind = LayoutSpec::Kind::PerAxis;
-  oddBlocks.channels = 3;
-  oddBlocks.inner = 37;
-  axes.layouts = {LayoutSpec{}, testing::representativeLayouts()[2], oddBlocks};
+  // Runs that start inside a byte: the blocks of 37.
+  axes.layouts = {LayoutSpec{}, testing::representativeLayouts()[2],
+                  testing::packedBlockLayouts()[1]};
   std::vector<KernelSpec> specs = testing::specSweep(axes);
   // Packed NF4 and f4E2M1FN: dcast only (their qcast and scast fall back).
   SweepAxes tables = axes;

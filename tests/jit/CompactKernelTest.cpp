@@ -244,13 +244,7 @@ TEST_P(CompactKernelTest, PackedTableDcastRunsOfEveryShape) {
   SweepAxes axes = compactAxes();
   axes.ops = {KernelOp::DCast};
   axes.compact = {compactSubset()[2], compactSubset()[3]};
-  LayoutSpec blocks32, oddBlocks;
-  blocks32.kind = oddBlocks.kind = LayoutSpec::Kind::PerAxis;
-  blocks32.channels = 6;
-  blocks32.inner = 32;
-  oddBlocks.channels = 3;
-  oddBlocks.inner = 37;
-  axes.layouts = {blocks32, oddBlocks};
+  axes.layouts = testing::packedBlockLayouts();
   axes.expressed = {ValueType::F16, ValueType::BF16, ValueType::F32};
   axes.runtimeParams = {false, true};
   EXPECT_EQ(check(axes), compiled(axes, 2 * 2 * 3 * 2));

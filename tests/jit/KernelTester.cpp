@@ -619,6 +619,16 @@ std::vector<QuantKnobs> allKnobs() {
   return knobs;
 }
 
+std::vector<LayoutSpec> packedBlockLayouts() {
+  LayoutSpec blocks32, oddBlocks;
+  blocks32.kind = oddBlocks.kind = LayoutSpec::Kind::PerAxis;
+  blocks32.channels = 6;
+  blocks32.inner = 32;
+  oddBlocks.channels = 3;
+  oddBlocks.inner = 37;
+  return {blocks32, oddBlocks};
+}
+
 std::vector<LayoutSpec> representativeLayouts() {
   using Kind = LayoutSpec::Kind;
   constexpr int64_t kDyn = LayoutSpec::kDynamic;

@@ -157,6 +157,9 @@ std::vector<QuantKnobs> allKnobs();
 /// Per-tensor, per-axis (inner 1, inner 7, dynamic inner) and blocked
 /// (static, and with a dynamic whole-extent dim) layouts.
 std::vector<LayoutSpec> representativeLayouts();
+/// Blocks of 32 along the last axis (whole unrolled iterations, parameters
+/// per block; 6 channels) and of 37 (packed runs starting mid-byte; 3).
+std::vector<LayoutSpec> packedBlockLayouts();
 
 /// qcast of types whose baked zero points lie far outside the storage
 /// range (up to the ends of int64; MLIR accepts them), every knob: the
