@@ -116,13 +116,20 @@ void X86FloatEncoder::emitConstants(x86::Assembler &a) {
                            floatBits(static_cast<float>(bounds_.lo)));
   const unsigned M = format_.mantissaBits;
   uint32_t minNormal = uint32_t(format_.minNormalExponent() + 127) << 23;
-  // In order of use per vector: the first ones get the registers.
+  // K = 2^(emin + 23 - M): its ulp is the quantum of the smallest normal
+  // binade.
+  uint32_t magic = minNormal + ((23 - M) << 23);
+  // The blend's first operand must be a register: K gets the first one.
+  c_.magic = constants_.place(a, magic);
   c_.magnitudeMask = constants_.place(a, kMagnitudeMask);
   c_.exponentMask = constants_.place(a, kExponentMask);
   c_.minNormal = constants_.place(a, minNormal);
-  c_.rebias = constants_.place(a, ((127 + M) << 23) - minNormal);
+  // Negative lanes subtract K - sign: the sign bit set, or for signed
+  // codes the byte's value as int8 (magnitude - 128).
+  c_.negativeMagic = constants_.place(
+      a, signedCodes() ? magic + 128 : magic - format_.signBit());
   if (format_.hasNaN && !signedCodes())
-    c_.nanCode = constants_.place(a, format_.positiveNaN);
+    c_.nanCode = constants_.place(a, magic + format_.positiveNaN);
   if (!saturate_) {
     // RNE_F(v) beyond the largest finite value: |v| above its upper
     // half-quantum, or on it when that tie goes to the (even) next binade.
@@ -131,9 +138,9 @@ void X86FloatEncoder::emitConstants(x86::Assembler &a) {
         a,
         floatBits(static_cast<float>(
             format_.largest + std::ldexp(1.0, top - static_cast<int>(M) - 1))));
-    c_.special =
-        constants_.place(a, format_.hasInfinity ? format_.positiveInfinity
-                                                : format_.positiveNaN);
+    c_.special = constants_.place(a, magic + (format_.hasInfinity
+                                                  ? format_.positiveInfinity
+                                                  : format_.positiveNaN));
   }
 }
 
@@ -181,12 +188,12 @@ void X86FloatEncoder::emitEncode(x86::Assembler &a, const x86::Vec &v,
   x86::Vec exponent = v;
   a.emit(x86::Inst::kIdVpand, exponent, magnitude, c_.exponentMask);
   a.emit(x86::Inst::kIdVpsubusw, exponent, exponent, c_.minNormal);
+  // a - e: a's binade moved down to the smallest normal one (or a itself
+  // below it); + K counts its quanta into the low bits.
   x86::Vec quanta = t;
   a.vpsubd(quanta, magnitude, exponent);
-  a.emit(x86::Inst::kIdVpaddd, quanta, quanta, c_.rebias);
-  a.vroundps(quanta, quanta, kRoundNearest);
-  a.vcvttps2dq(quanta, quanta);
-  x86::Vec code = v;
+  a.emit(x86::Inst::kIdVaddps, quanta, quanta, c_.magic);
+  x86::Vec code = v; // K + the code's magnitude.
   a.vpsrld(code, exponent, 23 - M);
   a.vpaddd(code, code, quanta);
   if (!saturate_) {
@@ -197,13 +204,10 @@ void X86FloatEncoder::emitEncode(x86::Assembler &a, const x86::Vec &v,
   // the NaN code, or with signed codes what the store saturates to it.
   if (format_.hasNaN && !signedCodes())
     a.emit(x86::Inst::kIdVpminud, code, code, c_.nanCode);
-  // The sign: code ∓ (-1 << (bits - 1)) sets the clear sign bit, or makes
-  // the signed code (the byte's value as int8) of a negative lane.
-  a.vpslld(negative, negative, format_.bits - 1);
-  if (signedCodes())
-    a.vpaddd(code, code, negative);
-  else
-    a.vpsubd(code, code, negative);
+  // Minus K, or minus K - sign for negative lanes.
+  a.emit(x86::Inst::kIdVblendvps, negative, c_.magic, c_.negativeMagic,
+         negative);
+  a.vpsubd(code, code, negative);
 }
 
 std::optional<KernelSpec> foldDecodedExponent(const KernelSpec &spec) {

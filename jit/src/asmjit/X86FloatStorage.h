@@ -91,8 +91,8 @@ private:
   bool saturate_;
   X86VectorConstants constants_;
   struct Operands {
-    asmjit::Operand magnitudeMask, exponentMask, minNormal, rebias, nanCode,
-        threshold, special;
+    asmjit::Operand magic, magnitudeMask, exponentMask, minNormal,
+        negativeMagic, nanCode, threshold, special;
   } c_;
 };
 

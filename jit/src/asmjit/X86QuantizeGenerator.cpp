@@ -91,7 +91,7 @@ public:
   }
 
   void emitConstants(x86::Assembler &a) override {
-    if (checked_ || packsQuantile())
+    if (packsFour())
       dataLabel_ = a.newLabel();
     if (quantile_) {
       quantile_->emitConstants(a);
@@ -148,7 +148,7 @@ public:
       floatEncoder_->emitData(a);
     if (packed_)
       packed_->emitData(a);
-    if (!checked_ && !packsQuantile())
+    if (!packsFour())
       return;
     // The half-away constant as a full vector, then vpermd's dword order
     // for the packed bytes of four vectors.
@@ -191,12 +191,16 @@ public:
     }
     if (floatEncoder_) {
       // All divisions first: their latency overlaps the encoding.
-      for (unsigned j = 0; j < reg::kUnroll; ++j)
+      x86::Vec codes[reg::kUnroll];
+      for (unsigned j = 0; j < reg::kUnroll; ++j) {
+        codes[j] = isa_.vec(reg::kWork + j);
         emitScaledFloat(a, j, src.cloneAdjusted(int32_t(j) * srcVectorBytes()),
                         false);
+      }
       for (unsigned j = 0; j < reg::kUnroll; ++j)
-        emitFloatCodes(a, j, dst.cloneAdjusted(int32_t(j) * dstVectorBytes()),
-                       false);
+        floatEncoder_->emitEncode(a, codes[j], isa_.vec(reg::kTemp + j));
+      emitPackFour(a, codes, isa_.vec(reg::kTemp), isa_.vec(reg::kTemp + 1),
+                   dst);
       return;
     }
     if (!checked_ && packed_) {
@@ -235,9 +239,7 @@ public:
     divisions_.push_back({divide, done, src, dst});
   }
 
-  bool canStreamStores() const override {
-    return checked_.has_value() || packsQuantile();
-  }
+  bool canStreamStores() const override { return packsFour(); }
 
   void emitVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
                   const x86::Mem &dst, bool masked) override {
@@ -301,6 +303,15 @@ private:
   bool packsQuantile() const {
     return quantile_ && spec_.storage.containerBytes() == 1;
   }
+  /// Main-loop iterations that store through emitPackFour.
+  bool packsFour() const {
+    return checked_ || packsQuantile() || floatEncoder_;
+  }
+  /// The packs' saturation: float codes as the encoder leaves them.
+  bool packsSigned() const {
+    return floatEncoder_ ? floatEncoder_->signedCodes()
+                         : spec_.storage.isSigned;
+  }
 
   /// x of `slot` in `v` → what the quantile search takes: x itself, or
   /// v = u + z (`t` clobbered).
@@ -321,8 +332,8 @@ private:
                     const x86::Mem &dst) {
     a.vpackssdw(result[0], result[0], result[1]);
     a.vpackssdw(result[2], result[2], result[3]);
-    spec_.storage.isSigned ? a.vpacksswb(result[0], result[0], result[2])
-                           : a.vpackuswb(result[0], result[0], result[2]);
+    packsSigned() ? a.vpacksswb(result[0], result[0], result[2])
+                  : a.vpackuswb(result[0], result[0], result[2]);
     a.vmovdqu(temp, dataAt(32));
     a.vpermd(result[0], temp, result[0]);
     if (packed_)
