@@ -53,13 +53,15 @@ protected:
   }
   /// Whether the backend compiles `spec`: llvm all of them; asmjit
   /// quantile tables and float storage, packed ones (NF4, f4E2M1FN) in
-  /// dcast, and in qcast 16 distinct sorted 4-bit entries with one baked
-  /// scale (NF4), f64 expressed values aside.
+  /// dcast, in qcast packed f4E2M1FN and 16 distinct sorted 4-bit entries
+  /// with one baked scale (NF4), f64 expressed values aside.
   bool compiles(const KernelSpec &spec) const {
     if (GetParam().backend == "llvm")
       return true;
     bool compact = spec.storage.kind != StorageType::Kind::Integer &&
                    (!spec.storage.packed || spec.op == KernelOp::DCast ||
+                    (spec.storage.kind == StorageType::Kind::Float &&
+                     spec.op == KernelOp::QCast) ||
                     encodesPackedTable(spec));
     return compact &&
            (spec.op == KernelOp::SCast || spec.expressed != ValueType::F64);
@@ -236,22 +238,23 @@ TEST_P(CompactKernelTest, QuantileTableSizesAndStorages) {
 }
 
 TEST_P(CompactKernelTest, PackedTableDcastRunsOfEveryShape) {
-  // asmjit's packed NF4 / f4E2M1FN dcast: blocks of 32 (whole unrolled
-  // blocks, parameters per block) and of 37 (runs starting mid-byte), on
-  // every expressed type, baked and runtime.
+  // asmjit's packed NF4 / f4E2M1FN dcast (and f4E2M1FN qcast): blocks of
+  // 32 (whole unrolled blocks, parameters per block) and of 37 (runs
+  // starting mid-byte), on every expressed type, baked and runtime.
   if (GetParam().backend != "asmjit")
     GTEST_SKIP() << "llvm's packed tables are covered by the sweeps above";
   SweepAxes axes = compactAxes();
-  axes.ops = {KernelOp::DCast};
+  axes.ops = {KernelOp::DCast, KernelOp::QCast};
+  axes.knobs = {QuantKnobs{}};
   axes.compact = {compactSubset()[2], compactSubset()[3]};
   axes.layouts = testing::packedBlockLayouts();
   axes.expressed = {ValueType::F16, ValueType::BF16, ValueType::F32};
   axes.runtimeParams = {false, true};
-  EXPECT_EQ(check(axes), compiled(axes, 2 * 2 * 3 * 2));
+  EXPECT_EQ(check(axes), compiled(axes, 2 * 2 * 2 * 3 * 2));
 }
 
 TEST_P(CompactKernelTest, FloatQcastAtEveryRoundingBoundary) {
-  // The encoding rounds |v| with a per-lane magic addition: check every
+  // The encoding rounds |v| with one magic addition: check every
   // code, every midpoint between neighbours and their f32 neighbours, on
   // both signs, with exact scales so that v is the input shifted by z,
   // and inexact ones (baked, z = 0), through the unrolled groups too.

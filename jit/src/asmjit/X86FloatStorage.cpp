@@ -49,9 +49,14 @@ constexpr uint32_t kExponentMask = 0x7f800000u;
 } // namespace
 
 bool x86SupportsFloatStorage(const StorageSpec &storage) {
-  // Packed f4E2M1FN would work through X86PackedCodes, but measured
-  // slower than the llvm kernel (which `auto` then uses): refused.
   return storage.kind == StorageType::Kind::Float && !storage.packed;
+}
+
+bool x86EncodesPackedFloat(const KernelSpec &spec) {
+  return spec.op == KernelOp::QCast &&
+         spec.storage.kind == StorageType::Kind::Float &&
+         spec.storage.floatFormat == FloatType::F4E2M1FN &&
+         spec.storage.packed && spec.storage.bits == 4;
 }
 
 asmjit::Operand X86VectorConstants::place(x86::Assembler &a, uint32_t value) {

@@ -3,6 +3,7 @@
 
 #include "AsmjitAssembly.h"
 #include "X86Conversions.h"
+#include "X86FloatStorage.h"
 #include "X86QuantileStorage.h"
 
 #include <algorithm>
@@ -29,7 +30,8 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
             "); the runtime should fall back to the llvm backend or the "
             "reference");
   if (!x86SupportsStorage(spec.storage) && !x86SupportsQuantile(spec.storage) &&
-      !x86DecodesPackedTable(spec) && !x86EncodesPackedTable(spec))
+      !x86DecodesPackedTable(spec) && !x86EncodesPackedTable(spec) &&
+      !x86EncodesPackedFloat(spec))
     return unsupported("storage other than integers (unpacked, or packed "
                        "1/2/4 bits), unpacked float storage, quantile "
                        "tables of at most 64 entries, packed NF4 and "

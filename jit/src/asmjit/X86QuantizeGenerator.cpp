@@ -356,6 +356,10 @@ private:
                       bool masked) {
     x86::Vec v = isa_.vec(reg::kWork + slot), t = isa_.vec(reg::kTemp + slot);
     floatEncoder_->emitEncode(a, v, t);
+    if (packed_) {
+      packed_->emitStore(a, dst, v, t);
+      return;
+    }
     StorageSpec codes = spec_.storage;
     codes.isSigned = floatEncoder_->signedCodes();
     emitStoreStored(a, isa_, codes, dst, v, t, masked, Narrowing::Saturate);
