@@ -280,7 +280,7 @@ TEST(AsmjitFloatStorageAssembly, Avx2CodeWithoutGathersOrMxcsr) {
       unitSpec(KernelOp::QCast, fullRange(FloatType::F8E4M3FN), true, false);
   qcast.params.scales = {0.0137};
   std::string text = listing(qcast, "+avx512f");
-  EXPECT_THAT(text, HasSubstr("vdivps"));   // The exact `divide`.
+  EXPECT_THAT(text, HasSubstr("vdivps")); // The exact `divide`.
   // RNE to the format by one addition of K (X86FloatStorage.cpp).
   EXPECT_THAT(text, HasSubstr("vaddps"));
   KernelSpec dcast = qcast;

@@ -3,14 +3,16 @@
 // Encoding a clamped value c (|c| = a, a format value's range, exact f32)
 // with M fraction bits and minimum normal exponent emin (biased in f32:
 // Emin): let E be a's f32 exponent field and e = max(E - Emin, 0). Then
-// t = a · 2^(M - max(E - 127, emin)) lies in [2^M, 2^(M+1)) above the
-// format's subnormal range and in [0, 2^M) within it; n = roundeven(t)
-// counts quanta, and the code's magnitude is (e << M) + n (a carry of n
-// into 2^(M+1) moves into the exponent, as it must). t is built by integer
-// arithmetic on a's bits (a - (e << 23) + ((127 + M - Emin) << 23): the
-// exponent rebiased, exact for every normal a; a zero or f32-subnormal a
-// gives a value far below 1/2, which rounds to 0 as a · 2^(M - emin) does),
-// and rounded by vroundps with an immediate (nearest-even, MXCSR unread).
+// t = a - (e << 23) (integer arithmetic on the bits) is a moved down to
+// the format's smallest normal binade [2^emin, 2^(emin+1)), exactly, or a
+// itself below it: either way the format's quantum there is 2^(emin - M).
+// K = 2^(emin + 23 - M) has that quantum as its ulp and t + K < 2K, so the
+// FPU's nearest-even addition t + K counts quanta into its low bits:
+// bits(t + K) = bits(K) + n, n = roundeven(t / 2^(emin - M)), and the
+// code's magnitude is (e << M) + n (a carry of n into 2^(M+1) moves into
+// the exponent, as it must). A zero or f32-subnormal a gives n = 0. A NaN
+// lane's bits give a finite t and a code far above every finite one. K
+// (or K - sign) is subtracted last, by one blend on the sign mask.
 //
 // Decoding fp8 goes through binary16 with F16C, as the LLVM backend does:
 // f8E5M2 is the top byte of a binary16. f8E4M3FN's sign s, magnitude m (7
@@ -42,7 +44,6 @@ namespace {
 constexpr uint8_t kLessOrdered = 0x11;         ///< vcmpps LT_OQ.
 constexpr uint8_t kGreaterEqualOrdered = 0x1d; ///< GE_OQ.
 constexpr uint8_t kGreaterOrdered = 0x1e;      ///< GT_OQ.
-constexpr uint8_t kRoundNearest = 0x08; ///< vroundps: even, no exception.
 constexpr uint32_t kMagnitudeMask = 0x7fffffffu;
 constexpr uint32_t kExponentMask = 0x7f800000u;
 

@@ -3,8 +3,9 @@
 // docs/semantics.md section 8 on x86 lanes: the quantize generator turns
 // v = fl(u + z) into the codes of f8E4M3FN, f8E5M2 or f4E2M1FN, the
 // dequantize generator turns codes into their exact values. Integer and
-// exact float operations only: no fp8 instructions exist, no gathers, and
-// rounding uses vroundps' immediate, never MXCSR. The kernels are AVX2
+// exact float operations only (no fp8 instructions exist, no gathers),
+// and one nearest-even addition that rounds, as the division before it
+// does, in the default environment (semantics.md 2.1). The kernels are AVX2
 // (VEX, ymm) code at every ISA level (X86Generators.cpp), so the lanes
 // here are ymm and xmm registers.
 //

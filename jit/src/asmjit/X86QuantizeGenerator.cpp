@@ -25,7 +25,9 @@
 // main-loop iteration on packed bytes instead (emitEncodeNibbles); heads
 // and tails still store through X86PackedCodes.
 // Float storage (X86FloatStorage.h): v = u + z goes to the format encoder
-// instead of the integer rounding and clamp.
+// instead of the integer rounding and clamp; the main loop packs its four
+// vectors of codes into one 32-byte store (or X86PackedCodes' bytes for
+// packed f4E2M1FN).
 //
 //===----------------------------------------------------------------------===//
 #include "X86Conversions.h"
