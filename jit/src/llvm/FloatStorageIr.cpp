@@ -51,63 +51,68 @@ llvm::Value *emitFloatEncode(IrContext &ir, llvm::Value *v, llvm::Value *zero,
   int M = static_cast<int>(format.mantissaBits);
   int shift = static_cast<int>(c.mantissa) - M;
 
-  llvm::Value *isNaN = nullptr;
-  if (format.hasNaN)
-    isNaN = b.CreateFCmpUNO(v, v);
-  else
+  if (!format.hasNaN)
     v = b.CreateSelect(b.CreateFCmpUNO(v, v), zero, v);
   llvm::Value *low = ir.computeConstant(bounds.lo, lanes);
   llvm::Value *high = ir.computeConstant(bounds.hi, lanes);
   llvm::Type *intLanes = ir.vectorOf(c.integer, lanes);
   // The code takes the sign of the clamped v, which is v's own when the
-  // bounds straddle zero.
+  // bounds straddle zero. The clamps keep NaN lanes NaN.
   llvm::Value *signOf = v;
-  llvm::Value *bits;
+  llvm::Value *magnitude;
   if (bounds.lo == -bounds.hi && bounds.hi > 0) {
-    // Symmetric bounds clamp the magnitude: one unsigned minimum of its
-    // bits (NaN lanes, above +inf, are replaced later).
-    int64_t magnitudeMask = c.width == 64 ? std::numeric_limits<int64_t>::max()
-                                          : std::numeric_limits<int32_t>::max();
-    bits = b.CreateAnd(b.CreateBitCast(v, intLanes), integer(magnitudeMask));
-    bits = b.CreateBinaryIntrinsic(llvm::Intrinsic::umin, bits,
-                                   b.CreateBitCast(high, intLanes));
+    magnitude = ir.unary(llvm::Intrinsic::fabs, v);
+    magnitude =
+        b.CreateSelect(b.CreateFCmpOGT(magnitude, high), high, magnitude);
   } else {
     llvm::Value *clamped = b.CreateSelect(b.CreateFCmpOGT(v, high), high, v);
     clamped = b.CreateSelect(b.CreateFCmpOLT(clamped, low), low, clamped);
-    bits = b.CreateBitCast(ir.unary(llvm::Intrinsic::fabs, clamped), intLanes);
+    magnitude = ir.unary(llvm::Intrinsic::fabs, clamped);
     signOf = clamped;
   }
-  llvm::Value *magnitude = b.CreateBitCast(bits, v->getType());
+  llvm::Value *bits = b.CreateBitCast(magnitude, intLanes);
 
-  // RNE to the format by one addition: K = 2^(E + mantissa(C) - M), E the
-  // binade of |v| (at least the format's smallest normal one), has the
-  // format's quantum 2^(E - M) as its ulp, so |v| + K rounds |v| to quanta,
-  // ties to the even code, and its bits minus K's count them (a carry into
-  // the next binade included). The code adds the binade's first code.
-  llvm::Value *binade =
+  // RNE to the format by one addition: with e = max(E - Emin, 0) << the
+  // mantissa width (E |v|'s exponent field, Emin the format's smallest
+  // normal one), bits - e is |v| moved down to the smallest normal binade
+  // (or |v| itself below it), where the format's quantum is the ulp of
+  // K = 2^(emin + mantissa(C) - M): adding K rounds to quanta, ties to the
+  // even code, and its low bits count them (a carry into the next binade
+  // included). The code adds e's binades. e's subtraction saturates in
+  // the top 16-bit word, where the exponent field is.
+  llvm::Value *exponent =
       b.CreateAnd(bits, integer(int64_t(c.bias * 2 + 1) << c.mantissa));
   int64_t smallestNormal = int64_t(int(c.bias) + format.minNormalExponent())
                            << c.mantissa;
-  binade = b.CreateBinaryIntrinsic(llvm::Intrinsic::umax, binade,
-                                   integer(smallestNormal));
-  llvm::Value *magic =
-      b.CreateAdd(binade, integer(int64_t(shift) << c.mantissa));
-  llvm::Value *sum =
-      b.CreateFAdd(magnitude, b.CreateBitCast(magic, magnitude->getType()));
-  llvm::Value *quanta = b.CreateSub(b.CreateBitCast(sum, intLanes), magic);
-  // First code of binade E: (E + bias_F) << M, minus the 2^M quanta of the
-  // implicit bit (the smallest normal binade starts at 2^M quanta too).
-  llvm::Value *first =
-      b.CreateSub(b.CreateLShr(binade, integer(shift)),
-                  integer(int64_t(int(c.bias) - format.bias + 1) << M));
-  llvm::Value *code = b.CreateAdd(quanta, first);
+  llvm::Type *words =
+      ir.vectorOf(ir.builder.getInt16Ty(), lanes * c.width / 16);
+  llvm::Value *binades = b.CreateBitCast(
+      b.CreateBinaryIntrinsic(llvm::Intrinsic::usub_sat,
+                              b.CreateBitCast(exponent, words),
+                              b.CreateBitCast(integer(smallestNormal), words)),
+      intLanes);
+  int64_t magicBits = smallestNormal + (int64_t(shift) << c.mantissa);
+  llvm::Value *moved =
+      b.CreateBitCast(b.CreateSub(bits, binades), magnitude->getType());
+  llvm::Value *sum = b.CreateFAdd(
+      moved, b.CreateBitCast(integer(magicBits), magnitude->getType()));
+  // K + the code's magnitude; a NaN lane's bits give one far above every
+  // finite code, which the minimum makes the NaN code.
+  llvm::Value *code = b.CreateAdd(b.CreateBitCast(sum, intLanes),
+                                  b.CreateLShr(binades, integer(shift)));
+  code = b.CreateTrunc(b.CreateSub(code, integer(magicBits)),
+                       ir.vectorOf(ir.i32, lanes));
+  if (format.hasNaN)
+    code = b.CreateBinaryIntrinsic(
+        llvm::Intrinsic::umin, code,
+        ir.intConstant(ir.i32, format.positiveNaN, lanes));
 
-  llvm::Type *i32Lanes = ir.vectorOf(ir.i32, lanes);
   // 8-bit codes are kept sign-extended (stores truncate them), which lets
   // byte stores use signed saturating packs.
   int64_t signValue = format.bits == 8 ? -128 : int64_t(format.signBit());
+  // Ordered: NaN lanes keep the positive NaN code.
   auto isNegative = [&](llvm::Value *value) {
-    return b.CreateICmpSLT(b.CreateBitCast(value, intLanes), integer(0));
+    return b.CreateFCmpOLT(value, ir.computeConstant(0.0, lanes));
   };
   auto withSign = [&](llvm::Value *negative, llvm::Value *magnitudeCode) {
     return b.CreateSelect(
@@ -115,8 +120,7 @@ llvm::Value *emitFloatEncode(IrContext &ir, llvm::Value *v, llvm::Value *zero,
         b.CreateOr(magnitudeCode, ir.intConstant(ir.i32, signValue, lanes)),
         magnitudeCode);
   };
-  llvm::Value *result =
-      withSign(isNegative(signOf), b.CreateTrunc(code, i32Lanes));
+  llvm::Value *result = withSign(isNegative(signOf), code);
   if (!ir.spec.knobs.saturate) {
     // RNE beyond the largest finite value: above its upper half-quantum,
     // or on it when the tie goes to the (even) next binade.
@@ -134,9 +138,6 @@ llvm::Value *emitFloatEncode(IrContext &ir, llvm::Value *v, llvm::Value *zero,
         withSign(isNegative(v), ir.intConstant(ir.i32, special, lanes)),
         result);
   }
-  if (isNaN)
-    result = b.CreateSelect(
-        isNaN, ir.intConstant(ir.i32, format.positiveNaN, lanes), result);
   return result;
 }
 
