@@ -88,10 +88,11 @@ protected:
                       [&](const KernelSpec &spec) { return compiles(spec); }));
   }
 
-  /// The f32 qcast of `inputs` by the backend's kernel for `spec` equals
-  /// the reference's, byte for byte.
+  /// The qcast of `inputs` (f32, or f64 for spec.expressed f64) by the
+  /// backend's kernel for `spec` equals the reference's, byte for byte.
+  template <typename T>
   void expectQcastMatchesReference(const KernelSpec &spec,
-                                   const std::vector<float> &inputs) {
+                                   const std::vector<T> &inputs) {
     Expected<CompiledCode> code = backend_->compile(spec);
     ASSERT_TRUE(code) << code.status().message();
     std::vector<uint8_t> want(storageBytes(spec.storage, inputs.size()));
@@ -141,6 +142,22 @@ TEST_P(CompactKernelTest, ExpressedTypesAndRuntimeParameters) {
   size_t storages = axes.compact.size();
   // (qcast, ×2 for f8 saturation) + dcast, 4 types, 2 parameter kinds.
   size_t expected = (storages + 2 + storages) * 4 * 2;
+  EXPECT_EQ(check(axes), compiled(axes, expected));
+}
+
+TEST_P(CompactKernelTest, DoubleExpressedLayouts) {
+  // C = f64 (asmjit's wide kernels): every layout, packed runs starting
+  // mid-byte (blocks of 37), both parameter sources.
+  SweepAxes axes = compactAxes();
+  axes.compact = compactSubset();
+  axes.knobs = {QuantKnobs{}};
+  axes.expressed = {ValueType::F64};
+  axes.layouts = testing::representativeLayouts();
+  for (const LayoutSpec &blocks : testing::packedBlockLayouts())
+    axes.layouts.push_back(blocks);
+  axes.runtimeParams = {false, true};
+  size_t storages = axes.compact.size();
+  size_t expected = (storages + 2 + storages) * 9 * 2;
   EXPECT_EQ(check(axes), compiled(axes, expected));
 }
 
@@ -291,6 +308,53 @@ TEST_P(CompactKernelTest, FloatQcastAtEveryRoundingBoundary) {
               }
             }
         }
+        expectQcastMatchesReference(spec, inputs);
+      }
+  }
+}
+
+TEST_P(CompactKernelTest, DoubleFloatQcastAtEveryRoundingBoundary) {
+  // C = f64: v must round to the format once. Around every code and
+  // midpoint: f64 neighbours (one f64 ulp off a midpoint rounds away from
+  // it), and offsets just beyond f32's precision (2^-25, 2^-30 relative),
+  // which a rounding through f32 would move onto the midpoint; exact and
+  // inexact scales, both saturations.
+  for (const StorageSpec &storage : testing::compactStorages()) {
+    if (storage.kind != StorageType::Kind::Float)
+      continue;
+    FloatStorageFormat format = floatStorageFormat(storage.floatFormat);
+    for (auto [scale, zero] :
+         {std::pair{1.0, int64_t(0)}, std::pair{0.25, int64_t(-2)},
+          std::pair{0.0137, int64_t(0)}})
+      for (bool saturate : {true, false}) {
+        KernelSpec spec;
+        spec.storage = storage;
+        spec.expressed = spec.compute = ValueType::F64;
+        spec.params.scales = {scale};
+        spec.params.zeroPoints = {zero};
+        spec.knobs.saturate =
+            saturate || storage.floatFormat == FloatType::F4E2M1FN;
+        if (!compiles(spec))
+          continue;
+        std::vector<double> inputs;
+        for (uint32_t code = 0; code + 1 < format.signBit(); ++code) {
+          double value = decodeFloatStorage(format, code);
+          double next = decodeFloatStorage(format, code + 1);
+          if (std::isnan(value) || std::isnan(next))
+            continue;
+          for (double point : {value, (value + next) / 2})
+            for (double sign : {1.0, -1.0}) {
+              double v = sign * point;
+              for (double offset : {0.0, 0x1p-25, -0x1p-25, 0x1p-30, -0x1p-30})
+                inputs.push_back((v * (1 + offset) - double(zero)) * scale);
+              double x = (v - double(zero)) * scale;
+              inputs.push_back(std::nextafter(x, -1e300));
+              inputs.push_back(std::nextafter(x, 1e300));
+            }
+        }
+        for (double special : {1e-300, -1e-300, 1e300, -1e300, 0x1p-130,
+                               -0x1p-130, 0x1p-149, -0.0})
+          inputs.push_back(special);
         expectQcastMatchesReference(spec, inputs);
       }
   }
