@@ -301,11 +301,17 @@ TEST_P(AsmjitKernelTest, PackedReadsStopAtTheBufferEnd) {
   axes.layouts = {LayoutSpec{}, testing::representativeLayouts()[2],
                   testing::packedBlockLayouts()[1]};
   std::vector<KernelSpec> specs = testing::specSweep(axes);
+  SweepAxes wide = axes; // f64 results: the wide kernels.
+  wide.ops = {KernelOp::DCast};
+  wide.expressed = {ValueType::F64};
+  for (const KernelSpec &spec : testing::specSweep(wide))
+    specs.push_back(spec);
   // Packed NF4 and f4E2M1FN: dcast only (their qcast and scast fall back).
   SweepAxes tables = axes;
   tables.ops = {KernelOp::DCast};
   tables.widths = {};
   tables.compact = testing::compactStorages();
+  tables.expressed = {ValueType::F32, ValueType::F64};
   for (const KernelSpec &spec : testing::specSweep(tables))
     specs.push_back(spec);
   for (const KernelSpec &spec : specs) {

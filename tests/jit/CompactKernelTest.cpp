@@ -103,6 +103,13 @@ protected:
     EXPECT_EQ(got, want) << spec.canonicalString();
   }
 
+  /// The f64 tests below target asmjit's wide kernels; llvm runs them at
+  /// its highest level only (its f64 code differs little between levels).
+  bool skipsDoubleTests() const {
+    return GetParam().backend == "llvm" &&
+           GetParam().isa != testing::runnableIsaLevels().back();
+  }
+
   std::unique_ptr<Backend> backend_;
 };
 
@@ -146,6 +153,8 @@ TEST_P(CompactKernelTest, ExpressedTypesAndRuntimeParameters) {
 }
 
 TEST_P(CompactKernelTest, DoubleExpressedLayouts) {
+  if (skipsDoubleTests())
+    GTEST_SKIP() << "llvm: checked at its highest level";
   // C = f64 (asmjit's wide kernels): every layout, packed runs starting
   // mid-byte (blocks of 37), both parameter sources.
   SweepAxes axes = compactAxes();
@@ -223,6 +232,56 @@ TEST_P(CompactKernelTest, QuantileQcastAtEveryThreshold) {
   EXPECT_GT(checked, 0u); // Every backend compiles some quantile tables.
 }
 
+TEST_P(CompactKernelTest, DoubleQuantileQcastAtEveryThreshold) {
+  if (skipsDoubleTests())
+    GTEST_SKIP() << "llvm: checked at its highest level";
+  // C = f64: v around each of the f64 thresholds (a few f64 ulps), both
+  // scale ops, runs of every tail length, then the special values.
+  const double specials[] = {std::numeric_limits<double>::quiet_NaN(),
+                             -std::numeric_limits<double>::quiet_NaN(),
+                             std::numeric_limits<double>::infinity(),
+                             -std::numeric_limits<double>::infinity(),
+                             0.0,
+                             -0.0,
+                             std::numeric_limits<double>::denorm_min(),
+                             std::numeric_limits<double>::max(),
+                             std::numeric_limits<double>::lowest()};
+  size_t checked = 0;
+  for (const StorageSpec &storage : testing::compactStorages()) {
+    if (storage.kind != StorageType::Kind::Quantile)
+      continue;
+    QuantileSearch search = buildQuantileSearch(storage.table, ValueType::F64);
+    for (auto [scale, zero] :
+         {std::pair{1.0, int64_t(0)}, std::pair{0.0137, int64_t(0)},
+          std::pair{0.7, int64_t(-2)}})
+      for (ScaleOp op : {ScaleOp::Divide, ScaleOp::Reciprocal}) {
+        KernelSpec spec;
+        spec.storage = storage;
+        spec.expressed = spec.compute = ValueType::F64;
+        spec.params.scales = {scale};
+        spec.params.zeroPoints = {zero};
+        spec.knobs.scaleOp = op;
+        if (!compiles(spec))
+          continue;
+        ++checked;
+        std::vector<double> inputs;
+        for (double threshold : search.thresholds) {
+          double x = (threshold - double(zero)) * scale;
+          for (int step = 0; step < 3; ++step)
+            x = std::nextafter(x, -1e300);
+          for (int step = 0; step < 6; ++step) {
+            inputs.push_back(x);
+            x = std::nextafter(x, 1e300);
+          }
+        }
+        for (double special : specials)
+          inputs.push_back(special);
+        expectQcastMatchesReference(spec, inputs);
+      }
+  }
+  EXPECT_GT(checked, 0u);
+}
+
 TEST_P(CompactKernelTest, QuantileTableSizesAndStorages) {
   // The asmjit lookup and search paths by table size and storage: 2 and 4
   // entries (in-lane), 10 sorted and 33 (clamped indices, padded
@@ -251,7 +310,8 @@ TEST_P(CompactKernelTest, QuantileTableSizesAndStorages) {
       quantile(6, true, -16, 32),        quantile(32, true, 2147483640, 8),
       quantile(32, false, 4294967290, 6)};
   axes.runtimeParams = {false, true};
-  EXPECT_EQ(check(axes), compiled(axes, 7 * 3 * 2));
+  axes.expressed = {ValueType::F32, ValueType::F64}; // f64: the wide kernels.
+  EXPECT_EQ(check(axes), compiled(axes, 7 * 3 * 2 * 2));
 }
 
 TEST_P(CompactKernelTest, PackedTableDcastRunsOfEveryShape) {
@@ -314,6 +374,8 @@ TEST_P(CompactKernelTest, FloatQcastAtEveryRoundingBoundary) {
 }
 
 TEST_P(CompactKernelTest, DoubleFloatQcastAtEveryRoundingBoundary) {
+  if (skipsDoubleTests())
+    GTEST_SKIP() << "llvm: checked at its highest level";
   // C = f64: v must round to the format once. Around every code and
   // midpoint: f64 neighbours (one f64 ulp off a midpoint rounds away from
   // it), and offsets just beyond f32's precision (2^-25, 2^-30 relative),
@@ -362,6 +424,11 @@ TEST_P(CompactKernelTest, DoubleFloatQcastAtEveryRoundingBoundary) {
 
 /// True when the `bytes`-byte expressed value at `p` is a NaN.
 bool isNaNValue(ValueType type, const uint8_t *p) {
+  if (type == ValueType::F64) {
+    double value;
+    std::memcpy(&value, p, sizeof value);
+    return std::isnan(value);
+  }
   uint32_t bits = 0;
   std::memcpy(&bits, p, valueTypeBytes(type));
   switch (type) {
@@ -390,11 +457,13 @@ TEST_P(CompactKernelTest, FloatDcastEveryCode) {
          {std::pair{1.0, int64_t(0)}, std::pair{0.37, int64_t(-3)},
           std::pair{60000.0, int64_t(0)}})
       for (ValueType expressed :
-           {ValueType::F32, ValueType::F16, ValueType::BF16}) {
+           {ValueType::F32, ValueType::F16, ValueType::BF16, ValueType::F64}) {
         KernelSpec spec;
         spec.op = KernelOp::DCast;
         spec.storage = storage;
-        spec.expressed = expressed;
+        spec.expressed = spec.compute = expressed;
+        if (expressed != ValueType::F64)
+          spec.compute = ValueType::F32;
         spec.params.scales = {scale};
         spec.params.zeroPoints = {zero};
         if (!compiles(spec))
