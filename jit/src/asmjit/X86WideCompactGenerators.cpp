@@ -20,7 +20,9 @@
 // qcast to quantile storage: the stored value of v (NaN lanes z_C) is a
 // count over QuantileSearch's f64 thresholds: min + tableIndex[0] plus, per
 // threshold v reaches, the step of tableIndex there (1 for sorted tables),
-// accumulated in 64-bit lanes whose low dwords are the stored values.
+// accumulated in 64-bit lanes whose low dwords are the stored values. With
+// one baked scale the thresholds move to the input side (no division) and
+// NaN lanes add the step to the zero point's stored value.
 //
 // dcast: float codes decode to their exact values in f32 lanes
 // (X86FloatDecoder, unfolded), widen exactly to f64; quantile stored
@@ -40,6 +42,8 @@
 #include "X86QuantileStorage.h"
 #include "X86WideParameters.h"
 
+#include "QuantileInputThresholds.h"
+
 #include "qjit/QuantileSearch.h"
 
 #include <bit>
@@ -51,13 +55,20 @@ namespace qjit::asmjit_backend {
 
 namespace {
 
+constexpr uint8_t kUnordered = 3;              ///< vcmppd: either is NaN.
 constexpr uint8_t kOrdered = 7;                ///< vcmppd: neither is NaN.
 constexpr uint8_t kGreaterEqualOrdered = 0x1d; ///< vcmppd GE_OQ.
 
 /// Work registers (the wide parameters use 8, 9 and 15, the float
 /// encoder and decoder 10 to 15 besides the `t` they are given).
 constexpr unsigned kHalf0 = 0, kHalf1 = 1, kTemp0 = 2, kTemp1 = 3, kMask0 = 4,
-                   kMask1 = 5, kThreshold = 6, kStep = 7;
+                   kMask1 = 5;
+/// qcast finishes a vector in its two halves and registers 10 to 15 (the
+/// encoder's constants and scratch, or the quantile count's), so that an
+/// unrolled step can hold the four vectors' halves in 0 to 7.
+constexpr unsigned kFinishTemp = reg::kScalar; ///< Free outside the encoder.
+constexpr unsigned kCount0 = 10, kCount1 = 11, kCountMask0 = 12,
+                   kCountMask1 = 13, kThreshold = 14, kStep = 15;
 
 constexpr uint64_t kDroppedBits = (uint64_t(1) << 29) - 1; ///< f64 → f32.
 
@@ -113,6 +124,16 @@ public:
     uint64_t first = static_cast<uint64_t>(spec.storage.min) +
                      static_cast<uint64_t>(search.tableIndex[0]);
     base_ = constants_.add(first);
+    searchesInput_ = quantileThresholdsMoveToInput(spec);
+    if (searchesInput_) {
+      // x itself against the moved thresholds; NaN lanes (below them all)
+      // then add the step to the stored value of v = z_C.
+      thresholds_ = quantileInputThresholds(spec, search.thresholds);
+      double zero = static_cast<double>(spec.params.zeroPoints[0]);
+      int64_t nanIndex = search.tableIndex[search.positionOf(zero)];
+      nanStep_ = constants_.add(static_cast<uint64_t>(spec.storage.min) +
+                                static_cast<uint64_t>(nanIndex) - first);
+    }
     for (size_t j = 1; j < search.tableIndex.size(); ++j) {
       int64_t step = search.tableIndex[j] - search.tableIndex[j - 1];
       steps_.push_back(static_cast<uint64_t>(step));
@@ -157,37 +178,67 @@ public:
   void emitVector(x86::Assembler &a, unsigned, const x86::Mem &src,
                   const x86::Mem &dst, bool) override {
     x86::Ymm half0 = x86::ymm(kHalf0), half1 = x86::ymm(kHalf1);
-    x86::Ymm t = x86::ymm(kTemp0);
+    emitScaled(a, half0, half1, src);
+    emitFinish(a, half0, half1, dst);
+  }
+
+  /// All divisions first (registers 0 to 7): the divider bounds these
+  /// kernels, and its latency then overlaps the other vectors' work.
+  void emitUnrolled(x86::Assembler &a, const x86::Mem &src,
+                    const x86::Mem &dst) override {
+    for (unsigned j = 0; j < reg::kUnroll; ++j)
+      emitScaled(a, x86::ymm(2 * j), x86::ymm(2 * j + 1),
+                 src.cloneAdjusted(int32_t(j) * srcVectorBytes()));
+    for (unsigned j = 0; j < reg::kUnroll; ++j)
+      emitFinish(a, x86::ymm(2 * j), x86::ymm(2 * j + 1),
+                 dst.cloneAdjusted(int32_t(j) * dstVectorBytes()));
+  }
+
+private:
+  /// The halves of the vector at `src`, u = x / s (or x · fl(1/s)).
+  void emitScaled(x86::Assembler &a, const x86::Ymm &half0,
+                  const x86::Ymm &half1, const x86::Mem &src) {
+    x86::Ymm scale = x86::ymm(wide::kScale);
+    bool divide = spec_.knobs.scaleOp == ScaleOp::Divide;
     a.vmovupd(half0, src);
     a.vmovupd(half1, src.cloneAdjusted(32));
-    emitShiftedScaled(a, half0, t);
-    emitShiftedScaled(a, half1, t);
+    if (searchesInput_)
+      return;
+    divide ? a.vdivpd(half0, half0, scale) : a.vmulpd(half0, half0, scale);
+    divide ? a.vdivpd(half1, half1, scale) : a.vmulpd(half1, half1, scale);
+  }
+
+  /// u in half0 and half1 → codes or stored values at `dst` (both
+  /// halves, registers 10 to 15 clobbered).
+  void emitFinish(x86::Assembler &a, const x86::Ymm &half0,
+                  const x86::Ymm &half1, const x86::Mem &dst) {
+    x86::Ymm t = x86::ymm(kFinishTemp);
+    emitShifted(a, half0, t);
+    emitShifted(a, half1, t);
     StorageSpec codes = spec_.storage;
     if (encoder_) {
       emitNarrowToOdd(a, half0, t);
       emitNarrowToOdd(a, half1, t);
       a.vinsertf128(half0, half0, half1.xmm(), 1);
-      emitKeepNonZero(a, half0, t);
-      encoder_->emitEncode(a, half0, t);
+      emitKeepNonZero(a, half0, half1);
+      encoder_->emitEncode(a, half0, half1);
       codes.isSigned = encoder_->signedCodes();
     } else {
-      emitCount(a);
+      emitCount(a, half0, half1);
     }
     if (packed_)
-      packed_->emitStore(a, dst, half0, t);
+      packed_->emitStore(a, dst, half0, half1);
     else
-      emitStoreStored(a, X86Isa(IsaLevel::Avx2), codes, dst, half0, t, false,
+      emitStoreStored(a, X86Isa(IsaLevel::Avx2), codes, dst, half0, half1,
+                      false,
                       encoder_ ? Narrowing::Saturate : Narrowing::Truncate);
   }
 
-private:
-  /// v = fl(fl(x / s) + z_C) (or x · fl(1/s)) in place; NaN lanes of u
-  /// become 0 (so v = z_C) unless the encoder encodes NaN itself.
-  void emitShiftedScaled(x86::Assembler &a, const x86::Ymm &v,
-                         const x86::Ymm &t) {
-    x86::Ymm scale = x86::ymm(wide::kScale);
-    spec_.knobs.scaleOp == ScaleOp::Divide ? a.vdivpd(v, v, scale)
-                                           : a.vmulpd(v, v, scale);
+  /// v = fl(u + z_C) in place; NaN lanes of u become 0 first (so v = z_C)
+  /// unless the encoder encodes NaN itself.
+  void emitShifted(x86::Assembler &a, const x86::Ymm &v, const x86::Ymm &t) {
+    if (searchesInput_)
+      return;
     if (!encoder_ || !encoder_->encodesNaN()) {
       a.vcmppd(t, v, v, kOrdered);
       a.vandpd(v, v, t);
@@ -223,10 +274,11 @@ private:
 
   /// The quantile stored values of v in half0 and half1 → i32 lanes of
   /// half0.
-  void emitCount(x86::Assembler &a) {
-    x86::Ymm half[2] = {x86::ymm(kHalf0), x86::ymm(kHalf1)};
-    x86::Ymm count[2] = {x86::ymm(kTemp0), x86::ymm(kTemp1)};
-    x86::Ymm mask[2] = {x86::ymm(kMask0), x86::ymm(kMask1)};
+  void emitCount(x86::Assembler &a, const x86::Ymm &half0,
+                 const x86::Ymm &half1) {
+    x86::Ymm half[2] = {half0, half1};
+    x86::Ymm count[2] = {x86::ymm(kCount0), x86::ymm(kCount1)};
+    x86::Ymm mask[2] = {x86::ymm(kCountMask0), x86::ymm(kCountMask1)};
     x86::Ymm threshold = x86::ymm(kThreshold), step = x86::ymm(kStep);
     a.vmovdqa(count[0], constants_.at(base_));
     a.vmovdqa(count[1], count[0]);
@@ -246,6 +298,12 @@ private:
         }
       }
     }
+    if (searchesInput_)
+      for (unsigned h = 0; h < 2; ++h) {
+        a.vcmppd(mask[h], half[h], half[h], kUnordered);
+        a.vpand(mask[h], mask[h], constants_.at(nanStep_));
+        a.vpaddq(count[h], count[h], mask[h]);
+      }
     // Low dwords in element order: per 128-bit lane (0, 1, 4, 5) and
     // (2, 3, 6, 7), then the qwords reordered.
     a.vshufps(half[0], count[0], count[1], 0x88);
@@ -264,6 +322,9 @@ private:
   std::vector<uint64_t> steps_;
   bool unitSteps_ = true;
   int32_t base_ = 0;
+  /// One baked scale: the search reads x (QuantileInputThresholds.h).
+  bool searchesInput_ = false;
+  int32_t nanStep_ = 0;
   asmjit::Label tables_;
 };
 
