@@ -246,8 +246,17 @@ TEST_P(CompactKernelTest, DoubleQuantileQcastAtEveryThreshold) {
                              std::numeric_limits<double>::denorm_min(),
                              std::numeric_limits<double>::max(),
                              std::numeric_limits<double>::lowest()};
+  std::vector<StorageSpec> storages = testing::compactStorages();
+  StorageSpec doubles; // Entries no f32 holds, unsorted, a duplicate.
+  doubles.kind = StorageType::Kind::Quantile;
+  doubles.bits = 3;
+  doubles.isSigned = true;
+  doubles.min = -3;
+  doubles.table = {0.1, 1.0 / 3, -0.7, 2.0 / 3, 0.1, -1e-300};
+  doubles.max = doubles.min + static_cast<int64_t>(doubles.table.size()) - 1;
+  storages.push_back(doubles);
   size_t checked = 0;
-  for (const StorageSpec &storage : testing::compactStorages()) {
+  for (const StorageSpec &storage : storages) {
     if (storage.kind != StorageType::Kind::Quantile)
       continue;
     QuantileSearch search = buildQuantileSearch(storage.table, ValueType::F64);
