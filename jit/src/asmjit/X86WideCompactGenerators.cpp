@@ -1,5 +1,4 @@
-//===- X86WideCompactGenerators.cpp - f64 lanes with float / quantile
-//------===//
+//===- X86WideCompactGenerators.cpp - f64 lanes, compact storage ---------===//
 //
 // docs/semantics.md section 8 with C = f64: eight elements per vector, the
 // arithmetic on two ymm halves of four f64 lanes, the storage work reusing
@@ -8,11 +7,11 @@
 // qcast to float storage: v = fl(u + z_C) in f64, then v is narrowed to f32
 // rounding to odd (the 29 low fraction bits dropped, the lowest kept bit
 // set when any of them was set; f32-normal v convert exactly after that,
-// f32-subnormal ones round to values that still give the code of ±0 and
-// beyond FLT_MAX the conversion gives ±FLT_MAX or ±inf, which overflow
-// like v). Rounding to odd onto 24 bits and then to nearest-even onto the
-// format's at most 4 bits is the one rounding RNE_F(v) (p + 2 bits
-// suffice), and comparisons with the format's bounds and half-quanta
+// tinier ones (which encode as the zero of their sign) are then kept at
+// 2^-100 in magnitude, and beyond FLT_MAX the conversion gives ±FLT_MAX or
+// ±inf, which overflow like v). Rounding to odd onto 24 bits and then to
+// nearest-even onto the format's at most 4 bits is the one rounding RNE_F(v) (p
+// + 2 bits suffice), and comparisons with the format's bounds and half-quanta
 // (f32 values of few bits) keep their outcome, so X86FloatEncoder's code
 // of the f32 lane is the reference's code of v. f4E2M1FN's NaN lanes
 // become z_C before the narrowing (u's NaN lanes 0), as the reference does.
@@ -25,9 +24,11 @@
 // NaN lanes add the step to the zero point's stored value.
 //
 // dcast: float codes decode to their exact values in f32 lanes
-// (X86FloatDecoder, unfolded), widen exactly to f64; quantile stored
-// values clamp to [min, max] and gather their f64 entries τ. Then
-// (F − z_C) · s in f64. Packed codes load and store through
+// (X86FloatDecoder, unfolded), widen exactly to f64, then (F − z_C) · s
+// in f64; quantile stored values clamp to [min, max] and look up their
+// f64 entries τ (scalar loads), then (τ − z_C) · s, or directly the
+// results of one baked scale and zero point (computed with the same f64
+// operations). Packed codes load and store through
 // X86PackedCodes, the kernel frame handling heads and tails.
 //
 // AVX2 (VEX, ymm) code at every ISA level, like the other wide kernels.
