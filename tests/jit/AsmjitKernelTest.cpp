@@ -207,10 +207,10 @@ TEST_P(AsmjitKernelTest, PackedEveryLayout) {
                 {ScaleOp::Reciprocal, ZeroPointOrder::AfterRounding,
                  RoundingMode::NearestAway}};
   // (3 widths × 2 signs × 2 bounds, less 1-bit narrow bounds) × 9 layouts
-  // × (qcast: 2 knob sets × 2 parameter sources, less after-rounding with
-  // runtime zero points; dcast and scast: 2 parameter sources).
+  // × (qcast: 2 knob sets; dcast and scast) × 2 parameter sources (runtime
+  // zero points after rounding take the wide kernels).
   EXPECT_EQ(checkSweep(axes, /*packedOnly=*/true),
-            (3u * 2 * 2 - 2) * 9 * (2 * 2 - 1 + 2 + 2));
+            (3u * 2 * 2 - 2) * 9 * (2 + 1 + 1) * 2);
 }
 
 // 4-bit dcast loads codes as laneBias + q while laneBias + z is exact
@@ -277,7 +277,7 @@ TEST_P(AsmjitKernelTest, PackedExpressedTypes) {
   SweepAxes axes;
   axes.ops = {KernelOp::QCast, KernelOp::DCast};
   axes.widths = {1, 2, 4};
-  axes.expressed = {ValueType::F16, ValueType::BF16};
+  axes.expressed = {ValueType::F16, ValueType::BF16, ValueType::F64};
   axes.layouts = {LayoutSpec{}, testing::representativeLayouts()[2]};
   axes.runtimeParams = {false, true};
   axes.knobs = testing::allKnobs();
@@ -301,11 +301,17 @@ TEST_P(AsmjitKernelTest, PackedReadsStopAtTheBufferEnd) {
   axes.layouts = {LayoutSpec{}, testing::representativeLayouts()[2],
                   testing::packedBlockLayouts()[1]};
   std::vector<KernelSpec> specs = testing::specSweep(axes);
+  SweepAxes wide = axes; // f64 results: the wide kernels.
+  wide.ops = {KernelOp::DCast};
+  wide.expressed = {ValueType::F64};
+  for (const KernelSpec &spec : testing::specSweep(wide))
+    specs.push_back(spec);
   // Packed NF4 and f4E2M1FN: dcast only (their qcast and scast fall back).
   SweepAxes tables = axes;
   tables.ops = {KernelOp::DCast};
   tables.widths = {};
   tables.compact = testing::compactStorages();
+  tables.expressed = {ValueType::F32, ValueType::F64};
   for (const KernelSpec &spec : testing::specSweep(tables))
     specs.push_back(spec);
   for (const KernelSpec &spec : specs) {

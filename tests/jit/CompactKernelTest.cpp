@@ -54,17 +54,19 @@ protected:
   /// Whether the backend compiles `spec`: llvm all of them; asmjit
   /// quantile tables and float storage, packed ones (NF4, f4E2M1FN) in
   /// dcast, in qcast packed f4E2M1FN and 16 distinct sorted 4-bit entries
-  /// with one baked scale (NF4), f64 expressed values aside.
+  /// with one baked scale (NF4); with f64 expressed values (the wide
+  /// kernels) every one in qcast and dcast.
   bool compiles(const KernelSpec &spec) const {
     if (GetParam().backend == "llvm")
       return true;
-    bool compact = spec.storage.kind != StorageType::Kind::Integer &&
-                   (!spec.storage.packed || spec.op == KernelOp::DCast ||
-                    (spec.storage.kind == StorageType::Kind::Float &&
-                     spec.op == KernelOp::QCast) ||
-                    encodesPackedTable(spec));
-    return compact &&
-           (spec.op == KernelOp::SCast || spec.expressed != ValueType::F64);
+    if (spec.storage.kind == StorageType::Kind::Integer)
+      return false;
+    if (spec.op != KernelOp::SCast && spec.expressed == ValueType::F64)
+      return true;
+    return !spec.storage.packed || spec.op == KernelOp::DCast ||
+           (spec.storage.kind == StorageType::Kind::Float &&
+            spec.op == KernelOp::QCast) ||
+           encodesPackedTable(spec);
   }
   /// asmjit's packed table qcast: NF4-like tables, baked per-tensor.
   static bool encodesPackedTable(const KernelSpec &spec) {
@@ -88,10 +90,11 @@ protected:
                       [&](const KernelSpec &spec) { return compiles(spec); }));
   }
 
-  /// The f32 qcast of `inputs` by the backend's kernel for `spec` equals
-  /// the reference's, byte for byte.
+  /// The qcast of `inputs` (f32, or f64 for spec.expressed f64) by the
+  /// backend's kernel for `spec` equals the reference's, byte for byte.
+  template <typename T>
   void expectQcastMatchesReference(const KernelSpec &spec,
-                                   const std::vector<float> &inputs) {
+                                   const std::vector<T> &inputs) {
     Expected<CompiledCode> code = backend_->compile(spec);
     ASSERT_TRUE(code) << code.status().message();
     std::vector<uint8_t> want(storageBytes(spec.storage, inputs.size()));
@@ -100,6 +103,13 @@ protected:
     reinterpret_cast<KernelFn>(const_cast<void *>(code->entry))(
         inputs.data(), got.data(), inputs.size());
     EXPECT_EQ(got, want) << spec.canonicalString();
+  }
+
+  /// The f64 tests below target asmjit's wide kernels; llvm runs them at
+  /// its highest level only (its f64 code differs little between levels).
+  bool skipsDoubleTests() const {
+    return GetParam().backend == "llvm" &&
+           GetParam().isa != testing::runnableIsaLevels().back();
   }
 
   std::unique_ptr<Backend> backend_;
@@ -141,6 +151,24 @@ TEST_P(CompactKernelTest, ExpressedTypesAndRuntimeParameters) {
   size_t storages = axes.compact.size();
   // (qcast, ×2 for f8 saturation) + dcast, 4 types, 2 parameter kinds.
   size_t expected = (storages + 2 + storages) * 4 * 2;
+  EXPECT_EQ(check(axes), compiled(axes, expected));
+}
+
+TEST_P(CompactKernelTest, DoubleExpressedLayouts) {
+  if (skipsDoubleTests())
+    GTEST_SKIP() << "llvm: checked at its highest level";
+  // C = f64 (asmjit's wide kernels): every layout, packed runs starting
+  // mid-byte (blocks of 37), both parameter sources.
+  SweepAxes axes = compactAxes();
+  axes.compact = compactSubset();
+  axes.knobs = {QuantKnobs{}};
+  axes.expressed = {ValueType::F64};
+  axes.layouts = testing::representativeLayouts();
+  for (const LayoutSpec &blocks : testing::packedBlockLayouts())
+    axes.layouts.push_back(blocks);
+  axes.runtimeParams = {false, true};
+  size_t storages = axes.compact.size();
+  size_t expected = (storages + 2 + storages) * 9 * 2;
   EXPECT_EQ(check(axes), compiled(axes, expected));
 }
 
@@ -206,6 +234,65 @@ TEST_P(CompactKernelTest, QuantileQcastAtEveryThreshold) {
   EXPECT_GT(checked, 0u); // Every backend compiles some quantile tables.
 }
 
+TEST_P(CompactKernelTest, DoubleQuantileQcastAtEveryThreshold) {
+  if (skipsDoubleTests())
+    GTEST_SKIP() << "llvm: checked at its highest level";
+  // C = f64: v around each of the f64 thresholds (a few f64 ulps), both
+  // scale ops, runs of every tail length, then the special values.
+  const double specials[] = {std::numeric_limits<double>::quiet_NaN(),
+                             -std::numeric_limits<double>::quiet_NaN(),
+                             std::numeric_limits<double>::infinity(),
+                             -std::numeric_limits<double>::infinity(),
+                             0.0,
+                             -0.0,
+                             std::numeric_limits<double>::denorm_min(),
+                             std::numeric_limits<double>::max(),
+                             std::numeric_limits<double>::lowest()};
+  std::vector<StorageSpec> storages = testing::compactStorages();
+  StorageSpec doubles; // Entries no f32 holds, unsorted, a duplicate.
+  doubles.kind = StorageType::Kind::Quantile;
+  doubles.bits = 3;
+  doubles.isSigned = true;
+  doubles.min = -3;
+  doubles.table = {0.1, 1.0 / 3, -0.7, 2.0 / 3, 0.1, -1e-300};
+  doubles.max = doubles.min + static_cast<int64_t>(doubles.table.size()) - 1;
+  storages.push_back(doubles);
+  size_t checked = 0;
+  for (const StorageSpec &storage : storages) {
+    if (storage.kind != StorageType::Kind::Quantile)
+      continue;
+    QuantileSearch search = buildQuantileSearch(storage.table, ValueType::F64);
+    for (auto [scale, zero] :
+         {std::pair{1.0, int64_t(0)}, std::pair{0.0137, int64_t(0)},
+          std::pair{0.7, int64_t(-2)}})
+      for (ScaleOp op : {ScaleOp::Divide, ScaleOp::Reciprocal}) {
+        KernelSpec spec;
+        spec.storage = storage;
+        spec.expressed = spec.compute = ValueType::F64;
+        spec.params.scales = {scale};
+        spec.params.zeroPoints = {zero};
+        spec.knobs.scaleOp = op;
+        if (!compiles(spec))
+          continue;
+        ++checked;
+        std::vector<double> inputs;
+        for (double threshold : search.thresholds) {
+          double x = (threshold - double(zero)) * scale;
+          for (int step = 0; step < 3; ++step)
+            x = std::nextafter(x, -1e300);
+          for (int step = 0; step < 6; ++step) {
+            inputs.push_back(x);
+            x = std::nextafter(x, 1e300);
+          }
+        }
+        for (double special : specials)
+          inputs.push_back(special);
+        expectQcastMatchesReference(spec, inputs);
+      }
+  }
+  EXPECT_GT(checked, 0u);
+}
+
 TEST_P(CompactKernelTest, QuantileTableSizesAndStorages) {
   // The asmjit lookup and search paths by table size and storage: 2 and 4
   // entries (in-lane), 10 sorted and 33 (clamped indices, padded
@@ -234,7 +321,8 @@ TEST_P(CompactKernelTest, QuantileTableSizesAndStorages) {
       quantile(6, true, -16, 32),        quantile(32, true, 2147483640, 8),
       quantile(32, false, 4294967290, 6)};
   axes.runtimeParams = {false, true};
-  EXPECT_EQ(check(axes), compiled(axes, 7 * 3 * 2));
+  axes.expressed = {ValueType::F32, ValueType::F64}; // f64: the wide kernels.
+  EXPECT_EQ(check(axes), compiled(axes, 7 * 3 * 2 * 2));
 }
 
 TEST_P(CompactKernelTest, PackedTableDcastRunsOfEveryShape) {
@@ -297,8 +385,62 @@ TEST_P(CompactKernelTest, FloatQcastAtEveryRoundingBoundary) {
   }
 }
 
+TEST_P(CompactKernelTest, DoubleFloatQcastAtEveryRoundingBoundary) {
+  if (skipsDoubleTests())
+    GTEST_SKIP() << "llvm: checked at its highest level";
+  // C = f64: v must round to the format once. Around every code and
+  // midpoint: f64 neighbours (one f64 ulp off a midpoint rounds away from
+  // it), and offsets just beyond f32's precision (2^-25, 2^-30 relative),
+  // which a rounding through f32 would move onto the midpoint; exact and
+  // inexact scales, both saturations.
+  for (const StorageSpec &storage : testing::compactStorages()) {
+    if (storage.kind != StorageType::Kind::Float)
+      continue;
+    FloatStorageFormat format = floatStorageFormat(storage.floatFormat);
+    for (auto [scale, zero] :
+         {std::pair{1.0, int64_t(0)}, std::pair{0.25, int64_t(-2)},
+          std::pair{0.0137, int64_t(0)}})
+      for (bool saturate : {true, false}) {
+        KernelSpec spec;
+        spec.storage = storage;
+        spec.expressed = spec.compute = ValueType::F64;
+        spec.params.scales = {scale};
+        spec.params.zeroPoints = {zero};
+        spec.knobs.saturate =
+            saturate || storage.floatFormat == FloatType::F4E2M1FN;
+        if (!compiles(spec))
+          continue;
+        std::vector<double> inputs;
+        for (uint32_t code = 0; code + 1 < format.signBit(); ++code) {
+          double value = decodeFloatStorage(format, code);
+          double next = decodeFloatStorage(format, code + 1);
+          if (std::isnan(value) || std::isnan(next))
+            continue;
+          for (double point : {value, (value + next) / 2})
+            for (double sign : {1.0, -1.0}) {
+              double v = sign * point;
+              for (double offset : {0.0, 0x1p-25, -0x1p-25, 0x1p-30, -0x1p-30})
+                inputs.push_back((v * (1 + offset) - double(zero)) * scale);
+              double x = (v - double(zero)) * scale;
+              inputs.push_back(std::nextafter(x, -1e300));
+              inputs.push_back(std::nextafter(x, 1e300));
+            }
+        }
+        for (double special : {1e-300, -1e-300, 1e300, -1e300, 0x1p-130,
+                               -0x1p-130, 0x1p-149, -0.0})
+          inputs.push_back(special);
+        expectQcastMatchesReference(spec, inputs);
+      }
+  }
+}
+
 /// True when the `bytes`-byte expressed value at `p` is a NaN.
 bool isNaNValue(ValueType type, const uint8_t *p) {
+  if (type == ValueType::F64) {
+    double value;
+    std::memcpy(&value, p, sizeof value);
+    return std::isnan(value);
+  }
   uint32_t bits = 0;
   std::memcpy(&bits, p, valueTypeBytes(type));
   switch (type) {
@@ -327,11 +469,13 @@ TEST_P(CompactKernelTest, FloatDcastEveryCode) {
          {std::pair{1.0, int64_t(0)}, std::pair{0.37, int64_t(-3)},
           std::pair{60000.0, int64_t(0)}})
       for (ValueType expressed :
-           {ValueType::F32, ValueType::F16, ValueType::BF16}) {
+           {ValueType::F32, ValueType::F16, ValueType::BF16, ValueType::F64}) {
         KernelSpec spec;
         spec.op = KernelOp::DCast;
         spec.storage = storage;
-        spec.expressed = expressed;
+        spec.expressed = spec.compute = expressed;
+        if (expressed != ValueType::F64)
+          spec.compute = ValueType::F32;
         spec.params.scales = {scale};
         spec.params.zeroPoints = {zero};
         if (!compiles(spec))
@@ -419,16 +563,16 @@ TEST(CompactRuntime, AutoFallsBackToAKernelThatCompiles) {
   if (hostIsaLevel() < IsaLevel::Avx2)
     GTEST_SKIP() << "asmjit needs AVX2; nothing to fall back from";
   ASSERT_TRUE(runtime) << runtime.status().message();
-  // asmjit compiles float storage and quantile tables for f16, bf16 and
-  // f32; packed ones (NF4 here) in dcast, and in qcast only with one baked
-  // scale, so runtime parameters fall back, as do f64 expressed values.
+  // asmjit compiles float storage and quantile tables; packed ones (NF4
+  // here) in dcast, and in qcast of f16, bf16 and f32 only with one baked
+  // scale, so runtime parameters fall back (f64 takes the wide kernels).
   const char *packedTable =
       "!quant.quantile<u4:f32, {-1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, "
       "1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 2.75, 3.0}>";
   for (auto [type, backend] :
        {std::pair{"!quant.uniform<f8E4M3FN:f32, 0.5>", BackendKind::Asmjit},
         std::pair{packedTable, BackendKind::Asmjit},
-        std::pair{"!quant.uniform<f8E4M3FN:f64, 0.5>", BackendKind::Llvm}}) {
+        std::pair{"!quant.uniform<f8E4M3FN:f64, 0.5>", BackendKind::Asmjit}}) {
     Expected<std::shared_ptr<const Kernel>> kernel =
         (*runtime)->compile(type, KernelOp::QCast);
     ASSERT_TRUE(kernel) << kernel.status().message();

@@ -5,6 +5,7 @@
 #include "X86Conversions.h"
 #include "X86FloatStorage.h"
 #include "X86QuantileStorage.h"
+#include "X86WideCompact.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -29,6 +30,13 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
             std::string(isaLevelName(isa.level())) +
             "); the runtime should fall back to the llvm backend or the "
             "reference");
+  if (x86NeedsWideLanes(spec) &&
+      spec.storage.kind != StorageType::Kind::Integer) {
+    if (!x86WideSupportsCompact(spec.storage))
+      return unsupported("f64 expressed values with quantile tables of more "
+                         "than 64 entries");
+    return Status::ok();
+  }
   if (!x86SupportsStorage(spec.storage) && !x86SupportsQuantile(spec.storage) &&
       !x86DecodesPackedTable(spec) && !x86EncodesPackedTable(spec) &&
       !x86EncodesPackedFloat(spec))
@@ -37,12 +45,6 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
                        "tables of at most 64 entries, packed NF4 and "
                        "f4E2M1FN dcast or packed 16-entry table qcast "
                        "with one baked scale");
-  if (spec.storage.kind != StorageType::Kind::Integer &&
-      spec.op != KernelOp::SCast && spec.compute == ValueType::F64)
-    return unsupported("f64 expressed values with float or quantile storage");
-  if (spec.storage.packed && x86NeedsWideLanes(spec))
-    return unsupported("packed storage with f64 expressed values or an exact "
-                       "int64 after-rounding sum");
   return Status::ok();
 }
 

@@ -34,7 +34,8 @@ void generateX86Dequantize(x86::Assembler &a, const X86Isa &isa,
 void generateX86StorageCast(x86::Assembler &a, const X86Isa &isa,
                             const KernelSpec &spec);
 
-/// True for the kernels that finish in f64 lanes (X86WideGenerators.cpp):
+/// True for the kernels that finish in f64 lanes (X86WideGenerators.cpp;
+/// X86WideCompact.h for float and quantile storage), packed or not:
 /// f64 compute, qcast to storage wider than 24 bits, and after-rounding
 /// qcast whose zero points f32 cannot add exactly (runtime ones, or baked
 /// beyond ±2^24).

@@ -466,8 +466,9 @@ private:
   // byte) between runs in that mode: user-space addresses leave the 3 bits
   // this needs.
 
-  /// Red-zone slots above the tail buffers (at most 32 bytes each at
-  /// rsp - 128 and rsp - 64); rsp - 24 is the bodies'
+  /// Red-zone slots above the tail buffers (at rsp - 128 and rsp - 64, or
+  /// rsp - 96 for the results of packed codes, which may be a vector of
+  /// eight f64: 64 bytes); rsp - 24 is the bodies'
   /// (reg::zeroPointOutOfRange).
   static x86::Mem savedRunCount() { return x86::qword_ptr(x86::rsp, -8); }
   static x86::Mem savedParams() { return x86::qword_ptr(x86::rsp, -16); }
@@ -499,17 +500,19 @@ private:
   /// codes are gathered to / scattered from the buffers' first bytes at
   /// bit offset 0, other formats copied; then the cursors advance.
   void emitPackedPartial() {
+    // Packed codes in fill at most 8 bytes of their buffer.
+    const int32_t dstOffset = body_.srcPackedBits() ? -96 : -64;
     const x86::Mem srcBuffer = x86::ptr(x86::rsp, -128);
-    const x86::Mem dstBuffer = x86::ptr(x86::rsp, -64);
+    const x86::Mem dstBuffer = x86::ptr(x86::rsp, dstOffset);
     if (unsigned bits = body_.srcPackedBits())
       emitGatherCodes({reg::src, bits}, -128);
     else
       emitByteCopy(reg::src, x86::rsp, -128, body_.srcBytes());
     body_.emitVector(a_, 0, srcBuffer, dstBuffer, false);
     if (unsigned bits = body_.dstPackedBits())
-      emitScatterCodes({reg::dst, bits}, -64);
+      emitScatterCodes({reg::dst, bits}, dstOffset);
     else
-      emitByteCopy(x86::rsp, reg::dst, -64, body_.dstBytes(), true);
+      emitByteCopy(x86::rsp, reg::dst, dstOffset, body_.dstBytes(), true);
     for (const x86::Gp &cursor : {reg::src, reg::dst}) {
       bool isSrc = cursor == reg::src;
       unsigned bits = isSrc ? body_.srcPackedBits() : body_.dstPackedBits();

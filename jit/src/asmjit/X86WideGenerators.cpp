@@ -25,6 +25,9 @@
 //    the bias −2^31.
 // dcast with C = f64: q (u32 through the bias) converts exactly to f64,
 // then (q − z_C) · s in f64; outputs beyond the caches stream.
+// Packed 1/2/4-bit storage loads and stores its i32 lanes through
+// X86PackedCodes (the kernel frame handles heads and tails). Float and
+// quantile storage with C = f64: X86WideCompactGenerators.cpp.
 //
 // These kernels are AVX2 (VEX, ymm) code at every ISA level: it is
 // correct on AVX-512 hosts and runs (so it is tested) on every x86 host
@@ -34,12 +37,15 @@
 #include "X86Conversions.h"
 #include "X86Generators.h"
 #include "X86KernelFrame.h"
+#include "X86PackedCodes.h"
+#include "X86WideCompact.h"
 #include "X86WideParameters.h"
 
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <optional>
 
 namespace qjit::asmjit_backend {
 
@@ -65,6 +71,12 @@ enum Constant : int32_t {
   kMaxI32 = 224,   ///< max in each i32 lane (its low 32 bits).
   kTwo31F32 = 256, ///< 2^31 in each f32 lane.
 };
+
+std::optional<X86PackedCodes> packedCodes(const StorageSpec &storage) {
+  if (!storage.packed)
+    return std::nullopt;
+  return X86PackedCodes(storage.bits, storage.isSigned);
+}
 
 /// The f32 nearest `bound` on the side of the other bound (`upward`: not
 /// below it).
@@ -106,7 +118,8 @@ public:
         smallZeroPath_(after_ && !f64_ && spec.params.runtime &&
                        spec.storage.bits <= 24),
         params_(spec, spec.knobs.scaleOp == ScaleOp::Reciprocal, true,
-                smallZeroPath_) {}
+                smallZeroPath_),
+        packed_(packedCodes(spec.storage)) {}
 
   void generate(x86::Assembler &a) {
     emitX86Kernel(a, X86Isa(IsaLevel::Avx2), spec_, *this);
@@ -115,6 +128,9 @@ public:
   unsigned lanes() const override { return 8; }
   unsigned srcBytes() const override { return valueTypeBytes(spec_.expressed); }
   unsigned dstBytes() const override { return spec_.storage.containerBytes(); }
+  unsigned dstPackedBits() const override {
+    return packed_ ? packed_->bits() : 0;
+  }
 
   void emitConstants(x86::Assembler &a) override {
     constants_ = a.newLabel();
@@ -131,6 +147,8 @@ public:
   void emitData(x86::Assembler &a) override {
     embedConstants(a, constants_, f64_, spec_.storage);
     params_.emitData(a);
+    if (packed_)
+      packed_->emitData(a);
   }
 
   void emitVector(x86::Assembler &a, unsigned, const x86::Mem &src,
@@ -169,8 +187,7 @@ public:
       emitFinish(a, half1);
       a.vinserti128(half0, half0, half1.xmm(), 1);
     }
-    emitStoreStored(a, X86Isa(IsaLevel::Avx2), spec_.storage, dst, half0,
-                    x86::ymm(kTemp0), false, Narrowing::Saturate);
+    emitStore(a, dst, half0, x86::ymm(kTemp0));
     a.bind(done);
   }
 
@@ -191,8 +208,17 @@ private:
     a.vmaxps(v, v, constant(kLowF32));
     a.vminps(v, v, constant(kHighF32));
     a.vcvttps2dq(v, v);
-    emitStoreStored(a, avx2, spec_.storage, dst, v, t, false,
-                    Narrowing::Saturate);
+    emitStore(a, dst, v, t);
+  }
+
+  /// i32 lanes within the bounds → the stored values at `dst`.
+  void emitStore(x86::Assembler &a, const x86::Mem &dst, const x86::Ymm &v,
+                 const x86::Ymm &t) {
+    if (packed_)
+      packed_->emitStore(a, dst, v, t);
+    else
+      emitStoreStored(a, X86Isa(IsaLevel::Avx2), spec_.storage, dst, v, t,
+                      false, Narrowing::Saturate);
   }
 
   x86::Mem constant(int32_t offset) const {
@@ -297,13 +323,15 @@ private:
   /// Runtime zero points within ±2^24 take the f32 sum (a per-run flag).
   bool smallZeroPath_;
   X86WideParameters params_;
+  std::optional<X86PackedCodes> packed_;
   asmjit::Label constants_;
 };
 
 class X86WideDequantizeGenerator final : public X86VectorBody {
 public:
   X86WideDequantizeGenerator(const KernelSpec &spec)
-      : spec_(spec), params_(spec, false, false) {}
+      : spec_(spec), params_(spec, false, false),
+        packed_(packedCodes(spec.storage)) {}
 
   void generate(x86::Assembler &a) {
     emitX86Kernel(a, X86Isa(IsaLevel::Avx2), spec_, *this);
@@ -312,19 +340,28 @@ public:
   unsigned lanes() const override { return 8; }
   unsigned srcBytes() const override { return spec_.storage.containerBytes(); }
   unsigned dstBytes() const override { return valueTypeBytes(spec_.expressed); }
+  unsigned srcPackedBits() const override {
+    return packed_ ? packed_->bits() : 0;
+  }
 
   void emitConstants(x86::Assembler &a) override { constants_ = a.newLabel(); }
   void emitParameters(x86::Assembler &a) override { params_.emitLoad(a); }
   void emitData(x86::Assembler &a) override {
     embedConstants(a, constants_, true, spec_.storage);
     params_.emitData(a);
+    if (packed_)
+      packed_->emitData(a);
   }
 
   void emitVector(x86::Assembler &a, unsigned, const x86::Mem &src,
                   const x86::Mem &dst, bool) override {
     x86::Ymm half0 = x86::ymm(kHalf0), half1 = x86::ymm(kHalf1);
     bool unsignedValues = !spec_.storage.isSigned && spec_.storage.bits == 32;
-    emitLoadStored(a, X86Isa(IsaLevel::Avx2), spec_.storage, half0, src, false);
+    if (packed_)
+      packed_->emitLoad(a, half0, src);
+    else
+      emitLoadStored(a, X86Isa(IsaLevel::Avx2), spec_.storage, half0, src,
+                     false);
     if (unsignedValues) // q − 2^31 as i32.
       a.vpxor(half0, half0, x86::ptr(constants_, kSignBit32));
     a.vextracti128(half1.xmm(), half0, 1);
@@ -350,17 +387,19 @@ public:
 private:
   const KernelSpec &spec_;
   X86WideParameters params_;
+  std::optional<X86PackedCodes> packed_;
   asmjit::Label constants_;
 };
 
 } // namespace
 
 bool x86NeedsWideLanes(const KernelSpec &spec) {
-  if (spec.op == KernelOp::SCast ||
-      spec.storage.kind != StorageType::Kind::Integer)
+  if (spec.op == KernelOp::SCast)
     return false;
   if (spec.compute == ValueType::F64)
     return true;
+  if (spec.storage.kind != StorageType::Kind::Integer)
+    return false;
   if (spec.op != KernelOp::QCast)
     return false;
   if (spec.storage.bits > 24)
@@ -377,7 +416,9 @@ bool x86NeedsWideLanes(const KernelSpec &spec) {
 }
 
 void generateX86Wide(x86::Assembler &a, const KernelSpec &spec) {
-  if (spec.op == KernelOp::QCast)
+  if (spec.storage.kind != StorageType::Kind::Integer)
+    generateX86WideCompact(a, spec);
+  else if (spec.op == KernelOp::QCast)
     X86WideQuantizeGenerator(spec).generate(a);
   else
     X86WideDequantizeGenerator(spec).generate(a);
