@@ -52,29 +52,16 @@ protected:
                                {.lanes = 64, .largeSize = 4099});
   }
   /// Whether the backend compiles `spec`: llvm all of them; asmjit
-  /// quantile tables and float storage, packed ones (NF4, f4E2M1FN) in
-  /// dcast, and in qcast 16 distinct sorted 4-bit entries with one baked
-  /// scale (NF4), f64 expressed values aside.
+  /// quantile tables (packed or not) and float storage, packed f4E2M1FN in
+  /// dcast only, f64 expressed values aside.
   bool compiles(const KernelSpec &spec) const {
     if (GetParam().backend == "llvm")
       return true;
-    bool compact = spec.storage.kind != StorageType::Kind::Integer &&
-                   (!spec.storage.packed || spec.op == KernelOp::DCast ||
-                    encodesPackedTable(spec));
+    bool compact = spec.storage.kind == StorageType::Kind::Quantile ||
+                   (spec.storage.kind == StorageType::Kind::Float &&
+                    (!spec.storage.packed || spec.op == KernelOp::DCast));
     return compact &&
            (spec.op == KernelOp::SCast || spec.expressed != ValueType::F64);
-  }
-  /// asmjit's packed table qcast: NF4-like tables, baked per-tensor.
-  static bool encodesPackedTable(const KernelSpec &spec) {
-    const StorageSpec &storage = spec.storage;
-    if (spec.op != KernelOp::QCast ||
-        storage.kind != StorageType::Kind::Quantile || storage.bits != 4 ||
-        storage.isSigned || spec.params.runtime ||
-        spec.layout.kind != LayoutSpec::Kind::PerTensor)
-      return false;
-    QuantileSearch search = buildQuantileSearch(storage.table, spec.compute);
-    return search.values.size() == 16 &&
-           std::is_sorted(storage.table.begin(), storage.table.end());
   }
   /// The specs of `axes` the backend compiles; `all` (every one) counted
   /// by hand.
@@ -207,16 +194,17 @@ TEST_P(CompactKernelTest, QuantileQcastAtEveryThreshold) {
 TEST_P(CompactKernelTest, QuantileTableSizesAndStorages) {
   // The asmjit lookup and search paths by table size and storage: 2 and 4
   // entries (in-lane), 10 sorted and 33 (clamped indices, padded
-  // searches), 32
-  // in a signed i6, 32-bit storage at the top of its range.
+  // searches), 32 in a signed i6, 32-bit storage at the top of its range;
+  // packed 1-, 2- and 4-bit tables.
   if (GetParam().backend != "asmjit")
     GTEST_SKIP() << "llvm's table paths are covered by the sweeps above";
   auto quantile = [](unsigned bits, bool isSigned, int64_t min, size_t size,
-                     size_t step = 7) {
+                     size_t step = 7, bool packed = false) {
     StorageSpec storage;
     storage.kind = StorageType::Kind::Quantile;
     storage.bits = bits;
     storage.isSigned = isSigned;
+    storage.packed = packed;
     storage.min = min;
     storage.max = min + static_cast<int64_t>(size) - 1;
     for (size_t k = 0; k < size; ++k) // Step 7: unsorted, with duplicates.
@@ -227,27 +215,32 @@ TEST_P(CompactKernelTest, QuantileTableSizesAndStorages) {
   axes.widths = {};
   axes.ops = {KernelOp::QCast, KernelOp::DCast, KernelOp::SCast};
   axes.compact = {
-      quantile(1, false, 0, 2),          quantile(2, true, -2, 4),
-      quantile(8, true, -5, 10, 1),      quantile(12, false, 1000, 33),
-      quantile(6, true, -16, 32),        quantile(32, true, 2147483640, 8),
-      quantile(32, false, 4294967290, 6)};
+      quantile(1, false, 0, 2), quantile(2, true, -2, 4),
+      quantile(8, true, -5, 10, 1), quantile(12, false, 1000, 33),
+      quantile(6, true, -16, 32), quantile(32, true, 2147483640, 8),
+      quantile(32, false, 4294967290, 6),
+      // Packed through X86PackedCodes: 1 and 2 bits, a signed unsorted u4
+      // table with duplicates, 10 sorted entries in 4 bits.
+      quantile(1, false, 0, 2, 7, true), quantile(2, true, -2, 4, 7, true),
+      quantile(4, true, -8, 16, 7, true), quantile(4, false, 3, 10, 1, true)};
   axes.runtimeParams = {false, true};
-  EXPECT_EQ(check(axes), compiled(axes, 7 * 3 * 2));
+  EXPECT_EQ(check(axes), compiled(axes, 11 * 3 * 2));
 }
 
-TEST_P(CompactKernelTest, PackedTableDcastRunsOfEveryShape) {
-  // asmjit's packed NF4 / f4E2M1FN dcast: blocks of 32 (whole unrolled
-  // blocks, parameters per block) and of 37 (runs starting mid-byte), on
-  // every expressed type, baked and runtime.
+TEST_P(CompactKernelTest, PackedTableRunsOfEveryShape) {
+  // asmjit's packed NF4 / f4E2M1FN dcast and NF4 qcast: blocks of 32
+  // (whole unrolled blocks, parameters per block) and of 37 (runs
+  // starting mid-byte), on every expressed type, baked and runtime.
   if (GetParam().backend != "asmjit")
     GTEST_SKIP() << "llvm's packed tables are covered by the sweeps above";
   SweepAxes axes = compactAxes();
-  axes.ops = {KernelOp::DCast};
+  axes.ops = {KernelOp::QCast, KernelOp::DCast};
+  axes.knobs = {QuantKnobs{}};
   axes.compact = {compactSubset()[2], compactSubset()[3]};
   axes.layouts = testing::packedBlockLayouts();
   axes.expressed = {ValueType::F16, ValueType::BF16, ValueType::F32};
   axes.runtimeParams = {false, true};
-  EXPECT_EQ(check(axes), compiled(axes, 2 * 2 * 3 * 2));
+  EXPECT_EQ(check(axes), compiled(axes, 2 * 2 * 2 * 3 * 2));
 }
 
 TEST_P(CompactKernelTest, FloatQcastAtEveryRoundingBoundary) {

@@ -119,9 +119,10 @@ std::vector<double> floatCodeValues(const StorageSpec &storage) {
 } // namespace
 
 bool x86SupportsQuantile(const StorageSpec &storage) {
-  // Packed tables (NF4 two per byte) would work through X86PackedCodes,
-  // but measured slower than the llvm kernels (which `auto` then uses).
-  return storage.kind == StorageType::Kind::Quantile && !storage.packed &&
+  // Packed tables (1, 2 or 4 bits) store and load their codes through
+  // X86PackedCodes; x86QuantileFit says which of those forms are slower
+  // than llvm's.
+  return storage.kind == StorageType::Kind::Quantile &&
          !storage.table.empty() && storage.table.size() <= kMaxQuantileEntries;
 }
 
