@@ -157,8 +157,21 @@ TEST_P(CompactKernelTest, QuantileQcastAtEveryThreshold) {
                             -1e-40f,
                             std::numeric_limits<float>::max(),
                             std::numeric_limits<float>::lowest()};
+  // Besides the shared storages: packed 4-bit tables whose positions are
+  // not their codes (signed NF4; unsorted, 12 distinct entries of 16).
+  std::vector<StorageSpec> storages = testing::compactStorages();
+  StorageSpec signedNf4 = storages[5];
+  ASSERT_TRUE(signedNf4.packed && signedNf4.table.size() == 16);
+  signedNf4.isSigned = true;
+  signedNf4.min = -8;
+  signedNf4.max = 7;
+  StorageSpec unsorted = signedNf4;
+  for (size_t k = 0; k < 16; ++k)
+    unsorted.table[k] = std::ldexp(double((k * 5) % 12) - 5.5, -3);
+  storages.push_back(signedNf4);
+  storages.push_back(unsorted);
   size_t checked = 0;
-  for (const StorageSpec &storage : testing::compactStorages()) {
+  for (const StorageSpec &storage : storages) {
     if (storage.kind != StorageType::Kind::Quantile)
       continue;
     QuantileSearch search = buildQuantileSearch(storage.table, ValueType::F32);

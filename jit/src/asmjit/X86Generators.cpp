@@ -44,6 +44,12 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
   return Status::ok();
 }
 
+KernelFit x86KernelFit(const KernelSpec &spec, const X86Isa &isa) {
+  if (!checkX86Support(spec, isa))
+    return KernelFit::Unsupported;
+  return x86QuantileFit(spec);
+}
+
 X86Isa x86KernelIsa(const KernelSpec &spec, const X86Isa &isa) {
   bool avx2Only = spec.storage.packed ||
                   spec.storage.kind != StorageType::Kind::Integer ||

@@ -10,6 +10,7 @@
 
 #include "X86Isa.h"
 
+#include "qjit/Backend.h"
 #include "qjit/Error.h"
 #include "qjit/KernelSpec.h"
 
@@ -18,6 +19,11 @@ namespace qjit::asmjit_backend {
 /// Ok when the x86 generators can compile `spec` at `isa`; otherwise
 /// ErrorCode::Unsupported saying what is missing.
 Status checkX86Support(const KernelSpec &spec, const X86Isa &isa);
+
+/// Unsupported when checkX86Support fails; Generic for the forms composed
+/// from general parts that measured slower than llvm's kernels
+/// (x86QuantileFit); else Specialized.
+KernelFit x86KernelFit(const KernelSpec &spec, const X86Isa &isa);
 
 /// The ISA level `spec`'s kernel is generated at: `isa`'s, except for the
 /// kernels written as AVX2 (VEX) code only, the code this project's hosts

@@ -24,6 +24,7 @@
 
 #include "X86Isa.h"
 
+#include "qjit/Backend.h"
 #include "qjit/KernelSpec.h"
 
 #include <array>
@@ -44,9 +45,14 @@ constexpr size_t kMaxQuantileEntries = 64;
 bool x86DecodesPackedTable(const KernelSpec &spec);
 
 /// True for the packed qcast X86QuantileEncoder::emitEncodeNibbles handles:
-/// 4-bit unsigned codes of 16 distinct entries in ascending order, one
+/// 4-bit codes of 9 to 16 distinct entries (any order, signed or not), one
 /// baked scale that moves the thresholds to the input side.
 bool x86EncodesPackedTable(const KernelSpec &spec);
+
+/// How the kernel for `spec` compares with llvm's (Backend::fit): Generic
+/// for the packed table qcast that X86PackedCodes composes and that
+/// measured slower; Specialized for the rest.
+KernelFit x86QuantileFit(const KernelSpec &spec);
 
 /// Constant 32-bit tables placed after the code, read as whole vectors.
 class X86LookupTables {
@@ -118,6 +124,9 @@ private:
   /// broadcast), 2 in every word, then the byte weights and order of the
   /// nibble pairing; else −1.
   int32_t nibbles_ = -1;
+  /// x86EncodesPackedTable: the code of each of the 16 positions (bytes),
+  /// when they are not the positions themselves; else −1.
+  int32_t nibbleCodes_ = -1;
   X86LookupTables tables_;
 };
 
