@@ -422,9 +422,8 @@ TEST(CompactRuntime, AutoFallsBackToAKernelThatCompiles) {
   if (hostIsaLevel() < IsaLevel::Avx2)
     GTEST_SKIP() << "asmjit needs AVX2; nothing to fall back from";
   ASSERT_TRUE(runtime) << runtime.status().message();
-  // asmjit compiles float storage and quantile tables for f16, bf16 and
-  // f32; packed ones (NF4 here) in dcast, and in qcast only with one baked
-  // scale, so runtime parameters fall back, as do f64 expressed values.
+  // asmjit compiles float storage and quantile tables (packed ones, NF4
+  // here, too) for f16, bf16 and f32; f64 expressed values fall back.
   const char *packedTable =
       "!quant.quantile<u4:f32, {-1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, "
       "1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 2.75, 3.0}>";

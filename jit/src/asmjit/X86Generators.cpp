@@ -29,12 +29,11 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
             "); the runtime should fall back to the llvm backend or the "
             "reference");
   if (!x86SupportsStorage(spec.storage) && !x86SupportsQuantile(spec.storage) &&
-      !x86DecodesPackedTable(spec) && !x86EncodesPackedTable(spec))
+      !x86DecodesPackedTable(spec))
     return unsupported("storage other than integers (unpacked, or packed "
                        "1/2/4 bits), unpacked float storage, quantile "
-                       "tables of at most 64 entries, packed NF4 and "
-                       "f4E2M1FN dcast or packed 16-entry table qcast "
-                       "with one baked scale");
+                       "tables of at most 64 entries (packed or not) and "
+                       "packed f4E2M1FN dcast");
   if (spec.storage.kind != StorageType::Kind::Integer &&
       spec.op != KernelOp::SCast && spec.compute == ValueType::F64)
     return unsupported("f64 expressed values with float or quantile storage");
