@@ -240,19 +240,27 @@ TEST_P(CompactKernelTest, QuantileTableSizesAndStorages) {
 }
 
 TEST_P(CompactKernelTest, PackedTableRunsOfEveryShape) {
-  // asmjit's packed NF4 / f4E2M1FN dcast and NF4 qcast: blocks of 32
-  // (whole unrolled blocks, parameters per block) and of 37 (runs
-  // starting mid-byte), on every expressed type, baked and runtime.
+  // asmjit's packed NF4 / f4E2M1FN dcast, NF4 and 2-bit table qcast:
+  // blocks of 32 (whole unrolled blocks, parameters per block) and of 37
+  // (runs starting mid-byte), on every expressed type, baked and runtime.
   if (GetParam().backend != "asmjit")
     GTEST_SKIP() << "llvm's packed tables are covered by the sweeps above";
+  StorageSpec twoBits;
+  twoBits.kind = StorageType::Kind::Quantile;
+  twoBits.bits = 2;
+  twoBits.isSigned = true;
+  twoBits.packed = true;
+  twoBits.min = -2;
+  twoBits.max = 1;
+  twoBits.table = {0.5, -1.0, 0.25, -0.125}; // Unsorted.
   SweepAxes axes = compactAxes();
   axes.ops = {KernelOp::QCast, KernelOp::DCast};
   axes.knobs = {QuantKnobs{}};
-  axes.compact = {compactSubset()[2], compactSubset()[3]};
+  axes.compact = {compactSubset()[2], compactSubset()[3], twoBits};
   axes.layouts = testing::packedBlockLayouts();
   axes.expressed = {ValueType::F16, ValueType::BF16, ValueType::F32};
   axes.runtimeParams = {false, true};
-  EXPECT_EQ(check(axes), compiled(axes, 2 * 2 * 2 * 3 * 2));
+  EXPECT_EQ(check(axes), compiled(axes, 3 * 2 * 2 * 3 * 2));
 }
 
 TEST_P(CompactKernelTest, FloatQcastAtEveryRoundingBoundary) {
