@@ -1,6 +1,7 @@
 //===- Runtime.cpp - Backend choice, fallback and caching -----------------===//
 #include "qjit/Runtime.h"
 
+#include "BestFitBackend.h"
 #include "KernelCache.h"
 #include "Kernels.h"
 #include "LibraryVersions.h"
@@ -20,7 +21,7 @@ namespace {
 constexpr std::array<std::string_view, 4> kBackendKindNames = {
     "auto", "llvm", "asmjit", "reference"};
 
-/// The JIT backends `Auto` tries, best first.
+/// The JIT backends `Auto` tries, in this order among equal fits.
 constexpr std::array<BackendKind, 2> kAutoBackends = {BackendKind::Asmjit,
                                                       BackendKind::Llvm};
 
@@ -45,29 +46,32 @@ public:
       : options(options), isa(isa), cache(options.cache),
         typeTextMemo(options.cache.maxKernels) {}
 
-  /// Compiles with the first backend that can (see BackendKind).
+  /// Compiles with the requested backend, or for `auto` with the
+  /// best-fitting one that can (see BackendKind).
   Expected<std::shared_ptr<const Kernel>> build(const KernelSpec &spec) {
     // Backends trust their input; a hand-built spec is checked here once.
     if (Status valid = verifyKernelSpec(spec); !valid)
       return valid;
-    for (const std::shared_ptr<SharedBackend> &backend : jitBackends) {
-      Expected<CompiledCode> code = backend->compile(spec);
-      if (code && code->entry)
-        return makeNativeKernel(spec, std::move(*code), backend);
-      Status failure =
-          code ? Status::error(ErrorCode::BackendFailure, "no code returned")
-               : code.status();
-      std::string_view name = backendKindName(backend->kind());
-      if (options.backend != BackendKind::Auto)
-        return Status::error(failure.code(), "the " + std::string(name) +
-                                                 " backend cannot compile " +
-                                                 spec.kernelName() + ": " +
-                                                 failure.message());
-      runtimeLogger().debug(
-          "{} cannot compile {} ({}); trying the next backend", name,
-          spec.kernelName(), failure.message());
+    if (options.backend == BackendKind::Auto) {
+      std::optional<BackendCode> chosen = compileWithBestFit(jitBackends, spec);
+      if (!chosen)
+        return makeReferenceKernel(spec);
+      return makeNativeKernel(spec, std::move(chosen->code),
+                              std::move(chosen->backend));
     }
-    return makeReferenceKernel(spec);
+    if (jitBackends.empty()) // BackendKind::Reference.
+      return makeReferenceKernel(spec);
+    const std::shared_ptr<SharedBackend> &backend = jitBackends.front();
+    Expected<CompiledCode> code = backend->compile(spec);
+    if (code && code->entry)
+      return makeNativeKernel(spec, std::move(*code), backend);
+    Status failure =
+        code ? Status::error(ErrorCode::BackendFailure, "no code returned")
+             : code.status();
+    return Status::error(
+        failure.code(), "the " + std::string(backendKindName(backend->kind())) +
+                            " backend cannot compile " + spec.kernelName() +
+                            ": " + failure.message());
   }
 
   /// The cache is keyed by the spec (knobs included) alone: everything
@@ -83,7 +87,8 @@ public:
 
   const RuntimeOptions options;
   const IsaLevel isa;
-  /// The JIT backends to try, in order. Empty for BackendKind::Reference;
+  /// The JIT backends to try (`auto`: best fit first, ties in this order).
+  /// Empty for BackendKind::Reference;
   /// exactly the requested one for an explicit JIT backend.
   std::vector<std::shared_ptr<SharedBackend>> jitBackends;
   KernelCache cache;

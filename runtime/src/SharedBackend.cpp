@@ -11,6 +11,11 @@ Expected<CompiledCode> SharedBackend::compile(const KernelSpec &spec) {
   return backend_->compile(spec);
 }
 
+KernelFit SharedBackend::fit(const KernelSpec &spec) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return backend_->fit(spec);
+}
+
 Expected<std::string> SharedBackend::assembly(const KernelSpec &spec,
                                               const AsmOptions &options) {
   std::lock_guard<std::mutex> lock(mutex_);

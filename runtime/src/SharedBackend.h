@@ -23,6 +23,7 @@ public:
 
   BackendKind kind() const { return kind_; }
   Expected<CompiledCode> compile(const KernelSpec &spec);
+  KernelFit fit(const KernelSpec &spec);
   Expected<std::string> assembly(const KernelSpec &spec,
                                  const AsmOptions &options);
 

@@ -260,7 +260,8 @@ TEST_F(AsmjitAssemblyTest, PackedNf4QcastPairsNibblesOfPackedBytes) {
   // 2, permuted thresholds after, the last step on packed bytes, nibble
   // pairs by vpmaddubsw, one pack, one vpshufb, 16 bytes stored), the
   // input compared itself; never a gather nor zmm. Runtime parameters and
-  // per-axis blocks are refused (llvm compiles them).
+  // per-axis blocks search per vector, then four vectors' bytes pack
+  // through X86PackedCodes.
   const std::string nf4(testing::kNf4Quantile);
   std::string uniform = std::string("!quant.uniform<") + nf4 + ":f32, 0.0137>";
   KernelSpec baked = specOf(uniform, KernelOp::QCast);
@@ -273,20 +274,29 @@ TEST_F(AsmjitAssemblyTest, PackedNf4QcastPairsNibblesOfPackedBytes) {
     EXPECT_THAT(text, HasSubstr("vpacksswb ymm"));
     EXPECT_THAT(text, HasSubstr("vpmaddubsw ymm"));
     EXPECT_THAT(text, HasSubstr("vpshufb xmm"));
+    EXPECT_THAT(text, Not(HasSubstr("vpshufb ymm"))); // Codes = positions.
     EXPECT_THAT(text, HasSubstr("vmovdqu xmmword ptr"));
     EXPECT_THAT(text, Not(HasSubstr("vdivps"))); // Thresholds moved to x.
     EXPECT_THAT(text, Not(HasSubstr("vgather")));
     EXPECT_THAT(text, Not(HasSubstr("zmm")));
   }
+  // A signed table: the same search, positions mapped to codes by a
+  // byte shuffle before the nibbles pair.
+  std::string signedNf4 = "!quant.uniform<!quant.quantile<i4" +
+                          nf4.substr(nf4.find(':')) + ":f32, 0.0137>";
+  std::string text = avx2(specOf(signedNf4, KernelOp::QCast));
+  EXPECT_THAT(text, HasSubstr("vpmaddubsw ymm"));
+  EXPECT_THAT(text, HasSubstr("vpshufb ymm"));
   LoweringOptions runtime;
   runtime.runtimeParameters = true;
   for (const KernelSpec &spec :
        {specOf(uniform, KernelOp::QCast, runtime),
         specOf(std::string("!quant.uniform<") + nf4 + ":f32:0, {0.5, 0.25}>",
                KernelOp::QCast, withShape({2, 64}))}) {
-    Expected<std::string> refused = backend_->assembly(spec, withFeatures(""));
-    ASSERT_FALSE(refused);
-    EXPECT_EQ(refused.status().code(), ErrorCode::Unsupported);
+    std::string composed = avx2(spec);
+    EXPECT_THAT(composed, HasSubstr("vpermd ymm")); // Four vectors' bytes.
+    EXPECT_THAT(composed, Not(HasSubstr("vblendvps")));
+    EXPECT_THAT(composed, Not(HasSubstr("vgather")));
   }
 }
 

@@ -52,33 +52,16 @@ protected:
                                {.lanes = 64, .largeSize = 4099});
   }
   /// Whether the backend compiles `spec`: llvm all of them; asmjit
-  /// quantile tables and float storage, packed ones (NF4, f4E2M1FN) in
-  /// dcast, in qcast packed f4E2M1FN and 16 distinct sorted 4-bit entries
-  /// with one baked scale (NF4); with f64 expressed values (the wide
-  /// kernels) every one in qcast and dcast.
+  /// quantile tables (packed or not) and float storage, packed f4E2M1FN
+  /// in dcast and qcast only; with f64 expressed values (the wide kernels)
+  /// every one in qcast and dcast.
   bool compiles(const KernelSpec &spec) const {
     if (GetParam().backend == "llvm")
       return true;
     if (spec.storage.kind == StorageType::Kind::Integer)
       return false;
-    if (spec.op != KernelOp::SCast && spec.expressed == ValueType::F64)
-      return true;
-    return !spec.storage.packed || spec.op == KernelOp::DCast ||
-           (spec.storage.kind == StorageType::Kind::Float &&
-            spec.op == KernelOp::QCast) ||
-           encodesPackedTable(spec);
-  }
-  /// asmjit's packed table qcast: NF4-like tables, baked per-tensor.
-  static bool encodesPackedTable(const KernelSpec &spec) {
-    const StorageSpec &storage = spec.storage;
-    if (spec.op != KernelOp::QCast ||
-        storage.kind != StorageType::Kind::Quantile || storage.bits != 4 ||
-        storage.isSigned || spec.params.runtime ||
-        spec.layout.kind != LayoutSpec::Kind::PerTensor)
-      return false;
-    QuantileSearch search = buildQuantileSearch(storage.table, spec.compute);
-    return search.values.size() == 16 &&
-           std::is_sorted(storage.table.begin(), storage.table.end());
+    return spec.storage.kind == StorageType::Kind::Quantile ||
+           !spec.storage.packed || spec.op != KernelOp::SCast;
   }
   /// The specs of `axes` the backend compiles; `all` (every one) counted
   /// by hand.
@@ -200,8 +183,21 @@ TEST_P(CompactKernelTest, QuantileQcastAtEveryThreshold) {
                             -1e-40f,
                             std::numeric_limits<float>::max(),
                             std::numeric_limits<float>::lowest()};
+  // Besides the shared storages: packed 4-bit tables whose positions are
+  // not their codes (signed NF4; unsorted, 12 distinct entries of 16).
+  std::vector<StorageSpec> storages = testing::compactStorages();
+  StorageSpec signedNf4 = storages[5];
+  ASSERT_TRUE(signedNf4.packed && signedNf4.table.size() == 16);
+  signedNf4.isSigned = true;
+  signedNf4.min = -8;
+  signedNf4.max = 7;
+  StorageSpec unsorted = signedNf4;
+  for (size_t k = 0; k < 16; ++k)
+    unsorted.table[k] = std::ldexp(double((k * 5) % 12) - 5.5, -3);
+  storages.push_back(signedNf4);
+  storages.push_back(unsorted);
   size_t checked = 0;
-  for (const StorageSpec &storage : testing::compactStorages()) {
+  for (const StorageSpec &storage : storages) {
     if (storage.kind != StorageType::Kind::Quantile)
       continue;
     QuantileSearch search = buildQuantileSearch(storage.table, ValueType::F32);
@@ -294,18 +290,18 @@ TEST_P(CompactKernelTest, DoubleQuantileQcastAtEveryThreshold) {
 }
 
 TEST_P(CompactKernelTest, QuantileTableSizesAndStorages) {
-  // The asmjit lookup and search paths by table size and storage: 2 and 4
-  // entries (in-lane), 10 sorted and 33 (clamped indices, padded
-  // searches), 32
-  // in a signed i6, 32-bit storage at the top of its range.
-  if (GetParam().backend != "asmjit")
-    GTEST_SKIP() << "llvm's table paths are covered by the sweeps above";
+  // The lookup and search paths by table size and storage: 2 and 4
+  // entries (asmjit: in-lane), 10 sorted and 33 (clamped indices, padded
+  // searches), 32 in a signed i6, 32-bit storage at the top of its range
+  // (whose clamps must not wrap); packed 1-, 2- and 4-bit tables, signed
+  // ones among them.
   auto quantile = [](unsigned bits, bool isSigned, int64_t min, size_t size,
-                     size_t step = 7) {
+                     size_t step = 7, bool packed = false) {
     StorageSpec storage;
     storage.kind = StorageType::Kind::Quantile;
     storage.bits = bits;
     storage.isSigned = isSigned;
+    storage.packed = packed;
     storage.min = min;
     storage.max = min + static_cast<int64_t>(size) - 1;
     for (size_t k = 0; k < size; ++k) // Step 7: unsorted, with duplicates.
@@ -316,29 +312,42 @@ TEST_P(CompactKernelTest, QuantileTableSizesAndStorages) {
   axes.widths = {};
   axes.ops = {KernelOp::QCast, KernelOp::DCast, KernelOp::SCast};
   axes.compact = {
-      quantile(1, false, 0, 2),          quantile(2, true, -2, 4),
-      quantile(8, true, -5, 10, 1),      quantile(12, false, 1000, 33),
-      quantile(6, true, -16, 32),        quantile(32, true, 2147483640, 8),
-      quantile(32, false, 4294967290, 6)};
+      quantile(1, false, 0, 2), quantile(2, true, -2, 4),
+      quantile(8, true, -5, 10, 1), quantile(12, false, 1000, 33),
+      quantile(6, true, -16, 32), quantile(32, true, 2147483640, 8),
+      quantile(32, false, 4294967290, 6),
+      // Packed through X86PackedCodes: 1 and 2 bits, a signed unsorted u4
+      // table with duplicates, 10 sorted entries in 4 bits.
+      quantile(1, false, 0, 2, 7, true), quantile(2, true, -2, 4, 7, true),
+      quantile(4, true, -8, 16, 7, true), quantile(4, false, 3, 10, 1, true)};
   axes.runtimeParams = {false, true};
   axes.expressed = {ValueType::F32, ValueType::F64}; // f64: the wide kernels.
-  EXPECT_EQ(check(axes), compiled(axes, 7 * 3 * 2 * 2));
+  EXPECT_EQ(check(axes), compiled(axes, 11 * 3 * 2 * 2));
 }
 
-TEST_P(CompactKernelTest, PackedTableDcastRunsOfEveryShape) {
-  // asmjit's packed NF4 / f4E2M1FN dcast (and f4E2M1FN qcast): blocks of
-  // 32 (whole unrolled blocks, parameters per block) and of 37 (runs
-  // starting mid-byte), on every expressed type, baked and runtime.
+TEST_P(CompactKernelTest, PackedTableRunsOfEveryShape) {
+  // asmjit's packed NF4 / f4E2M1FN dcast and qcast, 2-bit table qcast and
+  // dcast: blocks of 32 (whole unrolled blocks, parameters per block) and
+  // of 37 (runs starting mid-byte), on every expressed type, baked and
+  // runtime.
   if (GetParam().backend != "asmjit")
     GTEST_SKIP() << "llvm's packed tables are covered by the sweeps above";
+  StorageSpec twoBits;
+  twoBits.kind = StorageType::Kind::Quantile;
+  twoBits.bits = 2;
+  twoBits.isSigned = true;
+  twoBits.packed = true;
+  twoBits.min = -2;
+  twoBits.max = 1;
+  twoBits.table = {0.5, -1.0, 0.25, -0.125}; // Unsorted.
   SweepAxes axes = compactAxes();
-  axes.ops = {KernelOp::DCast, KernelOp::QCast};
+  axes.ops = {KernelOp::QCast, KernelOp::DCast};
   axes.knobs = {QuantKnobs{}};
-  axes.compact = {compactSubset()[2], compactSubset()[3]};
+  axes.compact = {compactSubset()[2], compactSubset()[3], twoBits};
   axes.layouts = testing::packedBlockLayouts();
   axes.expressed = {ValueType::F16, ValueType::BF16, ValueType::F32};
   axes.runtimeParams = {false, true};
-  EXPECT_EQ(check(axes), compiled(axes, 2 * 2 * 2 * 3 * 2));
+  EXPECT_EQ(check(axes), compiled(axes, 3 * 2 * 2 * 3 * 2));
 }
 
 TEST_P(CompactKernelTest, FloatQcastAtEveryRoundingBoundary) {
@@ -563,9 +572,8 @@ TEST(CompactRuntime, AutoFallsBackToAKernelThatCompiles) {
   if (hostIsaLevel() < IsaLevel::Avx2)
     GTEST_SKIP() << "asmjit needs AVX2; nothing to fall back from";
   ASSERT_TRUE(runtime) << runtime.status().message();
-  // asmjit compiles float storage and quantile tables; packed ones (NF4
-  // here) in dcast, and in qcast of f16, bf16 and f32 only with one baked
-  // scale, so runtime parameters fall back (f64 takes the wide kernels).
+  // asmjit compiles float storage and quantile tables, packed ones (NF4
+  // here) too, with every expressed type (f64 takes the wide kernels).
   const char *packedTable =
       "!quant.quantile<u4:f32, {-1.0, -0.5, -0.25, 0.0, 0.25, 0.5, 0.75, "
       "1.0, 1.25, 1.5, 1.75, 2.0, 2.25, 2.5, 2.75, 3.0}>";

@@ -52,12 +52,28 @@ struct TargetCode {
   std::string listing;
 };
 
+/// How well a backend's kernel for a spec fits it, best last: the runtime's
+/// `auto` compiles with the best-fitting backend (BackendKind).
+enum class KernelFit : uint8_t {
+  /// compile() refuses the spec (ErrorCode::Unsupported).
+  Unsupported,
+  /// compile() makes a correct kernel composed from general building
+  /// blocks, measured slower than another backend's kernel for the spec.
+  Generic,
+  /// compile() makes a kernel shaped for the spec; no other backend's is
+  /// known to be faster.
+  Specialized,
+};
+
 class Backend {
 public:
   virtual ~Backend() = default;
   virtual std::string_view name() const = 0;
   /// Compiles `spec` for the host at this backend's ISA level.
   virtual Expected<CompiledCode> compile(const KernelSpec &spec) = 0;
+  /// What compile(spec) would make, without compiling (cheap: no code is
+  /// generated). A kernel that fits may still fail to compile.
+  virtual KernelFit fit(const KernelSpec &spec) const = 0;
   /// Assembly text for `spec` (with a header comment: spec, backend,
   /// target, features).
   virtual Expected<std::string> assembly(const KernelSpec &spec,

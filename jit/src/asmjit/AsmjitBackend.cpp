@@ -64,6 +64,10 @@ public:
     return compiled;
   }
 
+  KernelFit fit(const KernelSpec &spec) const override {
+    return x86KernelFit(spec, X86Isa(isa_));
+  }
+
   Expected<std::string> assembly(const KernelSpec &spec,
                                  const AsmOptions &options) override {
     if (isAArch64Triple(options.triple)) {

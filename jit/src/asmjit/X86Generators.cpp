@@ -38,14 +38,20 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
     return Status::ok();
   }
   if (!x86SupportsStorage(spec.storage) && !x86SupportsQuantile(spec.storage) &&
-      !x86DecodesPackedTable(spec) && !x86EncodesPackedTable(spec) &&
-      !x86EncodesPackedFloat(spec))
+      !x86DecodesPackedTable(spec) && !x86EncodesPackedFloat(spec))
     return unsupported("storage other than integers (unpacked, or packed "
-                       "1/2/4 bits), unpacked float storage, quantile "
-                       "tables of at most 64 entries, packed NF4 and "
-                       "f4E2M1FN dcast or packed 16-entry table qcast "
-                       "with one baked scale");
+                       "1/2/4 bits), float storage (packed f4E2M1FN in "
+                       "dcast and qcast only), quantile tables of at most "
+                       "64 entries (packed or not)");
   return Status::ok();
+}
+
+KernelFit x86KernelFit(const KernelSpec &spec, const X86Isa &isa) {
+  if (!checkX86Support(spec, isa))
+    return KernelFit::Unsupported;
+  if (x86NeedsWideLanes(spec) && x86WideIsGeneric(spec))
+    return KernelFit::Generic;
+  return x86QuantileFit(spec);
 }
 
 X86Isa x86KernelIsa(const KernelSpec &spec, const X86Isa &isa) {

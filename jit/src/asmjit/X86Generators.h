@@ -10,6 +10,7 @@
 
 #include "X86Isa.h"
 
+#include "qjit/Backend.h"
 #include "qjit/Error.h"
 #include "qjit/KernelSpec.h"
 
@@ -18,6 +19,11 @@ namespace qjit::asmjit_backend {
 /// Ok when the x86 generators can compile `spec` at `isa`; otherwise
 /// ErrorCode::Unsupported saying what is missing.
 Status checkX86Support(const KernelSpec &spec, const X86Isa &isa);
+
+/// Unsupported when checkX86Support fails; Generic for the forms composed
+/// from general parts that measured slower than llvm's kernels
+/// (x86QuantileFit); else Specialized.
+KernelFit x86KernelFit(const KernelSpec &spec, const X86Isa &isa);
 
 /// The ISA level `spec`'s kernel is generated at: `isa`'s, except for the
 /// kernels written as AVX2 (VEX) code only, the code this project's hosts
@@ -40,6 +46,8 @@ void generateX86StorageCast(x86::Assembler &a, const X86Isa &isa,
 /// qcast whose zero points f32 cannot add exactly (runtime ones, or baked
 /// beyond ±2^24).
 bool x86NeedsWideLanes(const KernelSpec &spec);
+/// Of those, the kernels measured slower than llvm's (KernelFit::Generic).
+bool x86WideIsGeneric(const KernelSpec &spec);
 /// Emits such a kernel (qcast or dcast), AVX2 code at every ISA level.
 void generateX86Wide(x86::Assembler &a, const KernelSpec &spec);
 

@@ -11,12 +11,14 @@
 //
 // These kernels are AVX2 code (ymm, VEX) at every ISA level: the tables are
 // built for 8-lane permutes, and this host (Zen 1) cannot run AVX-512 code,
-// so only AVX2 code can be tested here (x86KernelIsa). Packed storage:
-// dcast of 4-bit codes (NF4 and packed f4E2M1FN, whose 16 codes decode as
-// a table too), whole blocks through byte planes; qcast of 16-entry 4-bit
-// tables with one baked scale (x86EncodesPackedTable), whose 32-element
-// blocks finish the search on packed bytes (emitEncodeNibbles) while heads
-// and tails go through X86PackedCodes.
+// so only AVX2 code can be tested here (x86KernelIsa). Packed storage
+// (1, 2 or 4 bits) loads and stores its codes through X86PackedCodes,
+// except: dcast of 4-bit codes (NF4 and packed f4E2M1FN, whose 16 codes
+// decode as a table too), whole blocks through byte planes; qcast of 4-bit
+// tables of 9 to 16 distinct entries with one baked scale
+// (x86EncodesPackedTable), whose 32-element blocks finish the search on
+// packed bytes (emitEncodeNibbles) while heads and tails go through
+// X86PackedCodes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_ASMJIT_X86QUANTILESTORAGE_H
@@ -24,6 +26,7 @@
 
 #include "X86Isa.h"
 
+#include "qjit/Backend.h"
 #include "qjit/KernelSpec.h"
 
 #include <array>
@@ -44,9 +47,15 @@ constexpr size_t kMaxQuantileEntries = 64;
 bool x86DecodesPackedTable(const KernelSpec &spec);
 
 /// True for the packed qcast X86QuantileEncoder::emitEncodeNibbles handles:
-/// 4-bit unsigned codes of 16 distinct entries in ascending order, one
+/// 4-bit codes of 9 to 16 distinct entries (any order, signed or not), one
 /// baked scale that moves the thresholds to the input side.
 bool x86EncodesPackedTable(const KernelSpec &spec);
+
+/// How the kernel for `spec` compares with llvm's (Backend::fit): Generic
+/// for the 4-bit table qcast composed with X86PackedCodes that measured
+/// slower (runtime parameters, at most 8 distinct entries); Specialized
+/// for the rest.
+KernelFit x86QuantileFit(const KernelSpec &spec);
 
 /// Constant 32-bit tables placed after the code, read as whole vectors.
 class X86LookupTables {
@@ -118,6 +127,9 @@ private:
   /// broadcast), 2 in every word, then the byte weights and order of the
   /// nibble pairing; else −1.
   int32_t nibbles_ = -1;
+  /// x86EncodesPackedTable: the code of each of the 16 positions (bytes),
+  /// when they are not the positions themselves; else −1.
+  int32_t nibbleCodes_ = -1;
   X86LookupTables tables_;
 };
 

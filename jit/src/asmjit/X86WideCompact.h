@@ -1,5 +1,4 @@
-//===- X86WideCompact.h - f64 lanes with float / quantile storage -*- C++
-//-*-===//
+//===- X86WideCompact.h - f64 lanes with compact storage --------*- C++ -*-===//
 //
 // The wide kernels (x86NeedsWideLanes) of float and quantile storage:
 // C = f64 qcast and dcast, unpacked and packed (X86WideCompactGenerators.cpp).

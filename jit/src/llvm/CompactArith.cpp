@@ -112,8 +112,15 @@ llvm::Value *emitCompactDequantize(IrContext &ir, llvm::Value *src,
   llvm::IRBuilder<> &b = ir.builder;
   unsigned n = lanes.count;
   if (std::optional<std::vector<double>> results = bakedResultTable(ir)) {
-    if (nibbleLookupApplies(ir, lanes, *results))
-      return emitNibbleLookup(ir, src, index, *results);
+    if (nibbleLookupApplies(ir, lanes, *results)) {
+      // The lookup indexes by the raw nibble n; a signed code's entry
+      // (k = q − lowest = sext(n) + 8) sits at n ^ 8.
+      std::vector<double> byNibble = *results;
+      if (ir.spec.storage.isSigned)
+        for (size_t n = 0; n < byNibble.size(); ++n)
+          byNibble[n] = (*results)[n ^ 8];
+      return emitNibbleLookup(ir, src, index, byNibble);
+    }
     return emitTableLookup(ir, ir.compute, *results,
                            storedIndex(ir, loadStored(ir, src, index, lanes)),
                            n);

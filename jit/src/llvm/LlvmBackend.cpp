@@ -77,6 +77,11 @@ public:
 
   std::string_view name() const override { return "llvm"; }
 
+  /// Every kernel is optimized for its spec (O3 on the whole kernel).
+  KernelFit fit(const KernelSpec &) const override {
+    return KernelFit::Specialized;
+  }
+
   Expected<CompiledCode> compile(const KernelSpec &spec) override {
     auto start = std::chrono::steady_clock::now();
     if (!session_)

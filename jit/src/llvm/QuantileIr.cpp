@@ -231,11 +231,21 @@ llvm::Value *emitQuantileDecode(IrContext &ir, llvm::Value *q, unsigned lanes) {
   } else {
     entries = storage.table;
     entries.resize(llvm::PowerOf2Ceil(entries.size()), entries.back());
-    index = b.CreateSub(q, ir.intConstant(ir.i32, storage.min, lanes));
-    index = b.CreateBinaryIntrinsic(llvm::Intrinsic::smax, index,
-                                    ir.intConstant(ir.i32, 0, lanes));
-    index = b.CreateBinaryIntrinsic(llvm::Intrinsic::smin, index,
-                                    ir.intConstant(ir.i32, last, lanes));
+    // Clamp to [min, max] in the storage's own order before subtracting:
+    // q − min wraps around in i32 for 32-bit storage.
+    // (u32 bounds above INT32_MAX as their i32 bit patterns.)
+    bool unsigned32 = !storage.isSigned && storage.bits == 32;
+    auto bound = [&](int64_t value) {
+      return ir.intConstant(
+          ir.i32, static_cast<int32_t>(static_cast<uint32_t>(value)), lanes);
+    };
+    llvm::Value *min = bound(storage.min);
+    index = b.CreateBinaryIntrinsic(
+        unsigned32 ? llvm::Intrinsic::umax : llvm::Intrinsic::smax, q, min);
+    index = b.CreateBinaryIntrinsic(unsigned32 ? llvm::Intrinsic::umin
+                                               : llvm::Intrinsic::smin,
+                                    index, bound(storage.max));
+    index = b.CreateSub(index, min);
   }
   if (entries.size() < 2)
     entries.resize(2, entries.back());

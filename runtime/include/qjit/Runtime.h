@@ -36,9 +36,12 @@
 
 namespace qjit {
 
-/// Who makes kernels. `Auto` picks, per kernel, the first that can:
-/// asmjit, then llvm (each only if this build has it and it supports the
-/// effective ISA level), then the scalar reference. An explicitly requested
+/// Who makes kernels. `Auto` picks, per kernel, the JIT backend that fits
+/// it best (Backend::fit: a kernel specialized for the spec before one
+/// composed from general parts that measured slower), asmjit before llvm
+/// when they fit equally (each only if this build has it and it supports
+/// the effective ISA level); when that one fails to compile, the next, then
+/// the scalar reference. An explicitly requested
 /// backend is the only one used: if it cannot compile a spec, that is the
 /// error.
 enum class BackendKind : uint8_t { Auto, Llvm, Asmjit, Reference };

@@ -1,0 +1,150 @@
+//===- BestFitBackendTest.cpp - The backend `auto` compiles with ----------===//
+//
+// compileWithBestFit over fake backends (fit and compile outcome chosen per
+// test), then the real runtime on specs asmjit fits Specialized and
+// Generic.
+//
+//===----------------------------------------------------------------------===//
+#include "BestFitBackend.h"
+
+#include "qjit/Isa.h"
+#include "qjit/Runtime.h"
+
+#include "../support/Nf4Table.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace qjit {
+namespace {
+
+/// A backend whose fit and compile outcome are given; counts compiles.
+class FakeBackend final : public Backend {
+public:
+  FakeBackend(KernelFit fit, bool compiles, int &compileCalls)
+      : fit_(fit), compiles_(compiles), compileCalls_(compileCalls) {}
+
+  std::string_view name() const override { return "fake"; }
+  KernelFit fit(const KernelSpec &) const override { return fit_; }
+  Expected<CompiledCode> compile(const KernelSpec &) override {
+    ++compileCalls_;
+    if (!compiles_)
+      return Status::error(ErrorCode::BackendFailure, "fake failure");
+    CompiledCode code;
+    code.entry = this; // Never called.
+    return code;
+  }
+  Expected<std::string> assembly(const KernelSpec &,
+                                 const AsmOptions &) override {
+    return Status::error(ErrorCode::Unsupported, "fake");
+  }
+  Expected<TargetCode> emitForTarget(const KernelSpec &,
+                                     const AsmOptions &) override {
+    return Status::error(ErrorCode::Unsupported, "fake");
+  }
+
+private:
+  KernelFit fit_;
+  bool compiles_;
+  int &compileCalls_;
+};
+
+struct FakeOutcome {
+  KernelFit fit;
+  bool compiles;
+};
+
+/// asmjit then llvm (the runtime's order), as `asmjit` and `llvm` say;
+/// the kind of the backend chosen (Reference for none) and the compiles
+/// each got.
+struct Choice {
+  BackendKind kind = BackendKind::Reference;
+  int asmjitCompiles = 0, llvmCompiles = 0;
+};
+Choice choose(FakeOutcome asmjit, FakeOutcome llvm) {
+  Choice choice;
+  std::shared_ptr<SharedBackend> backends[] = {
+      std::make_shared<SharedBackend>(
+          BackendKind::Asmjit,
+          std::make_unique<FakeBackend>(asmjit.fit, asmjit.compiles,
+                                        choice.asmjitCompiles)),
+      std::make_shared<SharedBackend>(
+          BackendKind::Llvm,
+          std::make_unique<FakeBackend>(llvm.fit, llvm.compiles,
+                                        choice.llvmCompiles))};
+  std::optional<BackendCode> code = compileWithBestFit(backends, KernelSpec{});
+  if (code)
+    choice.kind = code->backend->kind();
+  return choice;
+}
+
+constexpr KernelFit kSpecialized = KernelFit::Specialized;
+constexpr KernelFit kGeneric = KernelFit::Generic;
+constexpr KernelFit kUnsupported = KernelFit::Unsupported;
+
+TEST(BestFitBackend, EqualFitsKeepTheOrder) {
+  Choice choice = choose({kSpecialized, true}, {kSpecialized, true});
+  EXPECT_EQ(choice.kind, BackendKind::Asmjit);
+  EXPECT_EQ(choice.llvmCompiles, 0);
+  EXPECT_EQ(choose({kGeneric, true}, {kGeneric, true}).kind,
+            BackendKind::Asmjit);
+}
+
+TEST(BestFitBackend, SpecializedBeforeGeneric) {
+  Choice choice = choose({kGeneric, true}, {kSpecialized, true});
+  EXPECT_EQ(choice.kind, BackendKind::Llvm);
+  EXPECT_EQ(choice.asmjitCompiles, 0);
+}
+
+TEST(BestFitBackend, FallsBackWhenTheBestFails) {
+  Choice choice = choose({kGeneric, true}, {kSpecialized, false});
+  EXPECT_EQ(choice.kind, BackendKind::Asmjit);
+  EXPECT_EQ(choice.llvmCompiles, 1);
+  EXPECT_EQ(choose({kSpecialized, false}, {kSpecialized, true}).kind,
+            BackendKind::Llvm);
+  EXPECT_EQ(choose({kSpecialized, false}, {kGeneric, false}).kind,
+            BackendKind::Reference);
+}
+
+TEST(BestFitBackend, UnsupportedIsNotAsked) {
+  Choice choice = choose({kUnsupported, true}, {kGeneric, true});
+  EXPECT_EQ(choice.kind, BackendKind::Llvm);
+  EXPECT_EQ(choice.asmjitCompiles, 0);
+  EXPECT_EQ(choose({kUnsupported, true}, {kUnsupported, true}).kind,
+            BackendKind::Reference);
+}
+
+/// Packed NF4 qcast with a baked scale (asmjit's specialized search on
+/// packed bytes) and with runtime parameters (a composition asmjit fits
+/// Generic): auto takes asmjit for the first and llvm for the second,
+/// while an explicit asmjit runtime compiles both.
+TEST(BestFitBackend, AutoTakesAsmjitOnlyWhereItIsSpecialized) {
+  if (hostIsaLevel() < IsaLevel::Avx2)
+    GTEST_SKIP() << "asmjit needs AVX2";
+  std::string type =
+      "!quant.uniform<" + std::string(testing::kNf4Quantile) + ":f32, 0.5>";
+  RuntimeOptions asmjitOnly;
+  asmjitOnly.backend = BackendKind::Asmjit;
+  Expected<std::unique_ptr<Runtime>> automatic = Runtime::create({});
+  Expected<std::unique_ptr<Runtime>> asmjit = Runtime::create(asmjitOnly);
+  ASSERT_TRUE(automatic && asmjit);
+  for (auto [runtimeParameters, autoBackend] :
+       {std::pair{false, BackendKind::Asmjit},
+        std::pair{true, BackendKind::Llvm}}) {
+    SCOPED_TRACE(runtimeParameters ? "runtime parameters" : "baked");
+    LoweringOptions lowering = (*automatic)->defaultLowering();
+    lowering.runtimeParameters = runtimeParameters;
+    Expected<std::shared_ptr<const Kernel>> chosen =
+        (*automatic)->compile(type, KernelOp::QCast, lowering);
+    ASSERT_TRUE(chosen) << chosen.status().message();
+    EXPECT_EQ((*chosen)->backend(), autoBackend);
+    Expected<std::shared_ptr<const Kernel>> forced =
+        (*asmjit)->compile(type, KernelOp::QCast, lowering);
+    ASSERT_TRUE(forced) << forced.status().message();
+    EXPECT_EQ((*forced)->backend(), BackendKind::Asmjit);
+  }
+}
+
+} // namespace
+} // namespace qjit
