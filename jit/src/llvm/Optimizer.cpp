@@ -1,12 +1,37 @@
-//===- Optimizer.cpp - The new-pass-manager pipeline for kernels ----------===//
+//===- Optimizer.cpp - The pipelines kernels go through -------------------===//
 #include "Optimizer.h"
 
+#include <llvm/ADT/StringRef.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/OptBisect.h>
 #include <llvm/Passes/PassBuilder.h>
+
+#include <algorithm>
 
 namespace qjit::llvmjit {
 
+namespace {
+
+/// Skips the optional codegen passes whose work KernelIr already did, per
+/// context (so no process-wide LLVM option changes). Loop strength
+/// reduction rewrote the kernels' `base + i * size` addresses into
+/// pointer increments, which x86's scaled-index addressing does not need;
+/// it and its freeze canonicalization were a sixth of a compile.
+class KernelCodegenGate final : public llvm::OptPassGate {
+public:
+  bool isEnabled() const override { return true; }
+  bool shouldRunPass(llvm::StringRef pass, llvm::StringRef) const override {
+    return pass != "Loop Strength Reduction" &&
+           pass != "Canonicalize Freeze Instructions in Loops";
+  }
+};
+
+} // namespace
+
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
                     int optLevel) {
+  static KernelCodegenGate gate;
+  module.getContext().setOptPassGate(gate);
   module.setDataLayout(machine.createDataLayout());
   module.setTargetTriple(machine.getTargetTriple());
   llvm::LoopAnalysisManager loops;
