@@ -16,10 +16,10 @@
 
 namespace qjit {
 
-/// The IR optimization level of JIT'd kernels (and of `qjit asm`): kernel
-/// IR is explicit vector code in SSA form with hoisted parameters, so the
-/// -O1..-O3 pipelines only add compile time; codegen runs at
-/// CodeGenOptLevel::Aggressive.
+/// The IR optimization level of JIT'd kernels, `qjit asm` and `qjit ir` by
+/// default: kernel IR is explicit vector code in SSA form with hoisted
+/// parameters, so the -O1..-O3 pipelines only add compile time; codegen
+/// runs at CodeGenOptLevel::Aggressive.
 inline constexpr int kLlvmJitOptLevel = 0;
 
 /// The LLVM IR of `spec`'s kernel for the host at `isa`, after the

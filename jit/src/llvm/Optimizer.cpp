@@ -12,11 +12,12 @@ namespace qjit::llvmjit {
 
 namespace {
 
-/// Skips the optional codegen passes whose work KernelIr already did, per
-/// context (so no process-wide LLVM option changes). Loop strength
-/// reduction rewrote the kernels' `base + i * size` addresses into
-/// pointer increments, which x86's scaled-index addressing does not need;
-/// it and its freeze canonicalization were a sixth of a compile.
+/// Skips optional codegen passes that kernels do not need, per
+/// context (a process-wide -disable-lsr would change other LLVM users).
+/// Loop strength reduction rewrites the kernels' `base + i * size`
+/// addresses into pointer increments, which scaled-index addressing (x86,
+/// AArch64) does not need: with it and its freeze canonicalization skipped, a
+/// compile measured ~2 ms shorter and no kernel slower (NF4 qcast faster).
 class KernelCodegenGate final : public llvm::OptPassGate {
 public:
   bool isEnabled() const override { return true; }
