@@ -19,8 +19,8 @@ void printUsage() {
               "[options]\n\n"
               "Prints the LLVM IR of the kernel the llvm backend compiles for "
               "this host,\nafter the optimization pipeline of the given level "
-              "(default -O3). The JIT\nitself compiles the -O0 form: the IR "
-              "is explicit vector code already.\n\noptions:\n%s"
+              "(default: the JIT's,\n-O0: the IR is explicit vector code "
+              "already).\n\noptions:\n%s"
               "  --isa=scalar|sse4|avx2|avx512\n"
               "                              ISA level (default: the host's, "
               "capped by QJIT_MAX_ISA)\n",
@@ -36,7 +36,7 @@ int irCommand(int argc, char **argv) {
   if (std::optional<int> done =
           parseCommandFlags(flags, argc, argv, kCommand, printUsage))
     return *done;
-  int optLevel = 3;
+  int optLevel = kLlvmJitOptLevel;
   for (int level = 0; level <= 3; ++level)
     if (flags.has("O" + std::to_string(level)))
       optLevel = level;

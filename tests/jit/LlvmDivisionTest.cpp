@@ -16,6 +16,7 @@
 #include "llvm/KernelIr.h"
 #include "llvm/Optimizer.h"
 
+#include "qjit/LlvmBackend.h"
 #include "qjit/Reference.h"
 
 #include <gtest/gtest.h>
@@ -103,7 +104,7 @@ protected:
         createTargetMachine(config);
     if (!machine)
       return machine.status();
-    optimizeModule(**module, **machine, kJitOptLevel);
+    optimizeModule(**module, **machine, kLlvmJitOptLevel);
     return session_->add(
         llvm::orc::ThreadSafeModule(std::move(*module), std::move(context)),
         name);

@@ -16,8 +16,15 @@
 
 namespace qjit {
 
+/// The IR optimization level of JIT'd kernels, `qjit asm` and `qjit ir` by
+/// default: kernel IR is explicit vector code in SSA form with hoisted
+/// parameters, so the -O1..-O3 pipelines only add compile time; codegen
+/// runs at CodeGenOptLevel::Aggressive.
+inline constexpr int kLlvmJitOptLevel = 0;
+
 /// The LLVM IR of `spec`'s kernel for the host at `isa`, after the
-/// optimization pipeline of level `optLevel` (0..3; the JIT uses 3).
+/// optimization pipeline of level `optLevel` (0..3; the JIT's is
+/// kLlvmJitOptLevel).
 Expected<std::string> llvmIr(const KernelSpec &spec, int optLevel,
                              IsaLevel isa);
 

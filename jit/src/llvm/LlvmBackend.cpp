@@ -1,6 +1,7 @@
 //===- LlvmBackend.cpp - The LLVM ORC backend -----------------------------===//
 //
-// compile(): KernelSpec → IR (KernelIr) → O3 for the host TargetMachine →
+// compile(): KernelSpec → IR (KernelIr) → optimizeModule at
+// kLlvmJitOptLevel for the host TargetMachine →
 // the backend's JitSession → finishKernel. assembly() and llvmIr() build
 // the same module with the same TargetMachine configuration (LlvmTarget).
 // emitForTarget() compiles for AArch64 ELF targets to flat code bytes
@@ -125,7 +126,7 @@ public:
       return std::move(code->listing);
     }
     Expected<OptimizedModule> built = buildOptimized(
-        spec, *config, "qjit_" + spec.kernelName(), kJitOptLevel);
+        spec, *config, "qjit_" + spec.kernelName(), kLlvmJitOptLevel);
     if (!built)
       return built.status();
     if (options.intelSyntax && built->machine->getTargetTriple().isX86())
@@ -154,7 +155,7 @@ public:
                                config->triple + "'; the host uses compile()");
     std::string symbol = "qjit_" + spec.kernelName();
     Expected<OptimizedModule> built =
-        buildOptimized(spec, *config, symbol, kJitOptLevel);
+        buildOptimized(spec, *config, symbol, kLlvmJitOptLevel);
     if (!built)
       return built.status();
     Expected<FlatImage> image =
@@ -202,7 +203,7 @@ private:
         return machine.status();
       hostMachine_ = std::move(*machine);
     }
-    return buildOptimized(spec, host_, symbol, kJitOptLevel, *hostMachine_);
+    return buildOptimized(spec, host_, symbol, kLlvmJitOptLevel, *hostMachine_);
   }
 
   IsaLevel isa_;

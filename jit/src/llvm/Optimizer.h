@@ -7,16 +7,11 @@
 
 namespace qjit::llvmjit {
 
-/// Runs the standard per-module pipeline of `optLevel` (0..3) for `machine`.
+/// Runs the standard per-module pipeline of `optLevel` (0..3) for `machine`
+/// and gates the module's codegen (see Optimizer.cpp): the JIT, `qjit asm`
+/// and `qjit ir` all pass through here.
 void optimizeModule(llvm::Module &module, llvm::TargetMachine &machine,
                     int optLevel);
-
-/// The IR optimization level of JIT'd kernels. KernelIr already emits
-/// explicit vector code in SSA form with hoisted parameters; measured on
-/// this project's host, -O1..-O3 added ~25 ms per kernel and no
-/// throughput, so kernels go straight to codegen (which itself runs at
-/// CodeGenOptLevel::Aggressive). `qjit ir` shows -O3 by default.
-constexpr int kJitOptLevel = 0;
 
 } // namespace qjit::llvmjit
 
