@@ -190,6 +190,27 @@ TEST_P(AsmjitKernelTest, RunsOfWholeUnrolledIterations) {
   EXPECT_EQ(checkSweep(axes), 5u * 2 * (2 + 1));
 }
 
+TEST_P(AsmjitKernelTest, RuntimeParametersOfEightRunsAtOnce) {
+  // Whole runs of 32 with runtime parameters, 16 and 32 per period: AVX2
+  // prepares eight runs' parameters at once (the rest of a call run by
+  // run); groups with a zero point far beyond the storage range take the
+  // slow loads, so zero points are drawn within it, then anywhere.
+  SweepAxes axes;
+  axes.signedness = {true};
+  axes.packed = false;
+  axes.expressed = {ValueType::F32, ValueType::F16, ValueType::BF16};
+  axes.layouts = {testing::perAxis(16, 32),
+                  testing::blocked({{2, 1}, {512, 32}})};
+  axes.runtimeParams = {true};
+  axes.knobs = {QuantKnobs{},
+                {ScaleOp::Reciprocal, ZeroPointOrder::BeforeRounding,
+                 RoundingMode::NearestAway}};
+  // 3 types × 2 layouts × (2 qcast + dcast).
+  EXPECT_EQ(checkSweep(axes, false, {.lanes = 64, .largeSize = 4099}),
+            3u * 2 * 3);
+  EXPECT_EQ(checkSweep(axes), 3u * 2 * 3);
+}
+
 /// Packed 1-, 2- and 4-bit storage, every op: layouts whose runs start
 /// inside a byte (per-element tables of odd periods, odd and dynamic
 /// blocks) or on one (blocks of 32, the GPTQ shape), tails ending inside a

@@ -91,6 +91,10 @@ public:
     exit_ = a_.newLabel();
     bool nested = !levels_.empty() && body_.parameterBytes() == 0;
     int32_t frameBytes = nested ? static_cast<int32_t>(levels_.size() * 32) : 0;
+    if (nested && body_.parameterGroup()) {
+      groupArea_ = x86::ptr(x86::rsp, frameBytes);
+      frameBytes += body_.parameterGroupBytes();
+    }
     if (frameBytes)
       a_.sub(x86::rsp, frameBytes);
     body_.emitConstants(a_);
@@ -305,6 +309,9 @@ private:
     const int64_t block = levels_.back().block;
     const int64_t unrolled = int64_t(body_.lanes()) * reg::kUnroll;
     Label run = a_.newLabel();
+    if (const unsigned group = body_.parameterGroup();
+        group && parameters % group == 0)
+      emitWholeRunGroups(parameters, group, run, streaming);
     a_.align(AlignMode::kCode, 32);
     a_.bind(run);
     a_.cmp(reg::remaining, block);
@@ -325,6 +332,45 @@ private:
     a_.jb(run);
     a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
     a_.jmp(run);
+  }
+
+  /// emitWholeRunLoop() in groups of `group` runs whose parameters the
+  /// body prepares at once (X86VectorBody::parameterGroup); what is left
+  /// of the call (less than a group) goes on to `runs`. runCount counts
+  /// the runs of a group; paramIndex still advances per run (bodies read
+  /// it, e.g. to divide after all).
+  void emitWholeRunGroups(int64_t parameters, unsigned group, const Label &runs,
+                          bool streaming) {
+    const int64_t block = levels_.back().block;
+    const int64_t unrolled = int64_t(body_.lanes()) * reg::kUnroll;
+    const int64_t groupElements = block * group;
+    Label top = a_.newLabel(), member = a_.newLabel();
+    a_.align(AlignMode::kCode, 32);
+    a_.bind(top);
+    a_.cmp(reg::remaining, groupElements);
+    a_.jb(runs);
+    body_.emitGroupParameters(a_, groupArea_, reg::runCount);
+    a_.xor_(reg::runCount.r32(), reg::runCount.r32());
+    a_.bind(member);
+    body_.emitGroupMember(a_, groupArea_, reg::runCount);
+    body_.setStreamingStores(streaming);
+    for (int32_t i = 0; i < block / unrolled; ++i) {
+      int32_t vectors = i * int32_t(reg::kUnroll);
+      body_.emitUnrolled(a_,
+                         x86::ptr(reg::src, vectors * body_.srcVectorBytes()),
+                         x86::ptr(reg::dst, vectors * body_.dstVectorBytes()));
+    }
+    body_.setStreamingStores(false);
+    advanceCursors(static_cast<int32_t>(block));
+    a_.inc(reg::paramIndex);
+    a_.inc(reg::runCount);
+    a_.cmp(reg::runCount, group);
+    a_.jb(member);
+    a_.sub(reg::remaining, groupElements);
+    a_.cmp(reg::paramIndex, parameters);
+    a_.jb(top);
+    a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
+    a_.jmp(top);
   }
 
   /// Periods repeat until the elements run out; the innermost level leaves
@@ -665,6 +711,7 @@ private:
   std::vector<NestLevel> levels_;
   std::vector<PackedSide> packedSides_;
   bool midByte_ = false; ///< Packed cursors are element addresses.
+  x86::Mem groupArea_;   ///< X86VectorBody::parameterGroup's stack area.
   Label exit_;
 };
 

@@ -66,6 +66,23 @@ public:
   /// iteration; by default one emitVector per slot.
   virtual void emitUnrolled(x86::Assembler &a, const x86::Mem &src,
                             const x86::Mem &dst);
+  /// Non-zero: whole-run loops may prepare the parameters of this many
+  /// consecutive runs at once (emitGroupParameters) and then load each
+  /// run's (emitGroupMember) instead of calling emitParameters per run.
+  virtual unsigned parameterGroup() const { return 0; }
+  /// Bytes of the stack area emitGroupParameters fills.
+  virtual int32_t parameterGroupBytes() const { return 0; }
+  /// Prepares runs reg::paramIndex .. + parameterGroup() - 1 into `area`;
+  /// may clobber `counter`.
+  virtual void emitGroupParameters(x86::Assembler &, const x86::Mem &area,
+                                   const x86::Gp &counter) {
+    (void)area, (void)counter;
+  }
+  /// The parameters of run `member` (register) of the prepared group.
+  virtual void emitGroupMember(x86::Assembler &, const x86::Mem &area,
+                               const x86::Gp &member) {
+    (void)area, (void)member;
+  }
   /// Data (tables) placed after the code; labels bound here.
   virtual void emitData(x86::Assembler &) {}
 
