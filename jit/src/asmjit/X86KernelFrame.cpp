@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <numeric>
 #include <vector>
 
@@ -110,11 +111,14 @@ public:
       a_.mov(reg::runCount, reg::remaining);
       emitRun(true);
     } else if (nested && sequentialRuns()) {
-      emitSequentialRuns();
+      emitStreamingChoice(levels_.back().block, [this](bool streaming) {
+        emitSequentialRuns(streaming);
+      });
     } else if (nested) {
       emitNest();
     } else {
-      emitPeriods();
+      emitStreamingChoice(tablePeriod(),
+                          [this](bool streaming) { emitPeriods(streaming); });
     }
     a_.bind(exit_);
     if (frameBytes)
@@ -210,6 +214,34 @@ private:
     a_.bind(regular);
   }
 
+  /// Layouts of many runs: emits `loops` twice when the body may stream
+  /// and every run but the call's last keeps the destination on a vector
+  /// boundary (`runElements` whole vectors of output): for outputs of at
+  /// least kStreamingBytes starting on one, with non-temporal stores and
+  /// a fence on the way out, and for the others as usual.
+  void emitStreamingChoice(int64_t runElements,
+                           const std::function<void(bool)> &loops) {
+    const int64_t dstBytes = body_.dstBytes();
+    if (body_.canStreamStores() && !body_.dstPackedBits() && !midByte_ &&
+        runElements > 0 && runElements * dstBytes % isa_.vectorBytes() == 0) {
+      Label regular = a_.newLabel(), fenced = a_.newLabel();
+      a_.mov(reg::scratch, kStreamingBytes / dstBytes);
+      a_.cmp(reg::remaining, reg::scratch);
+      a_.jb(regular);
+      a_.test(reg::dst.r8(), isa_.vectorBytes() - 1);
+      a_.jnz(regular);
+      Label exit = exit_;
+      exit_ = fenced;
+      loops(true);
+      exit_ = exit;
+      a_.bind(fenced);
+      a_.sfence();
+      a_.jmp(exit_);
+      a_.bind(regular);
+    }
+    loops(false);
+  }
+
   /// The elements per-element parameter tables cover: one layout period,
   /// or with packed codes lcm(period, 8), so that every table run starts
   /// on a byte (X86Parameters builds the tables alike).
@@ -221,7 +253,8 @@ private:
   }
 
   /// One run per table period, parameters from per-element tables.
-  void emitPeriods() {
+  /// `streaming`: see emitRun.
+  void emitPeriods(bool streaming) {
     int64_t period = tablePeriod();
     Label top = a_.newLabel();
     a_.bind(top);
@@ -232,7 +265,7 @@ private:
     a_.cmp(reg::runCount, reg::remaining);
     a_.cmova(reg::runCount, reg::remaining);
     a_.sub(reg::remaining, reg::runCount);
-    emitRun(true);
+    emitRun(true, streaming);
     a_.jmp(top);
   }
 
@@ -253,13 +286,14 @@ private:
   }
 
   /// The nest of sequentialRuns() as one loop, its state in registers.
-  void emitSequentialRuns() {
+  /// `streaming`: see emitRun.
+  void emitSequentialRuns(bool streaming) {
     int64_t parameters = 1;
     for (const NestLevel &level : levels_)
       parameters *= level.grid;
     Label top = a_.newLabel();
     a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
-    emitWholeRuns(parameters, top);
+    emitWholeRuns(parameters, top, streaming);
     a_.bind(top);
     a_.test(reg::remaining, reg::remaining);
     a_.jz(exit_);
@@ -268,7 +302,7 @@ private:
     a_.cmp(reg::runCount, reg::remaining);
     a_.cmova(reg::runCount, reg::remaining);
     a_.sub(reg::remaining, reg::runCount);
-    emitRun(false);
+    emitRun(false, streaming);
     a_.inc(reg::paramIndex);
     a_.cmp(reg::paramIndex, parameters);
     a_.jb(top);
@@ -279,29 +313,15 @@ private:
   /// Short static runs made of whole unrolled iterations (blockwise 32,
   /// 64, 128 on AVX2): while a whole run remains, one straight-line body
   /// per run, without the run loop's counting and tail tests, then `next`
-  /// takes the last, partial run. Outputs of at least kStreamingBytes on a
-  /// vector boundary stream their whole runs (runs keep that alignment).
-  void emitWholeRuns(int64_t parameters, const Label &next) {
+  /// takes the last, partial run. `streaming`: see emitRun.
+  void emitWholeRuns(int64_t parameters, const Label &next, bool streaming) {
     constexpr int64_t kMaxInlineIterations = 4;
     const int64_t block = levels_.back().block;
     const int64_t unrolled = int64_t(body_.lanes()) * reg::kUnroll;
     if (midByte_ || block % unrolled != 0 ||
         block / unrolled > kMaxInlineIterations)
       return;
-    if (body_.canStreamStores() && !body_.dstPackedBits()) {
-      Label regular = a_.newLabel(), streamed = a_.newLabel();
-      a_.mov(reg::scratch, kStreamingBytes / body_.dstBytes());
-      a_.cmp(reg::remaining, reg::scratch);
-      a_.jb(regular);
-      a_.test(reg::dst.r8(), isa_.vectorBytes() - 1);
-      a_.jnz(regular);
-      emitWholeRunLoop(parameters, streamed, /*streaming=*/true);
-      a_.bind(streamed);
-      a_.sfence();
-      a_.jmp(next);
-      a_.bind(regular);
-    }
-    emitWholeRunLoop(parameters, next, /*streaming=*/false);
+    emitWholeRunLoop(parameters, next, streaming);
   }
 
   /// The loop of emitWholeRuns(), leaving through `exit`.
