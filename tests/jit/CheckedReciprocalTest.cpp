@@ -146,7 +146,8 @@ TEST_P(CheckedReciprocalKernels, MatchTheReferenceOnBothSidesOfTheCheck) {
   uint64_t seed = testing::testSeed();
   std::mt19937_64 rng(seed);
   size_t passing = 0, failing = 0;
-  constexpr size_t kElements = 4096 + 37;
+  // Unrolled blocks, single vectors and a tail.
+  constexpr size_t kElements = 4096 + 53;
   for (int round = 0; round < 24; ++round) {
     QuantKnobs knobs;
     knobs.zeroPoint = round % 2 ? ZeroPointOrder::AfterRounding
@@ -273,8 +274,9 @@ TEST_P(CheckedReciprocalKernels, RuntimeParametersInAndOutOfTheCheckedRange) {
 
 TEST_P(CheckedReciprocalKernels, BlockwiseRuntimeParametersInAndOutOfRange) {
   // Runs of 32 with a parameter each (asmjit prepares eight runs'
-  // parameters at once): most blocks in the checked range, some with a
-  // scale or zero point beyond it, so that groups mix both.
+  // parameters at once), and of 48 (single vectors after a block): most
+  // blocks in the checked range, some with a scale or zero point beyond
+  // it, so that groups mix both.
   IsaLevel isa = std::min(hostIsaLevel(), IsaLevel::Avx2);
   if (isa < IsaLevel::Avx2)
     GTEST_SKIP() << "needs AVX2";
@@ -282,8 +284,7 @@ TEST_P(CheckedReciprocalKernels, BlockwiseRuntimeParametersInAndOutOfRange) {
   ASSERT_TRUE(backend) << backend.status().message();
   uint64_t seed = testing::testSeed();
   std::mt19937_64 rng(seed);
-  constexpr int64_t kChannels = 24, kBlock = 32;
-  constexpr size_t kElements = 4 * kChannels * kBlock; // Whole periods.
+  constexpr int64_t kChannels = 24;
   const float farScales[] = {0x1.8p-61f,
                              0x1.8p61f,
                              -0.25f,
@@ -294,6 +295,8 @@ TEST_P(CheckedReciprocalKernels, BlockwiseRuntimeParametersInAndOutOfRange) {
                                    (int64_t(1) << 31) + 1};
   std::uniform_real_distribution<double> mantissa(1.0, 2.0);
   for (int round = 0; round < 8; ++round) {
+    const int64_t kBlock = round % 3 == 2 ? 48 : 32;
+    const size_t kElements = 4 * kChannels * kBlock; // Whole periods.
     QuantKnobs knobs;
     knobs.rounding =
         round % 2 ? RoundingMode::NearestAway : RoundingMode::NearestEven;
