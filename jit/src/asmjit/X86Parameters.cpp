@@ -366,6 +366,9 @@ x86::Mem groupEntry(const x86::Mem &area, int32_t offset,
 }
 
 constexpr int32_t kGroupZeroPoints = 32;
+/// Offsets of emitGroupLoad's vector constants (emitData).
+constexpr int32_t kGroupAbove = 0, kGroupBelow = 32, kGroupPassBits = 64,
+                  kGroupOne = 96, kGroupLimit = 128, kGroupNegLimit = 160;
 /// Zero points of at most 2^24 in magnitude convert to f32 exactly from
 /// their low 32 bits (the scalar path converts all 64).
 constexpr int64_t kExactZeroPointLimit = int64_t(1) << 24;
@@ -377,7 +380,11 @@ void X86Parameters::emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
   x86::Ymm s = x86::ymm0, t = x86::ymm1, z = x86::ymm2, z2 = x86::ymm3,
            bound = x86::ymm4, out = x86::ymm5, out2 = x86::ymm6;
   x86::Gp p = reg::scratch;
-  X86Isa isa = isa_;
+  if (!groupConstants_.isValid())
+    groupConstants_ = a.newLabel();
+  auto constant = [&](int32_t offset) {
+    return x86::ymmword_ptr(groupConstants_, offset);
+  };
   a.mov(p, x86::qword_ptr(reg::params, offsetof(KernelParams, scales)));
   switch (expressed_) {
   case ValueType::F32:
@@ -400,15 +407,14 @@ void X86Parameters::emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
     // threshold stays passBits_ for the whole group.
     a.vpslld(t, s, 1);
     a.vpsrld(t, t, 1);
-    emitBroadcastImmediate(a, isa, bound, floatBits(0x1p60f));
-    a.vpcmpgtd(out, t, bound);
-    emitBroadcastImmediate(a, isa, bound, floatBits(0x1p-60f));
+    a.vpcmpgtd(out, t, constant(kGroupAbove));
+    a.vmovdqu(bound, constant(kGroupBelow));
     a.vpcmpgtd(out2, bound, t);
     a.vpor(out, out, out2);
-    emitBroadcastImmediate(a, isa, threshold_, passBits_);
+    a.vmovdqu(threshold_, constant(kGroupPassBits));
   }
   if (reciprocal_) {
-    emitBroadcastImmediate(a, isa, t, floatBits(1.0f));
+    a.vmovups(t, constant(kGroupOne));
     a.vdivps(s, t, s);
   }
   if (keepReciprocals_)
@@ -423,16 +429,10 @@ void X86Parameters::emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
   a.vmovdqu(z2, x86::ymmword_ptr(p, reg::paramIndex, 3, 32));
   // Zero points beyond the checked limit (or beyond exact conversion from
   // 32 bits) are rare: those groups take the run-by-run loads.
-  int64_t limit = keepReciprocals_ ? zeroPointLimit_ : kExactZeroPointLimit;
-  a.mov(p, limit);
-  a.vmovq(bound.xmm(), p);
-  a.vpbroadcastq(bound, bound.xmm());
-  a.vpcmpgtq(out, z, bound);
-  a.vpcmpgtq(out2, z2, bound);
+  a.vpcmpgtq(out, z, constant(kGroupLimit));
+  a.vpcmpgtq(out2, z2, constant(kGroupLimit));
   a.vpor(out, out, out2);
-  a.mov(p, -limit);
-  a.vmovq(bound.xmm(), p);
-  a.vpbroadcastq(bound, bound.xmm());
+  a.vmovdqu(bound, constant(kGroupNegLimit));
   a.vpcmpgtq(out2, bound, z);
   a.vpor(out, out, out2);
   a.vpcmpgtq(out2, bound, z2);
@@ -473,18 +473,31 @@ void X86Parameters::emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
   a.jb(run);
   a.sub(reg::paramIndex, kGroupRuns);
   if (keepReciprocals_)
-    emitBroadcastImmediate(a, isa, threshold_, passBits_);
+    a.vmovdqu(threshold_, constant(kGroupPassBits));
   a.bind(done);
 }
 
 void X86Parameters::emitGroupMember(x86::Assembler &a, const x86::Mem &area,
-                                    const x86::Gp &member) {
-  a.vbroadcastss(isa_.vec(reg::kScale), groupEntry(area, 0, member));
+                                    const x86::Gp &member, unsigned ahead) {
+  int32_t at = static_cast<int32_t>(4 * ahead);
+  a.vbroadcastss(isa_.vec(reg::kScale), groupEntry(area, at, member));
   a.vbroadcastss(isa_.vec(reg::kZeroPoint),
-                 groupEntry(area, kGroupZeroPoints, member));
+                 groupEntry(area, kGroupZeroPoints + at, member));
 }
 
 void X86Parameters::emitData(x86::Assembler &a) {
+  if (groupConstants_.isValid()) {
+    a.align(asmjit::AlignMode::kData, 32);
+    a.bind(groupConstants_);
+    int64_t limit = keepReciprocals_ ? zeroPointLimit_ : kExactZeroPointLimit;
+    for (uint32_t value :
+         {floatBits(0x1p60f), floatBits(0x1p-60f), passBits_, floatBits(1.0f)})
+      for (int lane = 0; lane < 8; ++lane)
+        a.embedUInt32(value);
+    for (int64_t value : {limit, -limit})
+      for (int lane = 0; lane < 4; ++lane)
+        a.embedInt64(value);
+  }
   if (laneBiasTable_.isValid()) {
     a.align(asmjit::AlignMode::kData, 32);
     a.bind(laneBiasTable_);

@@ -97,10 +97,10 @@ public:
   /// (clobbers vec(0..7), kScalar*, the scratch registers and `counter`).
   void emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
                      const x86::Gp &counter);
-  /// Loads run `member` (a register, < kGroupRuns) of the prepared group
-  /// as emitLoad() would.
+  /// Loads run `member` (a register) + `ahead` (< kGroupRuns) of the
+  /// prepared group as emitLoad() would.
   void emitGroupMember(x86::Assembler &a, const x86::Mem &area,
-                       const x86::Gp &member);
+                       const x86::Gp &member, unsigned ahead);
 
 private:
   void emitRuntimeLoad(x86::Assembler &a);
@@ -132,6 +132,7 @@ private:
   std::vector<float> zeroPoints_;       ///< Baked: f32(z).
   std::vector<float> perElementTables_; ///< Scales, then zero points.
   asmjit::Label scaleTable_, zeroPointTable_;
+  asmjit::Label groupConstants_; ///< emitGroupLoad's vector constants.
 };
 
 /// The bit pattern of a float (for immediates).
