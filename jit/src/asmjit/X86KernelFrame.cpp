@@ -330,8 +330,12 @@ private:
     const int64_t unrolled = int64_t(body_.lanes()) * reg::kUnroll;
     Label run = a_.newLabel();
     if (const unsigned group = body_.parameterGroup();
-        group && group % 2 == 0 && parameters % group == 0)
-      emitWholeRunGroups(parameters, group, run, streaming);
+        group && parameters % group == 0) {
+      // What groups leave (less than a group, only when n is no whole
+      // number of periods) goes to the general run loop.
+      emitWholeRunGroups(parameters, group, exit, streaming);
+      return;
+    }
     a_.align(AlignMode::kCode, 32);
     a_.bind(run);
     a_.cmp(reg::remaining, block);
@@ -372,21 +376,18 @@ private:
     body_.emitGroupParameters(a_, groupArea_, reg::runCount);
     a_.xor_(reg::runCount.r32(), reg::runCount.r32());
     a_.bind(member);
-    // Two runs per iteration (groups are even).
-    for (unsigned ahead = 0; ahead < 2; ++ahead) {
-      body_.emitGroupMember(a_, groupArea_, reg::runCount, ahead);
-      body_.setStreamingStores(streaming);
-      for (int32_t i = 0; i < block / unrolled; ++i) {
-        int32_t vectors = i * int32_t(reg::kUnroll);
-        body_.emitUnrolled(
-            a_, x86::ptr(reg::src, vectors * body_.srcVectorBytes()),
-            x86::ptr(reg::dst, vectors * body_.dstVectorBytes()));
-      }
-      body_.setStreamingStores(false);
-      advanceCursors(static_cast<int32_t>(block));
-      a_.inc(reg::paramIndex);
+    body_.emitGroupMember(a_, groupArea_, reg::runCount);
+    body_.setStreamingStores(streaming);
+    for (int32_t i = 0; i < block / unrolled; ++i) {
+      int32_t vectors = i * int32_t(reg::kUnroll);
+      body_.emitUnrolled(a_,
+                         x86::ptr(reg::src, vectors * body_.srcVectorBytes()),
+                         x86::ptr(reg::dst, vectors * body_.dstVectorBytes()));
     }
-    a_.add(reg::runCount, 2);
+    body_.setStreamingStores(false);
+    advanceCursors(static_cast<int32_t>(block));
+    a_.inc(reg::paramIndex);
+    a_.inc(reg::runCount);
     a_.cmp(reg::runCount, group);
     a_.jb(member);
     a_.sub(reg::remaining, groupElements);

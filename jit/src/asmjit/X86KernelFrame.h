@@ -83,11 +83,10 @@ public:
                                    const x86::Gp &counter) {
     (void)area, (void)counter;
   }
-  /// The parameters of run `member` (register) + `ahead` of the prepared
-  /// group.
+  /// The parameters of run `member` (register) of the prepared group.
   virtual void emitGroupMember(x86::Assembler &, const x86::Mem &area,
-                               const x86::Gp &member, unsigned ahead) {
-    (void)area, (void)member, (void)ahead;
+                               const x86::Gp &member) {
+    (void)area, (void)member;
   }
   /// Data (tables) placed after the code; labels bound here.
   virtual void emitData(x86::Assembler &) {}

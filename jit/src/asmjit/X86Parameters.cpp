@@ -478,11 +478,10 @@ void X86Parameters::emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
 }
 
 void X86Parameters::emitGroupMember(x86::Assembler &a, const x86::Mem &area,
-                                    const x86::Gp &member, unsigned ahead) {
-  int32_t at = static_cast<int32_t>(4 * ahead);
-  a.vbroadcastss(isa_.vec(reg::kScale), groupEntry(area, at, member));
+                                    const x86::Gp &member) {
+  a.vbroadcastss(isa_.vec(reg::kScale), groupEntry(area, 0, member));
   a.vbroadcastss(isa_.vec(reg::kZeroPoint),
-                 groupEntry(area, kGroupZeroPoints + at, member));
+                 groupEntry(area, kGroupZeroPoints, member));
 }
 
 void X86Parameters::emitData(x86::Assembler &a) {

@@ -97,10 +97,10 @@ public:
   /// (clobbers vec(0..7), kScalar*, the scratch registers and `counter`).
   void emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
                      const x86::Gp &counter);
-  /// Loads run `member` (a register) + `ahead` (< kGroupRuns) of the
-  /// prepared group as emitLoad() would.
+  /// Loads run `member` (a register, < kGroupRuns) of the prepared group
+  /// as emitLoad() would.
   void emitGroupMember(x86::Assembler &a, const x86::Mem &area,
-                       const x86::Gp &member, unsigned ahead);
+                       const x86::Gp &member);
 
 private:
   void emitRuntimeLoad(x86::Assembler &a);

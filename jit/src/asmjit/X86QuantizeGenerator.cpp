@@ -146,8 +146,8 @@ public:
     params_.emitGroupLoad(a, area, counter);
   }
   void emitGroupMember(x86::Assembler &a, const x86::Mem &area,
-                       const x86::Gp &member, unsigned ahead) override {
-    params_.emitGroupMember(a, area, member, ahead);
+                       const x86::Gp &member) override {
+    params_.emitGroupMember(a, area, member);
   }
   void emitData(x86::Assembler &a) override {
     // The divisions of failing groups, out of the way of the fast path
