@@ -111,9 +111,10 @@ public:
       a_.mov(reg::runCount, reg::remaining);
       emitRun(true);
     } else if (nested && sequentialRuns()) {
-      emitStreamingChoice(levels_.back().block, [this](bool streaming) {
-        emitSequentialRuns(streaming);
-      });
+      emitStreamingChoice(
+          levels_.back().block,
+          [this](bool streaming) { emitSequentialRuns(streaming); },
+          wholeRuns());
     } else if (nested) {
       emitNest();
     } else {
@@ -218,11 +219,15 @@ private:
   /// and every run but the call's last keeps the destination on a vector
   /// boundary (`runElements` whole vectors of output): for outputs of at
   /// least kStreamingBytes starting on one, with non-temporal stores and
-  /// a fence on the way out, and for the others as usual.
+  /// a fence on the way out, and for the others as usual. Narrowing
+  /// outputs (qcast) stream only in straight-line whole runs: elsewhere
+  /// the short streams of many runs measured slower than the caches.
   void emitStreamingChoice(int64_t runElements,
-                           const std::function<void(bool)> &loops) {
+                           const std::function<void(bool)> &loops,
+                           bool wholeRuns = false) {
     const int64_t dstBytes = body_.dstBytes();
     if (body_.canStreamStores() && !body_.dstPackedBits() && !midByte_ &&
+        (wholeRuns || body_.dstBytes() >= body_.srcBytes()) &&
         runElements > 0 && runElements * dstBytes % isa_.vectorBytes() == 0) {
       Label regular = a_.newLabel(), fenced = a_.newLabel();
       a_.mov(reg::scratch, kStreamingBytes / dstBytes);
@@ -315,13 +320,17 @@ private:
   /// per run, without the run loop's counting and tail tests, then `next`
   /// takes the last, partial run. `streaming`: see emitRun.
   void emitWholeRuns(int64_t parameters, const Label &next, bool streaming) {
+    if (wholeRuns())
+      emitWholeRunLoop(parameters, next, streaming);
+  }
+
+  /// Whether sequential runs are short whole unrolled iterations.
+  bool wholeRuns() const {
     constexpr int64_t kMaxInlineIterations = 4;
     const int64_t block = levels_.back().block;
     const int64_t unrolled = int64_t(body_.lanes()) * reg::kUnroll;
-    if (midByte_ || block % unrolled != 0 ||
-        block / unrolled > kMaxInlineIterations)
-      return;
-    emitWholeRunLoop(parameters, next, streaming);
+    return !midByte_ && block % unrolled == 0 &&
+           block / unrolled <= kMaxInlineIterations;
   }
 
   /// The loop of emitWholeRuns(), leaving through `exit`.
