@@ -190,6 +190,27 @@ TEST_P(AsmjitKernelTest, RunsOfWholeUnrolledIterations) {
   EXPECT_EQ(checkSweep(axes), 5u * 2 * (2 + 1));
 }
 
+TEST_P(AsmjitKernelTest, RuntimeParametersOfEightRunsAtOnce) {
+  // Whole runs of 32 with runtime parameters, 16 and 32 per period: AVX2
+  // prepares eight runs' parameters at once (the rest of a call run by
+  // run); groups with a zero point far beyond the storage range take the
+  // slow loads, so zero points are drawn within it, then anywhere.
+  SweepAxes axes;
+  axes.signedness = {true};
+  axes.packed = false;
+  axes.expressed = {ValueType::F32, ValueType::F16, ValueType::BF16};
+  axes.layouts = {testing::perAxis(16, 32),
+                  testing::blocked({{2, 1}, {512, 32}})};
+  axes.runtimeParams = {true};
+  axes.knobs = {QuantKnobs{},
+                {ScaleOp::Reciprocal, ZeroPointOrder::BeforeRounding,
+                 RoundingMode::NearestAway}};
+  // 3 types × 2 layouts × (2 qcast + dcast).
+  EXPECT_EQ(checkSweep(axes, false, {.lanes = 64, .largeSize = 4099}),
+            3u * 2 * 3);
+  EXPECT_EQ(checkSweep(axes), 3u * 2 * 3);
+}
+
 /// Packed 1-, 2- and 4-bit storage, every op: layouts whose runs start
 /// inside a byte (per-element tables of odd periods, odd and dynamic
 /// blocks) or on one (blocks of 32, the GPTQ shape), tails ending inside a
@@ -232,10 +253,11 @@ TEST_P(AsmjitKernelTest, PackedInt4FarBakedZeroPoints) {
   }
 }
 
-// Blockwise runs of whole unrolled iterations, and per-tensor packed
-// sources, stream outputs above 8 MiB that start on a vector boundary (the
-// other one stores through the caches): f32 dcast outputs, and i8 qcast
-// ones of the checked division.
+// Blockwise runs of whole unrolled iterations, per-axis runs (long ones,
+// and periods of per-element tables) and per-tensor packed sources stream
+// outputs above 8 MiB that start on a vector boundary (the other one
+// stores through the caches): f32 dcast outputs, and i8 qcast ones of the
+// checked division.
 TEST_P(AsmjitKernelTest, BlocksAndPackedCodesStreamPastTheCache) {
   struct Case {
     const char *type;
@@ -252,20 +274,29 @@ TEST_P(AsmjitKernelTest, BlocksAndPackedCodesStreamPastTheCache) {
     ASSERT_TRUE(type) << c.type << ": " << type.status().message();
     Expected<KernelSpec> spec = lowerToKernelSpec(*type, c.op, {});
     ASSERT_TRUE(spec) << c.type << ": " << spec.status().message();
-    for (bool blocks : {false, true}) {
-      if (!blocks && !spec->storage.packed)
+    // Per-tensor (packed only), blocks of 32, and for dcast runs of 2048
+    // and per-axis tables of 64 elements (baked).
+    for (int64_t inner : {0, 32, 2048, 1}) {
+      if ((inner == 0 && !spec->storage.packed) ||
+          (inner != 0 && inner != 32 && c.op != KernelOp::DCast))
         continue;
-      if (blocks) {
+      if (inner) {
         spec->layout.kind = LayoutSpec::Kind::PerAxis;
-        spec->layout.channels = 4;
-        spec->layout.inner = 32;
+        spec->layout.channels = inner == 1 ? 64 : 4;
+        spec->layout.inner = inner;
         spec->params = {};
-        spec->params.runtime = true; // The tester passes them.
+        spec->params.runtime = inner != 1; // The tester passes them.
+        for (int64_t k = 0; inner == 1 && k < 64; ++k) {
+          spec->params.scales.push_back(0.25 + 0.01 * double(k));
+          spec->params.zeroPoints.push_back(k % 5 - 2);
+        }
       }
       Expected<CompiledCode> code = backend_->compile(*spec);
       ASSERT_TRUE(code) << code.status().message();
       KernelTester tester(*spec, qjit::testing::testSeed());
-      size_t n = blocks ? c.n : c.n + 5; // Per-tensor: an odd tail.
+      // Whole periods; per-tensor: an odd tail.
+      size_t period = inner ? size_t(spec->layout.channels * inner) : 1;
+      size_t n = inner ? (c.n + period - 1) / period * period : c.n + 5;
       for (size_t dstOffset : {0, 4})
         EXPECT_TRUE(tester.checkOnce(code->entry, n, 0, dstOffset))
             << spec->canonicalString() << " output offset " << dstOffset;

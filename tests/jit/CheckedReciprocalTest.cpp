@@ -146,7 +146,8 @@ TEST_P(CheckedReciprocalKernels, MatchTheReferenceOnBothSidesOfTheCheck) {
   uint64_t seed = testing::testSeed();
   std::mt19937_64 rng(seed);
   size_t passing = 0, failing = 0;
-  constexpr size_t kElements = 4096 + 37;
+  // Unrolled blocks, single vectors and a tail.
+  constexpr size_t kElements = 4096 + 53;
   for (int round = 0; round < 24; ++round) {
     QuantKnobs knobs;
     knobs.zeroPoint = round % 2 ? ZeroPointOrder::AfterRounding
@@ -268,6 +269,87 @@ TEST_P(CheckedReciprocalKernels, RuntimeParametersInAndOutOfTheCheckedRange) {
           << GetParam() << " seed " << seed << " " << spec.canonicalString()
           << " x=" << std::hexfloat << input[i] << " s=" << scale
           << " z=" << std::dec << zeroPoint;
+  }
+}
+
+TEST_P(CheckedReciprocalKernels, BlockwiseRuntimeParametersInAndOutOfRange) {
+  // Runs of 32 with a parameter each (asmjit prepares eight runs'
+  // parameters at once), and of 48 (single vectors after a block): most
+  // blocks in the checked range, some with a scale or zero point beyond
+  // it, so that groups mix both.
+  IsaLevel isa = std::min(hostIsaLevel(), IsaLevel::Avx2);
+  if (isa < IsaLevel::Avx2)
+    GTEST_SKIP() << "needs AVX2";
+  Expected<std::unique_ptr<Backend>> backend = createBackend(GetParam(), isa);
+  ASSERT_TRUE(backend) << backend.status().message();
+  uint64_t seed = testing::testSeed();
+  std::mt19937_64 rng(seed);
+  constexpr int64_t kChannels = 24;
+  const float farScales[] = {0x1.8p-61f,
+                             0x1.8p61f,
+                             -0.25f,
+                             0.0f,
+                             std::numeric_limits<float>::infinity(),
+                             std::numeric_limits<float>::quiet_NaN()};
+  const int64_t farZeroPoints[] = {382, -383, 1000, INT64_MIN,
+                                   (int64_t(1) << 31) + 1};
+  std::uniform_real_distribution<double> mantissa(1.0, 2.0);
+  for (int round = 0; round < 8; ++round) {
+    const int64_t kBlock = round % 3 == 2 ? 48 : 32;
+    const size_t kElements = 4 * kChannels * kBlock; // Whole periods.
+    QuantKnobs knobs;
+    knobs.rounding =
+        round % 2 ? RoundingMode::NearestAway : RoundingMode::NearestEven;
+    bool isSigned = round / 2 % 2;
+    KernelSpec spec = eightBitSpec(isSigned, knobs, 1.0f, 0);
+    spec.layout.kind = LayoutSpec::Kind::PerAxis;
+    spec.layout.channels = kChannels;
+    spec.layout.inner = kBlock;
+    spec.params.runtime = true;
+    spec.params.scales.clear();
+    spec.params.zeroPoints.clear();
+    Expected<CompiledCode> code = (*backend)->compile(spec);
+    ASSERT_TRUE(code) << code.status().message();
+    std::vector<float> scales(kChannels);
+    std::vector<int64_t> zeroPoints(kChannels);
+    for (int64_t c = 0; c < kChannels; ++c) {
+      scales[c] = static_cast<float>(
+          std::ldexp(mantissa(rng), static_cast<int>(rng() % 40) - 20));
+      zeroPoints[c] = static_cast<int64_t>(rng() % 256) - (isSigned ? 128 : 0);
+      if (rng() % 6 == 0)
+        scales[c] = farScales[rng() % std::size(farScales)];
+      if (rng() % 6 == 0)
+        zeroPoints[c] = farZeroPoints[rng() % std::size(farZeroPoints)];
+    }
+    std::vector<float> input(kElements);
+    for (size_t i = 0; i < kElements; ++i) {
+      size_t c = i / kBlock % kChannels;
+      float aim = std::isfinite(scales[c]) && scales[c] != 0
+                      ? std::fabs(scales[c])
+                      : 1.0f;
+      KernelSpec near =
+          eightBitSpec(isSigned, knobs, aim,
+                       std::clamp<int64_t>(zeroPoints[c], spec.storage.min,
+                                           spec.storage.max));
+      input[i] = adversarialInput(rng, near, aim);
+    }
+    KernelParams params;
+    params.scales = scales.data();
+    params.zeroPoints = round / 4 % 2 ? zeroPoints.data() : nullptr;
+    std::vector<uint8_t> expected(kElements), actual(kElements);
+    Status reference =
+        runReference(spec, input.data(), expected.data(), kElements, &params);
+    ASSERT_TRUE(reference) << reference.message();
+    reinterpret_cast<ParamKernelFn>(const_cast<void *>(code->entry))(
+        input.data(), actual.data(), kElements, &params);
+    for (size_t i = 0; i < kElements; ++i) {
+      size_t c = i / kBlock % kChannels;
+      ASSERT_EQ(expected[i], actual[i])
+          << GetParam() << " seed " << seed << " " << spec.canonicalString()
+          << " element " << i << " x=" << std::hexfloat << input[i]
+          << " s=" << scales[c] << " z=" << std::dec
+          << (params.zeroPoints ? zeroPoints[c] : 0);
+    }
   }
 }
 

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelTester.h"
+#include "LayoutSpecs.h"
 
 #include "TestSeed.h"
 
@@ -123,6 +124,28 @@ TEST_P(LlvmKernelTest, LargeOutputsStreamPastTheCache) {
   ASSERT_TRUE(code) << code.status().message();
   testing::KernelTester tester(spec, 7);
   EXPECT_TRUE(tester.checkOnce(code->entry, (size_t(8) << 20) + 37, 4, 1));
+}
+
+TEST_P(LlvmKernelTest, LargeOutputsOfManyRunsStreamPastTheCache) {
+  // Per-axis and blockwise calls writing 8 MiB or more stream every run
+  // (each aligning its output first) and fence once; an output that is
+  // not element-aligned stores through the caches.
+  if (GetParam() == IsaLevel::Scalar)
+    GTEST_SKIP() << "scalar kernels never stream";
+  SweepAxes axes;
+  axes.ops = {KernelOp::DCast};
+  axes.signedness = {true};
+  axes.packed = false;
+  axes.layouts = {testing::perAxis(4, 32), testing::perAxis(64, 1),
+                  testing::perAxis(4, 2048)};
+  for (const KernelSpec &spec : testing::specSweep(axes)) {
+    Expected<CompiledCode> code = backend_->compile(spec);
+    ASSERT_TRUE(code) << code.status().message();
+    testing::KernelTester tester(spec, qjit::testing::testSeed());
+    for (size_t dstOffset : {0, 4, 1})
+      EXPECT_TRUE(tester.checkOnce(code->entry, size_t(2) << 20, 0, dstOffset))
+          << spec.canonicalString() << " output offset " << dstOffset;
+  }
 }
 
 TEST_P(LlvmKernelTest, DroppingTheCodeIsSafe) {

@@ -72,6 +72,22 @@ public:
   }
   void emitParameters(x86::Assembler &a) override { params_.emitLoad(a); }
   unsigned parameterBytes() const override { return params_.parameterBytes(); }
+  unsigned parameterGroup() const override {
+    return !quantile_ && !floatDecoder_ && params_.groupsRuntimeLoads()
+               ? X86Parameters::kGroupRuns
+               : 0;
+  }
+  int32_t parameterGroupBytes() const override {
+    return X86Parameters::kGroupAreaBytes;
+  }
+  void emitGroupParameters(x86::Assembler &a, const x86::Mem &area,
+                           const x86::Gp &counter) override {
+    params_.emitGroupLoad(a, area, counter);
+  }
+  void emitGroupMember(x86::Assembler &a, const x86::Mem &area,
+                       const x86::Gp &member) override {
+    params_.emitGroupMember(a, area, member);
+  }
   void emitData(x86::Assembler &a) override {
     emitUnbiases(a);
     params_.emitData(a);

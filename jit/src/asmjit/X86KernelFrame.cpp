@@ -4,6 +4,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <numeric>
 #include <vector>
 
@@ -91,6 +92,10 @@ public:
     exit_ = a_.newLabel();
     bool nested = !levels_.empty() && body_.parameterBytes() == 0;
     int32_t frameBytes = nested ? static_cast<int32_t>(levels_.size() * 32) : 0;
+    if (nested && body_.parameterGroup()) {
+      groupArea_ = x86::ptr(x86::rsp, frameBytes);
+      frameBytes += body_.parameterGroupBytes();
+    }
     if (frameBytes)
       a_.sub(x86::rsp, frameBytes);
     body_.emitConstants(a_);
@@ -106,11 +111,15 @@ public:
       a_.mov(reg::runCount, reg::remaining);
       emitRun(true);
     } else if (nested && sequentialRuns()) {
-      emitSequentialRuns();
+      emitStreamingChoice(
+          levels_.back().block,
+          [this](bool streaming) { emitSequentialRuns(streaming); },
+          wholeRuns());
     } else if (nested) {
       emitNest();
     } else {
-      emitPeriods();
+      emitStreamingChoice(tablePeriod(),
+                          [this](bool streaming) { emitPeriods(streaming); });
     }
     a_.bind(exit_);
     if (frameBytes)
@@ -206,6 +215,38 @@ private:
     a_.bind(regular);
   }
 
+  /// Layouts of many runs: emits `loops` twice when the body may stream
+  /// and every run but the call's last keeps the destination on a vector
+  /// boundary (`runElements` whole vectors of output): for outputs of at
+  /// least kStreamingBytes starting on one, with non-temporal stores and
+  /// a fence on the way out, and for the others as usual. Narrowing
+  /// outputs (qcast) stream only in straight-line whole runs: elsewhere
+  /// the short streams of many runs measured slower than the caches.
+  void emitStreamingChoice(int64_t runElements,
+                           const std::function<void(bool)> &loops,
+                           bool wholeRuns = false) {
+    const int64_t dstBytes = body_.dstBytes();
+    if (body_.canStreamStores() && !body_.dstPackedBits() && !midByte_ &&
+        (wholeRuns || body_.dstBytes() >= body_.srcBytes()) &&
+        runElements > 0 && runElements * dstBytes % isa_.vectorBytes() == 0) {
+      Label regular = a_.newLabel(), fenced = a_.newLabel();
+      a_.mov(reg::scratch, kStreamingBytes / dstBytes);
+      a_.cmp(reg::remaining, reg::scratch);
+      a_.jb(regular);
+      a_.test(reg::dst.r8(), isa_.vectorBytes() - 1);
+      a_.jnz(regular);
+      Label exit = exit_;
+      exit_ = fenced;
+      loops(true);
+      exit_ = exit;
+      a_.bind(fenced);
+      a_.sfence();
+      a_.jmp(exit_);
+      a_.bind(regular);
+    }
+    loops(false);
+  }
+
   /// The elements per-element parameter tables cover: one layout period,
   /// or with packed codes lcm(period, 8), so that every table run starts
   /// on a byte (X86Parameters builds the tables alike).
@@ -217,7 +258,8 @@ private:
   }
 
   /// One run per table period, parameters from per-element tables.
-  void emitPeriods() {
+  /// `streaming`: see emitRun.
+  void emitPeriods(bool streaming) {
     int64_t period = tablePeriod();
     Label top = a_.newLabel();
     a_.bind(top);
@@ -228,7 +270,7 @@ private:
     a_.cmp(reg::runCount, reg::remaining);
     a_.cmova(reg::runCount, reg::remaining);
     a_.sub(reg::remaining, reg::runCount);
-    emitRun(true);
+    emitRun(true, streaming);
     a_.jmp(top);
   }
 
@@ -249,13 +291,14 @@ private:
   }
 
   /// The nest of sequentialRuns() as one loop, its state in registers.
-  void emitSequentialRuns() {
+  /// `streaming`: see emitRun.
+  void emitSequentialRuns(bool streaming) {
     int64_t parameters = 1;
     for (const NestLevel &level : levels_)
       parameters *= level.grid;
     Label top = a_.newLabel();
     a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
-    emitWholeRuns(parameters, top);
+    emitWholeRuns(parameters, top, streaming);
     a_.bind(top);
     a_.test(reg::remaining, reg::remaining);
     a_.jz(exit_);
@@ -264,7 +307,7 @@ private:
     a_.cmp(reg::runCount, reg::remaining);
     a_.cmova(reg::runCount, reg::remaining);
     a_.sub(reg::remaining, reg::runCount);
-    emitRun(false);
+    emitRun(false, streaming);
     a_.inc(reg::paramIndex);
     a_.cmp(reg::paramIndex, parameters);
     a_.jb(top);
@@ -275,29 +318,19 @@ private:
   /// Short static runs made of whole unrolled iterations (blockwise 32,
   /// 64, 128 on AVX2): while a whole run remains, one straight-line body
   /// per run, without the run loop's counting and tail tests, then `next`
-  /// takes the last, partial run. Outputs of at least kStreamingBytes on a
-  /// vector boundary stream their whole runs (runs keep that alignment).
-  void emitWholeRuns(int64_t parameters, const Label &next) {
+  /// takes the last, partial run. `streaming`: see emitRun.
+  void emitWholeRuns(int64_t parameters, const Label &next, bool streaming) {
+    if (wholeRuns())
+      emitWholeRunLoop(parameters, next, streaming);
+  }
+
+  /// Whether sequential runs are short whole unrolled iterations.
+  bool wholeRuns() const {
     constexpr int64_t kMaxInlineIterations = 4;
     const int64_t block = levels_.back().block;
     const int64_t unrolled = int64_t(body_.lanes()) * reg::kUnroll;
-    if (midByte_ || block % unrolled != 0 ||
-        block / unrolled > kMaxInlineIterations)
-      return;
-    if (body_.canStreamStores() && !body_.dstPackedBits()) {
-      Label regular = a_.newLabel(), streamed = a_.newLabel();
-      a_.mov(reg::scratch, kStreamingBytes / body_.dstBytes());
-      a_.cmp(reg::remaining, reg::scratch);
-      a_.jb(regular);
-      a_.test(reg::dst.r8(), isa_.vectorBytes() - 1);
-      a_.jnz(regular);
-      emitWholeRunLoop(parameters, streamed, /*streaming=*/true);
-      a_.bind(streamed);
-      a_.sfence();
-      a_.jmp(next);
-      a_.bind(regular);
-    }
-    emitWholeRunLoop(parameters, next, /*streaming=*/false);
+    return !midByte_ && block % unrolled == 0 &&
+           block / unrolled <= kMaxInlineIterations;
   }
 
   /// The loop of emitWholeRuns(), leaving through `exit`.
@@ -305,6 +338,13 @@ private:
     const int64_t block = levels_.back().block;
     const int64_t unrolled = int64_t(body_.lanes()) * reg::kUnroll;
     Label run = a_.newLabel();
+    if (const unsigned group = body_.parameterGroup();
+        group && parameters % group == 0) {
+      // What groups leave (less than a group, only when n is no whole
+      // number of periods) goes to the general run loop.
+      emitWholeRunGroups(parameters, group, exit, streaming);
+      return;
+    }
     a_.align(AlignMode::kCode, 32);
     a_.bind(run);
     a_.cmp(reg::remaining, block);
@@ -325,6 +365,45 @@ private:
     a_.jb(run);
     a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
     a_.jmp(run);
+  }
+
+  /// emitWholeRunLoop() in groups of `group` runs whose parameters the
+  /// body prepares at once (X86VectorBody::parameterGroup); what is left
+  /// of the call (less than a group) goes on to `runs`. runCount counts
+  /// the runs of a group; paramIndex still advances per run (bodies read
+  /// it, e.g. to divide after all).
+  void emitWholeRunGroups(int64_t parameters, unsigned group, const Label &runs,
+                          bool streaming) {
+    const int64_t block = levels_.back().block;
+    const int64_t unrolled = int64_t(body_.lanes()) * reg::kUnroll;
+    const int64_t groupElements = block * group;
+    Label top = a_.newLabel(), member = a_.newLabel();
+    a_.align(AlignMode::kCode, 32);
+    a_.bind(top);
+    a_.cmp(reg::remaining, groupElements);
+    a_.jb(runs);
+    body_.emitGroupParameters(a_, groupArea_, reg::runCount);
+    a_.xor_(reg::runCount.r32(), reg::runCount.r32());
+    a_.bind(member);
+    body_.emitGroupMember(a_, groupArea_, reg::runCount);
+    body_.setStreamingStores(streaming);
+    for (int32_t i = 0; i < block / unrolled; ++i) {
+      int32_t vectors = i * int32_t(reg::kUnroll);
+      body_.emitUnrolled(a_,
+                         x86::ptr(reg::src, vectors * body_.srcVectorBytes()),
+                         x86::ptr(reg::dst, vectors * body_.dstVectorBytes()));
+    }
+    body_.setStreamingStores(false);
+    advanceCursors(static_cast<int32_t>(block));
+    a_.inc(reg::paramIndex);
+    a_.inc(reg::runCount);
+    a_.cmp(reg::runCount, group);
+    a_.jb(member);
+    a_.sub(reg::remaining, groupElements);
+    a_.cmp(reg::paramIndex, parameters);
+    a_.jb(top);
+    a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
+    a_.jmp(top);
   }
 
   /// Periods repeat until the elements run out; the innermost level leaves
@@ -668,6 +747,7 @@ private:
   std::vector<NestLevel> levels_;
   std::vector<PackedSide> packedSides_;
   bool midByte_ = false; ///< Packed cursors are element addresses.
+  x86::Mem groupArea_;   ///< X86VectorBody::parameterGroup's stack area.
   Label exit_;
 };
 

@@ -6,6 +6,11 @@
 // loop inside each run, an exact tail (k-masked on AVX-512, through a stack
 // buffer on AVX2 so nothing past either buffer is touched) and an epilogue.
 // A kernel family plugs its per-vector work in as an X86VectorBody.
+// Short whole runs (blocks of 32..128) may take their parameters from a
+// group the body prepares for several runs at once (runtime parameters:
+// one vector division instead of one per block). Outputs of 8 MiB and
+// more that start on a vector boundary use non-temporal stores whenever
+// every run keeps that alignment (per-tensor: after a short head).
 //
 // Packed sub-byte storage (X86PackedCodes): a vector of 8 codes is whole
 // bytes, so runs that start on a byte keep the vector loops unchanged
@@ -66,6 +71,23 @@ public:
   /// iteration; by default one emitVector per slot.
   virtual void emitUnrolled(x86::Assembler &a, const x86::Mem &src,
                             const x86::Mem &dst);
+  /// Non-zero: whole-run loops may prepare the parameters of this many
+  /// consecutive runs at once (emitGroupParameters) and then load each
+  /// run's (emitGroupMember) instead of calling emitParameters per run.
+  virtual unsigned parameterGroup() const { return 0; }
+  /// Bytes of the stack area emitGroupParameters fills.
+  virtual int32_t parameterGroupBytes() const { return 0; }
+  /// Prepares runs reg::paramIndex .. + parameterGroup() - 1 into `area`;
+  /// may clobber `counter`.
+  virtual void emitGroupParameters(x86::Assembler &, const x86::Mem &area,
+                                   const x86::Gp &counter) {
+    (void)area, (void)counter;
+  }
+  /// The parameters of run `member` (register) of the prepared group.
+  virtual void emitGroupMember(x86::Assembler &, const x86::Mem &area,
+                               const x86::Gp &member) {
+    (void)area, (void)member;
+  }
   /// Data (tables) placed after the code; labels bound here.
   virtual void emitData(x86::Assembler &) {}
 

@@ -349,7 +349,154 @@ void X86Parameters::emitRuntimeLoad(x86::Assembler &a) {
   }
 }
 
+bool X86Parameters::groupsRuntimeLoads() const {
+  return runtime_ && !perElement_ && !biased_ && !isa_.avx512() &&
+         expressed_ != ValueType::F64;
+}
+
+namespace {
+
+/// `area` at `offset` bytes, indexed by a run number.
+x86::Mem groupEntry(const x86::Mem &area, int32_t offset,
+                    const x86::Gp &member) {
+  x86::Mem entry = area.cloneAdjusted(offset);
+  entry.setIndex(member, 2);
+  entry.setSize(4);
+  return entry;
+}
+
+constexpr int32_t kGroupZeroPoints = 32;
+/// Offsets of emitGroupLoad's vector constants (emitData).
+constexpr int32_t kGroupAbove = 0, kGroupBelow = 32, kGroupPassBits = 64,
+                  kGroupOne = 96, kGroupLimit = 128, kGroupNegLimit = 160;
+/// Zero points of at most 2^24 in magnitude convert to f32 exactly from
+/// their low 32 bits (the scalar path converts all 64).
+constexpr int64_t kExactZeroPointLimit = int64_t(1) << 24;
+
+} // namespace
+
+void X86Parameters::emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
+                                  const x86::Gp &counter) {
+  x86::Ymm s = x86::ymm0, t = x86::ymm1, z = x86::ymm2, z2 = x86::ymm3,
+           bound = x86::ymm4, out = x86::ymm5, out2 = x86::ymm6;
+  x86::Gp p = reg::scratch;
+  if (!groupConstants_.isValid())
+    groupConstants_ = a.newLabel();
+  auto constant = [&](int32_t offset) {
+    return x86::ymmword_ptr(groupConstants_, offset);
+  };
+  a.mov(p, x86::qword_ptr(reg::params, offsetof(KernelParams, scales)));
+  switch (expressed_) {
+  case ValueType::F32:
+    a.vmovups(s, x86::ymmword_ptr(p, reg::paramIndex, 2));
+    break;
+  case ValueType::F16:
+    a.vcvtph2ps(s, x86::xmmword_ptr(p, reg::paramIndex, 1));
+    break;
+  case ValueType::BF16:
+    a.vpmovzxwd(s, x86::xmmword_ptr(p, reg::paramIndex, 1));
+    a.vpslld(s, s, 16);
+    break;
+  case ValueType::F64:
+    break; // Not grouped.
+  }
+  if (keepReciprocals_) {
+    // Lanes with |s| outside [2^-60, 2^60] (NaN and inf above) get a NaN
+    // reciprocal instead of emitRuntimeLoad's failing threshold: every
+    // lane of their runs then fails the check and divides, and the
+    // threshold stays passBits_ for the whole group.
+    a.vpslld(t, s, 1);
+    a.vpsrld(t, t, 1);
+    a.vpcmpgtd(out, t, constant(kGroupAbove));
+    a.vmovdqu(bound, constant(kGroupBelow));
+    a.vpcmpgtd(out2, bound, t);
+    a.vpor(out, out, out2);
+    a.vmovdqu(threshold_, constant(kGroupPassBits));
+  }
+  if (reciprocal_) {
+    a.vmovups(t, constant(kGroupOne));
+    a.vdivps(s, t, s);
+  }
+  if (keepReciprocals_)
+    a.vpor(s, s, out);
+  a.vmovups(area, s);
+
+  asmjit::Label zeros = a.newLabel(), byRun = a.newLabel(), done = a.newLabel();
+  a.mov(p, x86::qword_ptr(reg::params, offsetof(KernelParams, zeroPoints)));
+  a.test(p, p);
+  a.jz(zeros);
+  a.vmovdqu(z, x86::ymmword_ptr(p, reg::paramIndex, 3));
+  a.vmovdqu(z2, x86::ymmword_ptr(p, reg::paramIndex, 3, 32));
+  // Zero points beyond the checked limit (or beyond exact conversion from
+  // 32 bits) are rare: those groups take the run-by-run loads.
+  a.vpcmpgtq(out, z, constant(kGroupLimit));
+  a.vpcmpgtq(out2, z2, constant(kGroupLimit));
+  a.vpor(out, out, out2);
+  a.vmovdqu(bound, constant(kGroupNegLimit));
+  a.vpcmpgtq(out2, bound, z);
+  a.vpor(out, out, out2);
+  a.vpcmpgtq(out2, bound, z2);
+  a.vpor(out, out, out2);
+  a.vptest(out, out);
+  a.jnz(byRun);
+  // The low halves of the eight i64 in order: z0 z1 z4 z5 | z2 z3 z6 z7,
+  // then the middle quarters swapped.
+  a.vshufps(z, z, z2, 0x88);
+  a.vpermpd(z, z, 0xd8);
+  a.vcvtdq2ps(z, z);
+  a.vmovups(area.cloneAdjusted(kGroupZeroPoints), z);
+  a.jmp(done);
+
+  a.bind(zeros);
+  a.vxorps(z, z, z);
+  a.vmovups(area.cloneAdjusted(kGroupZeroPoints), z);
+  a.jmp(done);
+
+  a.bind(byRun);
+  asmjit::Label run = a.newLabel();
+  a.xor_(counter.r32(), counter.r32());
+  a.bind(run);
+  emitRuntimeLoad(a);
+  x86::Xmm reciprocal = isa_.vec(reg::kScale).xmm();
+  if (keepReciprocals_) {
+    // A failing threshold (all ones) makes the reciprocal NaN, as above.
+    a.vpcmpeqd(t.xmm(), t.xmm(), t.xmm());
+    a.vpcmpeqd(t.xmm(), t.xmm(), threshold_.xmm());
+    a.vpor(reciprocal, reciprocal, t.xmm());
+  }
+  a.vmovss(groupEntry(area, 0, counter), reciprocal);
+  a.vmovss(groupEntry(area, kGroupZeroPoints, counter),
+           isa_.vec(reg::kZeroPoint).xmm());
+  a.inc(reg::paramIndex);
+  a.inc(counter);
+  a.cmp(counter, kGroupRuns);
+  a.jb(run);
+  a.sub(reg::paramIndex, kGroupRuns);
+  if (keepReciprocals_)
+    a.vmovdqu(threshold_, constant(kGroupPassBits));
+  a.bind(done);
+}
+
+void X86Parameters::emitGroupMember(x86::Assembler &a, const x86::Mem &area,
+                                    const x86::Gp &member) {
+  a.vbroadcastss(isa_.vec(reg::kScale), groupEntry(area, 0, member));
+  a.vbroadcastss(isa_.vec(reg::kZeroPoint),
+                 groupEntry(area, kGroupZeroPoints, member));
+}
+
 void X86Parameters::emitData(x86::Assembler &a) {
+  if (groupConstants_.isValid()) {
+    a.align(asmjit::AlignMode::kData, 32);
+    a.bind(groupConstants_);
+    int64_t limit = keepReciprocals_ ? zeroPointLimit_ : kExactZeroPointLimit;
+    for (uint32_t value :
+         {floatBits(0x1p60f), floatBits(0x1p-60f), passBits_, floatBits(1.0f)})
+      for (int lane = 0; lane < 8; ++lane)
+        a.embedUInt32(value);
+    for (int64_t value : {limit, -limit})
+      for (int lane = 0; lane < 4; ++lane)
+        a.embedInt64(value);
+  }
   if (laneBiasTable_.isValid()) {
     a.align(asmjit::AlignMode::kData, 32);
     a.bind(laneBiasTable_);

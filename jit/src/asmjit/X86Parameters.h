@@ -85,6 +85,23 @@ public:
   void emitLoad(x86::Assembler &a);
   void emitData(x86::Assembler &a);
 
+  /// Runtime broadcast parameters on AVX2 (not biased, no f64 scales)
+  /// may be prepared kGroupRuns runs at a time: one vector division and
+  /// range check for eight runs instead of a scalar one per run (short
+  /// blockwise runs would otherwise spend a third of their time there).
+  bool groupsRuntimeLoads() const;
+  static constexpr unsigned kGroupRuns = 8;
+  /// Bytes of the stack area a group is prepared in.
+  static constexpr int32_t kGroupAreaBytes = 64;
+  /// Prepares parameters reg::paramIndex .. + kGroupRuns - 1 into `area`
+  /// (clobbers vec(0..7), kScalar*, the scratch registers and `counter`).
+  void emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
+                     const x86::Gp &counter);
+  /// Loads run `member` (a register, < kGroupRuns) of the prepared group
+  /// as emitLoad() would.
+  void emitGroupMember(x86::Assembler &a, const x86::Mem &area,
+                       const x86::Gp &member);
+
 private:
   void emitRuntimeLoad(x86::Assembler &a);
   /// Broadcast zero points: adds the lane biases (biasZeroPoints()).
@@ -115,6 +132,7 @@ private:
   std::vector<float> zeroPoints_;       ///< Baked: f32(z).
   std::vector<float> perElementTables_; ///< Scales, then zero points.
   asmjit::Label scaleTable_, zeroPointTable_;
+  asmjit::Label groupConstants_; ///< emitGroupLoad's vector constants.
 };
 
 /// The bit pattern of a float (for immediates).

@@ -135,12 +135,32 @@ public:
       params_.emitLoad(a);
   }
   unsigned parameterBytes() const override { return params_.parameterBytes(); }
+  unsigned parameterGroup() const override {
+    return !quantile_ && !floatEncoder_ && params_.groupsRuntimeLoads()
+               ? X86Parameters::kGroupRuns
+               : 0;
+  }
+  int32_t parameterGroupBytes() const override {
+    return X86Parameters::kGroupAreaBytes;
+  }
+  void emitGroupParameters(x86::Assembler &a, const x86::Mem &area,
+                           const x86::Gp &counter) override {
+    params_.emitGroupLoad(a, area, counter);
+  }
+  void emitGroupMember(x86::Assembler &a, const x86::Mem &area,
+                       const x86::Gp &member) override {
+    params_.emitGroupMember(a, area, member);
+  }
   void emitData(x86::Assembler &a) override {
     // The divisions of failing groups, out of the way of the fast path
     // (before the parameter data: they may create its labels).
     for (const Division &division : divisions_) {
       a.bind(division.start);
-      X86VectorBody::emitUnrolled(a, division.src, division.dst);
+      for (unsigned j = 0; j < division.vectors; ++j)
+        emitExactVector(
+            a, division.slot + j,
+            division.src.cloneAdjusted(int32_t(j) * srcVectorBytes()),
+            division.dst.cloneAdjusted(int32_t(j) * dstVectorBytes()), false);
       a.jmp(division.back);
     }
     params_.emitData(a);
@@ -238,7 +258,7 @@ public:
     a.jnz(divide);
     emitPackFour(a, result, fail[0], fail[1], dst);
     a.bind(done);
-    divisions_.push_back({divide, done, src, dst});
+    divisions_.push_back({divide, done, src, dst, 0, reg::kUnroll});
   }
 
   bool canStreamStores() const override { return packsFour(); }
@@ -262,6 +282,19 @@ public:
                         Narrowing::Truncate);
       return;
     }
+    if (checked_ && !packed_ && !masked) {
+      emitCheckedSingle(a, slot, src, dst);
+      return;
+    }
+    emitExactVector(a, slot, src, dst, masked);
+  }
+
+private:
+  /// One vector of integer storage with the exact scaling (the division,
+  /// in the checked mode).
+  void emitExactVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
+                       const x86::Mem &dst, bool masked) {
+    x86::Vec v = isa_.vec(reg::kWork + slot), t = isa_.vec(reg::kTemp + slot);
     emitQuantize(a, slot, src, masked);
     if (packed_)
       packed_->emitStore(a, dst, v, t);
@@ -270,7 +303,28 @@ public:
                       Narrowing::Saturate);
   }
 
-private:
+  /// The checked mode on one vector (runs and tails shorter than an
+  /// unrolled block): its 8 bytes, or the division when a lane fails.
+  /// Clobbers the next slot's work register too.
+  void emitCheckedSingle(x86::Assembler &a, unsigned slot, const x86::Mem &src,
+                         const x86::Mem &dst) {
+    asmjit::Label divide = a.newLabel(), done = a.newLabel();
+    x86::Vec fail = isa_.vec(reg::kWork + slot),
+             result = isa_.vec(reg::kTemp + slot);
+    x86::Xmm high = x86::xmm(reg::kWork + (slot + 1) % reg::kUnroll);
+    emitCheckedVector(a, slot, src, fail, result);
+    a.vpcmpgtd(fail, fail, isa_.vec(fast::kThreshold));
+    a.vptest(fail, fail);
+    a.jnz(divide);
+    a.vextracti128(high, result, 1);
+    a.vpackssdw(result.xmm(), result.xmm(), high);
+    spec_.storage.isSigned
+        ? a.vpacksswb(result.xmm(), result.xmm(), result.xmm())
+        : a.vpackuswb(result.xmm(), result.xmm(), result.xmm());
+    a.vmovq(dst, result.xmm());
+    a.bind(done);
+    divisions_.push_back({divide, done, src, dst, slot, 1});
+  }
   /// Expressed values at `src` to i32 stored values in vec(kWork + slot)
   /// (within the bounds on AVX2; AVX-512 stores may saturate them).
   void emitQuantize(x86::Assembler &a, unsigned slot, const x86::Mem &src,
@@ -553,6 +607,7 @@ private:
   struct Division {
     asmjit::Label start, back;
     x86::Mem src, dst;
+    unsigned slot, vectors; ///< Register slots slot .. slot + vectors - 1.
   };
   std::vector<Division> divisions_;
   std::optional<X86PackedCodes> packed_;

@@ -45,6 +45,12 @@ public:
   void emitRun(llvm::Value *first, llvm::Value *count, llvm::Value *param,
                bool perElement);
 
+  /// Layouts of many runs (short ones, mostly): whether the stores bypass
+  /// the caches is decided once for the call's n elements rather than per
+  /// run, and one fence ends the call (fenceStreamedCall, after the runs).
+  void streamWholeCall(llvm::Value *n);
+  void fenceStreamedCall();
+
 private:
   using ParamsAt = std::function<ParamValues(llvm::Value *, Lanes)>;
   /// Converts `vectors` groups of `lanes` elements from element e.
@@ -81,8 +87,40 @@ private:
   llvm::Value *src_, *dst_;
   unsigned vectorLanes_ = 1;
   unsigned perByte_ = 1;
-  unsigned dstBytes_ = 1; ///< Output bytes per element (unpacked).
+  unsigned dstBytes_ = 1;              ///< Output bytes per element (unpacked).
+  llvm::Value *callStreams_ = nullptr; ///< i1 of streamWholeCall, or null.
 };
+
+/// Whether stores may stream at all: x86, and outputs of whole elements
+/// (unpacked storage, or dcast).
+bool mayStreamStores(const IrContext &ir) {
+  return ir.target.isX86 &&
+         (valuesPerByte(ir.spec.storage) == 1 || ir.spec.op == KernelOp::DCast);
+}
+
+void KernelEmitter::streamWholeCall(llvm::Value *n) {
+  // Narrowing outputs (qcast) of many short runs measured slower streamed.
+  if (!mayStreamStores(ir_) || vectorLanes_ == 1 ||
+      ir_.spec.op != KernelOp::DCast)
+    return;
+  llvm::IRBuilder<> &b = ir_.builder;
+  callStreams_ = b.CreateICmpUGE(b.CreateMul(n, b.getInt64(dstBytes_)),
+                                 b.getInt64(kNonTemporalBytes));
+}
+
+void KernelEmitter::fenceStreamedCall() {
+  if (!callStreams_)
+    return;
+  llvm::IRBuilder<> &b = ir_.builder;
+  llvm::Function *function = b.GetInsertBlock()->getParent();
+  auto *fence = llvm::BasicBlock::Create(ir_.context, "fence", function);
+  auto *join = llvm::BasicBlock::Create(ir_.context, "fenced", function);
+  b.CreateCondBr(callStreams_, fence, join);
+  b.SetInsertPoint(fence);
+  b.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {});
+  b.CreateBr(join);
+  b.SetInsertPoint(join);
+}
 
 void KernelEmitter::storeMaybeStreaming(
     llvm::Value *stream, Lanes lanes, const std::function<void(Lanes)> &store) {
@@ -311,17 +349,18 @@ void KernelEmitter::emitRun(llvm::Value *first, llvm::Value *count,
     });
   if (vectorLanes_ > 1) {
     unsigned blockLanes = vectorLanes_ * kUnroll;
-    // Runs that write at least kNonTemporalBytes: align the output by
-    // single elements, then the block loop streams its stores past the
-    // caches, and a fence follows. Runs known to be shorter never stream.
+    // Runs that write at least kNonTemporalBytes (or any run of a call
+    // that does, streamWholeCall): align the output by single elements,
+    // then the block loop streams its stores past the caches, and a fence
+    // follows (the call's, then). Runs known to be shorter never stream.
     // Packed input (dcast) streams too: its outputs are whole elements,
     // and an output aligned to perByte_ elements at the byte-aligned e
     // keeps every aligned element a byte boundary of the input.
     auto *staticCount = llvm::dyn_cast<llvm::ConstantInt>(count);
-    bool mayStream = ir_.target.isX86 &&
-                     (perByte_ == 1 || ir_.spec.op == KernelOp::DCast) &&
-                     !(staticCount && staticCount->getZExtValue() * dstBytes_ <
-                                          kNonTemporalBytes);
+    bool mayStream = mayStreamStores(ir_) &&
+                     (callStreams_ ||
+                      !(staticCount && staticCount->getZExtValue() * dstBytes_ <
+                                           kNonTemporalBytes));
     llvm::Value *large = nullptr;
     if (mayStream) {
       llvm::Value *elementBytes = b.getInt64(dstBytes_);
@@ -331,8 +370,10 @@ void KernelEmitter::emitRun(llvm::Value *first, llvm::Value *count,
                            b.CreateMul(at, elementBytes));
       };
       large = b.CreateAnd(
-          b.CreateICmpUGE(b.CreateMul(b.CreateSub(end, e), elementBytes),
-                          b.getInt64(kNonTemporalBytes)),
+          callStreams_
+              ? callStreams_
+              : b.CreateICmpUGE(b.CreateMul(b.CreateSub(end, e), elementBytes),
+                                b.getInt64(kNonTemporalBytes)),
           b.CreateICmpEQ(
               b.CreateAnd(addressOf(e), b.getInt64(dstBytes_ * perByte_ - 1)),
               b.getInt64(0)));
@@ -359,7 +400,7 @@ void KernelEmitter::emitRun(llvm::Value *first, llvm::Value *count,
     }
     if (vectorAllowed(blockLanes))
       e = stepLoop(e, blockLanes, fits(blockLanes), large);
-    if (large) {
+    if (large && !callStreams_) {
       llvm::Function *function = b.GetInsertBlock()->getParent();
       auto *fence = llvm::BasicBlock::Create(ir_.context, "fence", function);
       auto *join = llvm::BasicBlock::Create(ir_.context, "fenced", function);
@@ -435,11 +476,14 @@ buildKernelModule(llvm::LLVMContext &context, const KernelSpec &spec,
       takesParams ? b.CreateLoad(ir.ptr, kernelParams) : nullptr;
   std::vector<LoopLevel> levels = planLoopLevels(ir, n, extents);
   KernelEmitter emitter(ir, params, plan, src, dst);
+  if (spec.layout.kind != LayoutSpec::Kind::PerTensor)
+    emitter.streamWholeCall(n);
   emitLoopNest(ir, levels,
                [&](llvm::Value *first, llvm::Value *count, llvm::Value *param,
                    bool perElement) {
                  emitter.emitRun(first, count, param, perElement);
                });
+  emitter.fenceStreamedCall();
   b.CreateRetVoid();
 
   std::string problems;
