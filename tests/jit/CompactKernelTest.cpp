@@ -52,16 +52,12 @@ protected:
                                {.lanes = 64, .largeSize = 4099});
   }
   /// Whether the backend compiles `spec`: llvm all of them; asmjit
-  /// quantile tables (packed or not) and float storage, packed f4E2M1FN
-  /// in dcast and qcast only; with f64 expressed values (the wide kernels)
-  /// every one in qcast and dcast.
+  /// every quantile table (at most 64 entries here) and float storage,
+  /// packed or not, with every expressed type (f64: the wide kernels).
   bool compiles(const KernelSpec &spec) const {
     if (GetParam().backend == "llvm")
       return true;
-    if (spec.storage.kind == StorageType::Kind::Integer)
-      return false;
-    return spec.storage.kind == StorageType::Kind::Quantile ||
-           !spec.storage.packed || spec.op != KernelOp::SCast;
+    return spec.storage.kind != StorageType::Kind::Integer;
   }
   /// The specs of `axes` the backend compiles; `all` (every one) counted
   /// by hand.

@@ -37,12 +37,14 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
                          "than 64 entries");
     return Status::ok();
   }
-  if (!x86SupportsStorage(spec.storage) && !x86SupportsQuantile(spec.storage) &&
-      !x86DecodesPackedTable(spec) && !x86EncodesPackedFloat(spec))
+  // A packed scast copies bytes, whatever the stored values mean.
+  bool packedCopy = spec.op == KernelOp::SCast && spec.storage.packed;
+  if (!packedCopy && !x86SupportsStorage(spec.storage) &&
+      !x86SupportsQuantile(spec.storage) && !x86DecodesPackedTable(spec) &&
+      !x86EncodesPackedFloat(spec))
     return unsupported("storage other than integers (unpacked, or packed "
-                       "1/2/4 bits), float storage (packed f4E2M1FN in "
-                       "dcast and qcast only), quantile tables of at most "
-                       "64 entries (packed or not)");
+                       "1/2/4 bits), float storage and quantile tables of "
+                       "at most 64 entries (packed or not)");
   return Status::ok();
 }
 
