@@ -336,7 +336,6 @@ private:
   /// The loop of emitWholeRuns(), leaving through `exit`.
   void emitWholeRunLoop(int64_t parameters, const Label &exit, bool streaming) {
     const int64_t block = levels_.back().block;
-    const int64_t unrolled = int64_t(body_.lanes()) * reg::kUnroll;
     Label run = a_.newLabel();
     if (const unsigned group = body_.parameterGroup();
         group && parameters % group == 0) {
@@ -350,6 +349,20 @@ private:
     a_.cmp(reg::remaining, block);
     a_.jb(exit);
     body_.emitParameters(a_);
+    emitWholeRun(streaming);
+    a_.sub(reg::remaining, block);
+    a_.inc(reg::paramIndex);
+    a_.cmp(reg::paramIndex, parameters);
+    a_.jb(run);
+    a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
+    a_.jmp(run);
+  }
+
+  /// One run of `block` elements (whole unrolled steps), then the cursors
+  /// past it.
+  void emitWholeRun(bool streaming) {
+    const int64_t block = levels_.back().block;
+    const int64_t unrolled = int64_t(body_.lanes()) * reg::kUnroll;
     body_.setStreamingStores(streaming);
     for (int32_t i = 0; i < block / unrolled; ++i) {
       int32_t vectors = i * int32_t(reg::kUnroll);
@@ -359,12 +372,6 @@ private:
     }
     body_.setStreamingStores(false);
     advanceCursors(static_cast<int32_t>(block));
-    a_.sub(reg::remaining, block);
-    a_.inc(reg::paramIndex);
-    a_.cmp(reg::paramIndex, parameters);
-    a_.jb(run);
-    a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
-    a_.jmp(run);
   }
 
   /// emitWholeRunLoop() in groups of `group` runs whose parameters the
@@ -374,9 +381,7 @@ private:
   /// it, e.g. to divide after all).
   void emitWholeRunGroups(int64_t parameters, unsigned group, const Label &runs,
                           bool streaming) {
-    const int64_t block = levels_.back().block;
-    const int64_t unrolled = int64_t(body_.lanes()) * reg::kUnroll;
-    const int64_t groupElements = block * group;
+    const int64_t groupElements = levels_.back().block * group;
     Label top = a_.newLabel(), member = a_.newLabel();
     a_.align(AlignMode::kCode, 32);
     a_.bind(top);
@@ -386,15 +391,7 @@ private:
     a_.xor_(reg::runCount.r32(), reg::runCount.r32());
     a_.bind(member);
     body_.emitGroupMember(a_, groupArea_, reg::runCount);
-    body_.setStreamingStores(streaming);
-    for (int32_t i = 0; i < block / unrolled; ++i) {
-      int32_t vectors = i * int32_t(reg::kUnroll);
-      body_.emitUnrolled(a_,
-                         x86::ptr(reg::src, vectors * body_.srcVectorBytes()),
-                         x86::ptr(reg::dst, vectors * body_.dstVectorBytes()));
-    }
-    body_.setStreamingStores(false);
-    advanceCursors(static_cast<int32_t>(block));
+    emitWholeRun(streaming);
     a_.inc(reg::paramIndex);
     a_.inc(reg::runCount);
     a_.cmp(reg::runCount, group);
