@@ -115,6 +115,22 @@ TEST_P(CompactKernelTest, PerTensorEveryStorageAndKnob) {
 
 /// f8E4M3FN, f8E5M2, packed f4E2M1FN, packed NF4, the unsorted table:
 /// one of each kind of code path, to keep the larger sweeps short.
+/// Every finite code's value of `format` and the midpoint to the next
+/// code, each with both signs (code by code).
+std::vector<double> codesAndMidpoints(const FloatStorageFormat &format) {
+  std::vector<double> points;
+  for (uint32_t code = 0; code + 1 < format.signBit(); ++code) {
+    double value = decodeFloatStorage(format, code);
+    double next = decodeFloatStorage(format, code + 1);
+    if (std::isnan(value) || std::isnan(next))
+      continue;
+    for (double point : {value, (value + next) / 2})
+      for (double sign : {1.0, -1.0})
+        points.push_back(sign * point);
+  }
+  return points;
+}
+
 std::vector<StorageSpec> compactSubset() {
   std::vector<StorageSpec> all = testing::compactStorages();
   return {all[0], all[2], all[4], all[5], all[7]};
@@ -368,22 +384,14 @@ TEST_P(CompactKernelTest, FloatQcastAtEveryRoundingBoundary) {
         if (!compiles(spec))
           continue;
         std::vector<float> inputs;
-        for (uint32_t code = 0; code + 1 < format.signBit(); ++code) {
-          double value = decodeFloatStorage(format, code);
-          double next = decodeFloatStorage(format, code + 1);
-          if (std::isnan(value) || std::isnan(next))
-            continue;
-          for (double point : {value, (value + next) / 2})
-            for (double sign : {1.0, -1.0}) {
-              float x =
-                  static_cast<float>((sign * point - double(zero)) * scale);
-              for (int step = 0; step < 2; ++step)
-                x = std::nextafter(x, -1e30f);
-              for (int step = 0; step < 5; ++step) {
-                inputs.push_back(x);
-                x = std::nextafter(x, 1e30f);
-              }
-            }
+        for (double v : codesAndMidpoints(format)) {
+          float x = static_cast<float>((v - double(zero)) * scale);
+          for (int step = 0; step < 2; ++step)
+            x = std::nextafter(x, -1e30f);
+          for (int step = 0; step < 5; ++step) {
+            inputs.push_back(x);
+            x = std::nextafter(x, 1e30f);
+          }
         }
         expectQcastMatchesReference(spec, inputs);
       }
@@ -416,20 +424,12 @@ TEST_P(CompactKernelTest, DoubleFloatQcastAtEveryRoundingBoundary) {
         if (!compiles(spec))
           continue;
         std::vector<double> inputs;
-        for (uint32_t code = 0; code + 1 < format.signBit(); ++code) {
-          double value = decodeFloatStorage(format, code);
-          double next = decodeFloatStorage(format, code + 1);
-          if (std::isnan(value) || std::isnan(next))
-            continue;
-          for (double point : {value, (value + next) / 2})
-            for (double sign : {1.0, -1.0}) {
-              double v = sign * point;
-              for (double offset : {0.0, 0x1p-25, -0x1p-25, 0x1p-30, -0x1p-30})
-                inputs.push_back((v * (1 + offset) - double(zero)) * scale);
-              double x = (v - double(zero)) * scale;
-              inputs.push_back(std::nextafter(x, -1e300));
-              inputs.push_back(std::nextafter(x, 1e300));
-            }
+        for (double v : codesAndMidpoints(format)) {
+          for (double offset : {0.0, 0x1p-25, -0x1p-25, 0x1p-30, -0x1p-30})
+            inputs.push_back((v * (1 + offset) - double(zero)) * scale);
+          double x = (v - double(zero)) * scale;
+          inputs.push_back(std::nextafter(x, -1e300));
+          inputs.push_back(std::nextafter(x, 1e300));
         }
         for (double special : {1e-300, -1e-300, 1e300, -1e300, 0x1p-130,
                                -0x1p-130, 0x1p-149, -0.0})
