@@ -1,8 +1,9 @@
 //===- CompactKernelTest.cpp - Float and quantile storage kernels ---------===//
 //
 // The shared differential sweep over float (f8E4M3FN, f8E5M2, f4E2M1FN)
-// and quantile (NF4, unsorted, 64-entry) storage: every backend, every
-// runnable ISA level, every layout, expressed type and parameter source.
+// and quantile (NF4, unsorted, 64-entry, up to 1000-entry) storage: every
+// backend, every runnable ISA level, every layout, expressed type and
+// parameter source.
 // Each backend compiles exactly the specs compiles() names and refuses the
 // rest (ErrorCode::Unsupported); the runtime's auto choice must then fall
 // back to one that compiles them.
@@ -52,8 +53,8 @@ protected:
                                {.lanes = 64, .largeSize = 4099});
   }
   /// Whether the backend compiles `spec`: llvm all of them; asmjit
-  /// every quantile table (at most 64 entries here) and float storage,
-  /// packed or not, with every expressed type (f64: the wide kernels).
+  /// every quantile table and float storage, packed or not, with every
+  /// expressed type (f64: the wide kernels).
   bool compiles(const KernelSpec &spec) const {
     if (GetParam().backend == "llvm")
       return true;
@@ -136,6 +137,35 @@ std::vector<StorageSpec> compactSubset() {
   return {all[0], all[2], all[4], all[5], all[7]};
 }
 
+/// A quantile table of `size` entries (k · step) mod `distinct`, scaled
+/// exactly: sorted for step 1, else unsorted (duplicates when distinct <
+/// size).
+StorageSpec largeTable(unsigned bits, bool isSigned, int64_t min, size_t size,
+                       size_t step, size_t distinct) {
+  StorageSpec storage;
+  storage.kind = StorageType::Kind::Quantile;
+  storage.bits = bits;
+  storage.isSigned = isSigned;
+  storage.min = min;
+  storage.max = min + static_cast<int64_t>(size) - 1;
+  for (size_t k = 0; k < size; ++k)
+    storage.table.push_back(
+        std::ldexp(double((k * step) % distinct) - double(distinct / 2), -3));
+  return storage;
+}
+
+/// Tables of more than 64 entries (asmjit: gathered lookups, searches of
+/// gathered thresholds): sorted u7 and i8, unsorted u8, a sorted u8 range
+/// from 40 (positions short of a power of two), 1000 unsorted entries
+/// with duplicates in i16.
+std::vector<StorageSpec> largeTables() {
+  return {largeTable(7, false, 0, 128, 1, 128),
+          largeTable(8, false, 0, 256, 7, 256),
+          largeTable(8, true, -128, 256, 1, 256),
+          largeTable(8, false, 40, 200, 1, 200),
+          largeTable(16, true, -500, 1000, 7, 997)};
+}
+
 TEST_P(CompactKernelTest, ExpressedTypesAndRuntimeParameters) {
   SweepAxes axes = compactAxes();
   axes.compact = compactSubset();
@@ -208,6 +238,9 @@ TEST_P(CompactKernelTest, QuantileQcastAtEveryThreshold) {
     unsorted.table[k] = std::ldexp(double((k * 5) % 12) - 5.5, -3);
   storages.push_back(signedNf4);
   storages.push_back(unsorted);
+  if (GetParam().backend == "asmjit") // llvm: slow to compile, swept below.
+    for (size_t k : {1, 4})
+      storages.push_back(largeTables()[k]);
   size_t checked = 0;
   for (const StorageSpec &storage : storages) {
     if (storage.kind != StorageType::Kind::Quantile)
@@ -265,6 +298,9 @@ TEST_P(CompactKernelTest, DoubleQuantileQcastAtEveryThreshold) {
   doubles.table = {0.1, 1.0 / 3, -0.7, 2.0 / 3, 0.1, -1e-300};
   doubles.max = doubles.min + static_cast<int64_t>(doubles.table.size()) - 1;
   storages.push_back(doubles);
+  if (GetParam().backend == "asmjit")
+    for (size_t k : {1, 4})
+      storages.push_back(largeTables()[k]);
   size_t checked = 0;
   for (const StorageSpec &storage : storages) {
     if (storage.kind != StorageType::Kind::Quantile)
@@ -335,6 +371,32 @@ TEST_P(CompactKernelTest, QuantileTableSizesAndStorages) {
   axes.runtimeParams = {false, true};
   axes.expressed = {ValueType::F32, ValueType::F64}; // f64: the wide kernels.
   EXPECT_EQ(check(axes), compiled(axes, 11 * 3 * 2 * 2));
+}
+
+TEST_P(CompactKernelTest, LargeQuantileTables) {
+  // Every expressed type and parameter source per tensor; every layout
+  // for the unsorted u8 table (asmjit: llvm takes about a second per spec
+  // to compile these, so it runs f32 per tensor at its highest level).
+  if (skipsDoubleTests())
+    GTEST_SKIP() << "llvm: checked at its highest level";
+  SweepAxes axes;
+  axes.widths = {};
+  axes.ops = {KernelOp::QCast, KernelOp::DCast, KernelOp::SCast};
+  axes.compact = largeTables();
+  axes.expressed = {ValueType::F16, ValueType::BF16, ValueType::F32,
+                    ValueType::F64};
+  axes.runtimeParams = {false, true};
+  if (GetParam().backend == "llvm") {
+    axes.expressed = {ValueType::F32};
+    EXPECT_EQ(check(axes), compiled(axes, 5 * 3 * 2));
+    return;
+  }
+  EXPECT_EQ(check(axes), compiled(axes, 5 * 3 * 4 * 2));
+  axes.ops = {KernelOp::QCast, KernelOp::DCast};
+  axes.compact = {largeTables()[1]};
+  axes.expressed = {ValueType::F32, ValueType::F64};
+  axes.layouts = testing::representativeLayouts();
+  EXPECT_EQ(check(axes), compiled(axes, 2 * 2 * 7 * 2));
 }
 
 TEST_P(CompactKernelTest, PackedTableRunsOfEveryShape) {

@@ -22,6 +22,8 @@ constexpr uint8_t kGreaterEqual = 0x1d;     ///< vcmpps GE_OQ: false for NaN.
 constexpr uint8_t kNotLessUnordered = 0x05; ///< vcmpps NLT_UQ: true for NaN.
 constexpr unsigned kSlice = 8;              ///< Entries one vpermps reads.
 constexpr unsigned kInLane = 4;             ///< Entries one vpermilps reads.
+/// Larger lookups gather: a 64-entry permute is 8 vpermps and 7 blends.
+constexpr unsigned kMaxPermuted = 64;
 
 /// Registers free while a quantile vector converts: the integer path's
 /// clamp and rounding constants (unused here) and the scalars of runtime
@@ -30,14 +32,26 @@ const x86::Vec kScratch[] = {x86::ymm(reg::kLow),    x86::ymm(reg::kHigh),
                              x86::ymm(reg::kHalf),   x86::ymm(reg::kSign),
                              x86::ymm(reg::kScalar), x86::ymm(reg::kScalar2)};
 
-/// dst = the entry of each lane's index (its low log2(n) bits) in the n
-/// entries (a power of two, at most 64) at `table`: one vpermilps up to 4
-/// entries, else a vpermps per 8 entries and a blend per further index
-/// bit, moved to the sign for vblendvps. `dst` may be `index`; the scratch
-/// registers needed grow with n (5 for 64 entries read in place).
+/// dst = the entry of each lane's index in the n entries (a power of two)
+/// at `table`: one vpermilps up to 4 entries, else a vpermps per 8 entries
+/// and a blend per further index bit, moved to the sign for vblendvps (these
+/// read the index's low log2(n) bits); beyond kMaxPermuted entries one
+/// vpgatherdd, whose index must be within [0, n). `dst` may be `index`; the
+/// scratch registers needed grow with n (5 for 64 entries read in place, 2
+/// for a gather). A gather clobbers reg::scratch.
 void emitLookup(x86::Assembler &a, const X86LookupTables &tables,
                 const x86::Vec &dst, const x86::Vec &index, int32_t table,
                 unsigned n, std::span<const x86::Vec> scratch) {
+  if (n > kMaxPermuted) {
+    x86::Vec gathered = dst == index ? scratch[0] : dst;
+    x86::Vec mask = scratch[1];
+    a.lea(reg::scratch, tables.at(table));
+    a.vpcmpeqd(mask, mask, mask);
+    a.vpgatherdd(gathered, x86::ptr(reg::scratch, index, 2), mask);
+    if (gathered != dst)
+      a.vmovdqa(dst, gathered);
+    return;
+  }
   if (n <= kInLane) {
     // In-lane vpermilps costs a fraction of a lane-crossing vpermps on
     // Zen 1 (the table repeats in both halves).
