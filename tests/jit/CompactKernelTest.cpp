@@ -26,6 +26,7 @@
 #include <cstring>
 #include <iterator>
 #include <limits>
+#include <string>
 
 namespace qjit {
 namespace {
@@ -663,6 +664,43 @@ TEST(CompactRuntime, AutoFallsBackToAKernelThatCompiles) {
   EXPECT_EQ(values[0], -1.0f);
   EXPECT_EQ(values[1], -0.5f);
   EXPECT_EQ(values[2], 3.0f);
+}
+
+TEST(CompactRuntime, AutoTakesAsmjitForA256EntryTable) {
+  if (hostIsaLevel() < IsaLevel::Avx2)
+    GTEST_SKIP() << "asmjit needs AVX2";
+  Expected<std::unique_ptr<Runtime>> runtime = Runtime::create({});
+  ASSERT_TRUE(runtime) << runtime.status().message();
+  std::string type = "!quant.quantile<u8:f32, {";
+  for (int k = 0; k < 256; ++k) // Entry k is k/16 - 8: 0 at code 128.
+    type += (k ? ", " : "") + std::to_string(k / 16.0 - 8);
+  type += "}>";
+  Expected<std::shared_ptr<const Kernel>> qcast =
+      (*runtime)->compile(type, KernelOp::QCast);
+  ASSERT_TRUE(qcast) << qcast.status().message();
+  EXPECT_EQ((*qcast)->backend(), BackendKind::Asmjit);
+  // Nearest entry, ties to the lower code; NaN takes the zero point's.
+  const float in[6] = {-100.0f, 0.03125f,
+                       0.04f,   7.9f,
+                       100.0f,  std::numeric_limits<float>::quiet_NaN()};
+  uint8_t codes[6] = {};
+  (*qcast)->function()(in, codes, 6);
+  EXPECT_EQ(codes[0], 0);
+  EXPECT_EQ(codes[1], 128);
+  EXPECT_EQ(codes[2], 129);
+  EXPECT_EQ(codes[3], 254);
+  EXPECT_EQ(codes[4], 255);
+  EXPECT_EQ(codes[5], 128);
+  Expected<std::shared_ptr<const Kernel>> dcast =
+      (*runtime)->compile(type, KernelOp::DCast);
+  ASSERT_TRUE(dcast) << dcast.status().message();
+  EXPECT_EQ((*dcast)->backend(), BackendKind::Asmjit);
+  float values[6] = {};
+  (*dcast)->function()(codes, values, 6);
+  EXPECT_EQ(values[0], -8.0f);
+  EXPECT_EQ(values[1], 0.0f);
+  EXPECT_EQ(values[3], 7.875f);
+  EXPECT_EQ(values[4], 7.9375f);
 }
 
 } // namespace
