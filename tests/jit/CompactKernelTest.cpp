@@ -155,8 +155,8 @@ StorageSpec largeTable(unsigned bits, bool isSigned, int64_t min, size_t size,
   return storage;
 }
 
-/// Tables of more than 64 entries (asmjit: scalar-load lookups; f64
-/// searches of gathered thresholds): sorted u7 and i8, unsorted u8, a sorted u8
+/// Tables of more than 64 entries (asmjit: scalar-load lookups, f64
+/// searches): sorted u7 and i8, unsorted u8, a sorted u8
 /// range from 40 (positions short of a power of two), 1000 unsorted entries
 /// with duplicates in i16.
 std::vector<StorageSpec> largeTables() {
