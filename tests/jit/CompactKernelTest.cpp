@@ -1,8 +1,9 @@
 //===- CompactKernelTest.cpp - Float and quantile storage kernels ---------===//
 //
 // The shared differential sweep over float (f8E4M3FN, f8E5M2, f4E2M1FN)
-// and quantile (NF4, unsorted, 64-entry) storage: every backend, every
-// runnable ISA level, every layout, expressed type and parameter source.
+// and quantile (NF4, unsorted, 64-entry, up to 1000-entry) storage: every
+// backend, every runnable ISA level, every layout, expressed type and
+// parameter source.
 // Each backend compiles exactly the specs compiles() names and refuses the
 // rest (ErrorCode::Unsupported); the runtime's auto choice must then fall
 // back to one that compiles them.
@@ -25,6 +26,7 @@
 #include <cstring>
 #include <iterator>
 #include <limits>
+#include <string>
 
 namespace qjit {
 namespace {
@@ -52,8 +54,8 @@ protected:
                                {.lanes = 64, .largeSize = 4099});
   }
   /// Whether the backend compiles `spec`: llvm all of them; asmjit
-  /// every quantile table (at most 64 entries here) and float storage,
-  /// packed or not, with every expressed type (f64: the wide kernels).
+  /// every quantile table (up to 2^16 entries) and float storage, packed
+  /// or not, with every expressed type (f64: the wide kernels).
   bool compiles(const KernelSpec &spec) const {
     if (GetParam().backend == "llvm")
       return true;
@@ -136,6 +138,35 @@ std::vector<StorageSpec> compactSubset() {
   return {all[0], all[2], all[4], all[5], all[7]};
 }
 
+/// A quantile table of `size` entries (k · step) mod `distinct`, scaled
+/// exactly: sorted for step 1, else unsorted (duplicates when distinct <
+/// size).
+StorageSpec largeTable(unsigned bits, bool isSigned, int64_t min, size_t size,
+                       size_t step, size_t distinct) {
+  StorageSpec storage;
+  storage.kind = StorageType::Kind::Quantile;
+  storage.bits = bits;
+  storage.isSigned = isSigned;
+  storage.min = min;
+  storage.max = min + static_cast<int64_t>(size) - 1;
+  for (size_t k = 0; k < size; ++k)
+    storage.table.push_back(
+        std::ldexp(double((k * step) % distinct) - double(distinct / 2), -3));
+  return storage;
+}
+
+/// Tables of more than 64 entries (asmjit: scalar-load lookups, f64
+/// searches): sorted u7 and i8, unsorted u8, a sorted u8
+/// range from 40 (positions short of a power of two), 1000 unsorted entries
+/// with duplicates in i16.
+std::vector<StorageSpec> largeTables() {
+  return {largeTable(7, false, 0, 128, 1, 128),
+          largeTable(8, false, 0, 256, 7, 256),
+          largeTable(8, true, -128, 256, 1, 256),
+          largeTable(8, false, 40, 200, 1, 200),
+          largeTable(16, true, -500, 1000, 7, 997)};
+}
+
 TEST_P(CompactKernelTest, ExpressedTypesAndRuntimeParameters) {
   SweepAxes axes = compactAxes();
   axes.compact = compactSubset();
@@ -208,6 +239,9 @@ TEST_P(CompactKernelTest, QuantileQcastAtEveryThreshold) {
     unsorted.table[k] = std::ldexp(double((k * 5) % 12) - 5.5, -3);
   storages.push_back(signedNf4);
   storages.push_back(unsorted);
+  if (GetParam().backend == "asmjit") // llvm: slow to compile, swept below.
+    for (size_t k : {1, 4})
+      storages.push_back(largeTables()[k]);
   size_t checked = 0;
   for (const StorageSpec &storage : storages) {
     if (storage.kind != StorageType::Kind::Quantile)
@@ -265,6 +299,9 @@ TEST_P(CompactKernelTest, DoubleQuantileQcastAtEveryThreshold) {
   doubles.table = {0.1, 1.0 / 3, -0.7, 2.0 / 3, 0.1, -1e-300};
   doubles.max = doubles.min + static_cast<int64_t>(doubles.table.size()) - 1;
   storages.push_back(doubles);
+  if (GetParam().backend == "asmjit")
+    for (size_t k : {1, 4})
+      storages.push_back(largeTables()[k]);
   size_t checked = 0;
   for (const StorageSpec &storage : storages) {
     if (storage.kind != StorageType::Kind::Quantile)
@@ -335,6 +372,44 @@ TEST_P(CompactKernelTest, QuantileTableSizesAndStorages) {
   axes.runtimeParams = {false, true};
   axes.expressed = {ValueType::F32, ValueType::F64}; // f64: the wide kernels.
   EXPECT_EQ(check(axes), compiled(axes, 11 * 3 * 2 * 2));
+}
+
+TEST_P(CompactKernelTest, LargeQuantileTables) {
+  // Every expressed type and parameter source per tensor; every layout
+  // for the unsorted u8 table (asmjit: llvm takes about a second per spec
+  // to compile these, so it runs f32 per tensor at its highest level).
+  if (skipsDoubleTests())
+    GTEST_SKIP() << "llvm: checked at its highest level";
+  SweepAxes axes;
+  axes.widths = {};
+  axes.ops = {KernelOp::QCast, KernelOp::DCast, KernelOp::SCast};
+  axes.compact = largeTables();
+  axes.expressed = {ValueType::F16, ValueType::BF16, ValueType::F32,
+                    ValueType::F64};
+  axes.runtimeParams = {false, true};
+  if (GetParam().backend == "llvm") {
+    axes.expressed = {ValueType::F32};
+    EXPECT_EQ(check(axes), compiled(axes, 5 * 3 * 2));
+    return;
+  }
+  EXPECT_EQ(check(axes), compiled(axes, 5 * 3 * 4 * 2));
+  axes.ops = {KernelOp::QCast, KernelOp::DCast};
+  axes.compact = {largeTables()[1]};
+  axes.expressed = {ValueType::F32, ValueType::F64};
+  axes.layouts = testing::representativeLayouts();
+  EXPECT_EQ(check(axes), compiled(axes, 2 * 2 * 7 * 2));
+  // Beyond 2^16 entries (32-bit storage) the tables after the code would
+  // grow without bound: asmjit refuses, for llvm or the reference.
+  for (ValueType expressed : {ValueType::F32, ValueType::F64}) {
+    KernelSpec huge;
+    huge.storage = largeTable(32, true, 0, (size_t(1) << 16) + 1, 1, 64);
+    huge.expressed = huge.compute = expressed;
+    huge.params.scales = {1.0};
+    huge.params.zeroPoints = {0};
+    Expected<CompiledCode> code = backend_->compile(huge);
+    ASSERT_FALSE(code);
+    EXPECT_EQ(code.status().code(), ErrorCode::Unsupported);
+  }
 }
 
 TEST_P(CompactKernelTest, PackedTableRunsOfEveryShape) {
@@ -601,6 +676,43 @@ TEST(CompactRuntime, AutoFallsBackToAKernelThatCompiles) {
   EXPECT_EQ(values[0], -1.0f);
   EXPECT_EQ(values[1], -0.5f);
   EXPECT_EQ(values[2], 3.0f);
+}
+
+TEST(CompactRuntime, AutoTakesAsmjitForA256EntryTable) {
+  if (hostIsaLevel() < IsaLevel::Avx2)
+    GTEST_SKIP() << "asmjit needs AVX2";
+  Expected<std::unique_ptr<Runtime>> runtime = Runtime::create({});
+  ASSERT_TRUE(runtime) << runtime.status().message();
+  std::string type = "!quant.quantile<u8:f32, {";
+  for (int k = 0; k < 256; ++k) // Entry k is k/16 - 8: 0 at code 128.
+    type += (k ? ", " : "") + std::to_string(k / 16.0 - 8);
+  type += "}>";
+  Expected<std::shared_ptr<const Kernel>> qcast =
+      (*runtime)->compile(type, KernelOp::QCast);
+  ASSERT_TRUE(qcast) << qcast.status().message();
+  EXPECT_EQ((*qcast)->backend(), BackendKind::Asmjit);
+  // Nearest entry, ties to the lower code; NaN takes the zero point's.
+  const float in[6] = {-100.0f, 0.03125f,
+                       0.04f,   7.9f,
+                       100.0f,  std::numeric_limits<float>::quiet_NaN()};
+  uint8_t codes[6] = {};
+  (*qcast)->function()(in, codes, 6);
+  EXPECT_EQ(codes[0], 0);
+  EXPECT_EQ(codes[1], 128);
+  EXPECT_EQ(codes[2], 129);
+  EXPECT_EQ(codes[3], 254);
+  EXPECT_EQ(codes[4], 255);
+  EXPECT_EQ(codes[5], 128);
+  Expected<std::shared_ptr<const Kernel>> dcast =
+      (*runtime)->compile(type, KernelOp::DCast);
+  ASSERT_TRUE(dcast) << dcast.status().message();
+  EXPECT_EQ((*dcast)->backend(), BackendKind::Asmjit);
+  float values[6] = {};
+  (*dcast)->function()(codes, values, 6);
+  EXPECT_EQ(values[0], -8.0f);
+  EXPECT_EQ(values[1], 0.0f);
+  EXPECT_EQ(values[3], 7.875f);
+  EXPECT_EQ(values[4], 7.9375f);
 }
 
 } // namespace

@@ -34,7 +34,7 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
       spec.storage.kind != StorageType::Kind::Integer) {
     if (!x86WideSupportsCompact(spec.storage))
       return unsupported("f64 expressed values with quantile tables of more "
-                         "than 64 entries");
+                         "than 65536 entries");
     return Status::ok();
   }
   // A packed scast copies bytes, whatever the stored values mean.
@@ -44,7 +44,7 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
       !x86EncodesPackedFloat(spec))
     return unsupported("storage other than integers (unpacked, or packed "
                        "1/2/4 bits), float storage and quantile tables of "
-                       "at most 64 entries (packed or not)");
+                       "at most 65536 entries (packed or not)");
   return Status::ok();
 }
 

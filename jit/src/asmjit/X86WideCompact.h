@@ -14,8 +14,8 @@
 namespace qjit::asmjit_backend {
 
 /// True for the float and quantile storages generateX86WideCompact handles:
-/// every float format, quantile tables of at most 64 entries; unpacked or
-/// packed.
+/// every float format, the quantile tables of x86SupportsQuantile; unpacked
+/// or packed.
 bool x86WideSupportsCompact(const StorageSpec &storage);
 
 /// Emits the qcast or dcast kernel of `spec` (C = f64, float or quantile
