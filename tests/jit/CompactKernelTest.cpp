@@ -26,6 +26,7 @@
 #include <cstring>
 #include <iterator>
 #include <limits>
+#include <ostream>
 #include <string>
 
 namespace qjit {
@@ -37,6 +38,12 @@ struct BackendAtLevel {
   std::string backend;
   IsaLevel isa;
 };
+
+// Without it gtest prints the parameter's raw bytes (a string's pointer
+// among them) into every test's listed name, which then changes per build.
+void PrintTo(const BackendAtLevel &param, std::ostream *os) {
+  *os << param.backend << " at " << isaLevelName(param.isa);
+}
 
 class CompactKernelTest : public ::testing::TestWithParam<BackendAtLevel> {
 protected:

@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <ostream>
 #include <random>
 #include <string>
 #include <vector>
@@ -173,5 +174,13 @@ size_t checkSweep(Backend &backend, const SweepAxes &axes,
                   KernelTester::Options options = {});
 
 } // namespace qjit::testing
+
+namespace qjit {
+/// Names an ISA level in gtest output; without it gtest prints the enum's
+/// raw byte into the parameterized tests' listed names.
+inline void PrintTo(IsaLevel level, std::ostream *os) {
+  *os << isaLevelName(level);
+}
+} // namespace qjit
 
 #endif

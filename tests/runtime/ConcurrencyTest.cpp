@@ -18,6 +18,7 @@
 
 #include <atomic>
 #include <memory>
+#include <ostream>
 #include <random>
 #include <string>
 #include <thread>
@@ -61,6 +62,10 @@ struct Hammer {
   BackendKind backend;
   int rounds; ///< Per thread.
 };
+
+void PrintTo(const Hammer &hammer, std::ostream *os) {
+  *os << backendKindName(hammer.backend) << ", " << hammer.rounds << " rounds";
+}
 
 class RuntimeConcurrency : public ::testing::TestWithParam<Hammer> {};
 
