@@ -84,9 +84,8 @@ public:
                            const x86::Gp &counter) override {
     params_.emitGroupLoad(a, area, counter);
   }
-  void emitGroupMember(x86::Assembler &a, const x86::Mem &area,
-                       const x86::Gp &member) override {
-    params_.emitGroupMember(a, area, member);
+  void emitGroupMember(x86::Assembler &a, const x86::Mem &member) override {
+    params_.emitGroupMember(a, member);
   }
   void emitData(x86::Assembler &a) override {
     emitUnbiases(a);

@@ -315,22 +315,22 @@ private:
     a_.jmp(top);
   }
 
-  /// Short static runs made of whole unrolled iterations (blockwise 32,
-  /// 64, 128 on AVX2): while a whole run remains, one straight-line body
-  /// per run, without the run loop's counting and tail tests, then `next`
-  /// takes the last, partial run. `streaming`: see emitRun.
+  /// Short static runs of whole vectors (blockwise 32, 64, 128, per-axis
+  /// runs of 16 on AVX2): while a whole run remains, one straight-line
+  /// body per run, without the run loop's counting and tail tests, then
+  /// `next` takes the last, partial run. `streaming`: see emitRun.
   void emitWholeRuns(int64_t parameters, const Label &next, bool streaming) {
     if (wholeRuns())
       emitWholeRunLoop(parameters, next, streaming);
   }
 
-  /// Whether sequential runs are short whole unrolled iterations.
+  /// Whether sequential runs are short and whole vectors.
   bool wholeRuns() const {
-    constexpr int64_t kMaxInlineIterations = 4;
+    constexpr int64_t kMaxInlineVectors = 4 * reg::kUnroll;
     const int64_t block = levels_.back().block;
-    const int64_t unrolled = int64_t(body_.lanes()) * reg::kUnroll;
-    return !midByte_ && block % unrolled == 0 &&
-           block / unrolled <= kMaxInlineIterations;
+    const int64_t lanes = body_.lanes();
+    return !midByte_ && block > 0 && block % lanes == 0 &&
+           block / lanes <= kMaxInlineVectors;
   }
 
   /// The loop of emitWholeRuns(), leaving through `exit`.
@@ -358,44 +358,71 @@ private:
     a_.jmp(run);
   }
 
-  /// One run of `block` elements (whole unrolled steps), then the cursors
-  /// past it.
+  /// One run of `block` elements (whole vectors: unrolled steps, then
+  /// single vectors), then the cursors past it.
   void emitWholeRun(bool streaming) {
-    const int64_t block = levels_.back().block;
-    const int64_t unrolled = int64_t(body_.lanes()) * reg::kUnroll;
+    emitWholeRunAt(0, streaming);
+    advanceCursors(static_cast<int32_t>(levels_.back().block));
+  }
+
+  /// One run of `block` elements that starts `first` runs past the
+  /// cursors, which stay.
+  void emitWholeRunAt(int32_t first, bool streaming) {
+    const int32_t vectors =
+        static_cast<int32_t>(levels_.back().block / body_.lanes());
+    const int32_t start = first * vectors;
+    auto src = [&](int32_t v) {
+      return x86::ptr(reg::src, (start + v) * body_.srcVectorBytes());
+    };
+    auto dst = [&](int32_t v) {
+      return x86::ptr(reg::dst, (start + v) * body_.dstVectorBytes());
+    };
     body_.setStreamingStores(streaming);
-    for (int32_t i = 0; i < block / unrolled; ++i) {
-      int32_t vectors = i * int32_t(reg::kUnroll);
-      body_.emitUnrolled(a_,
-                         x86::ptr(reg::src, vectors * body_.srcVectorBytes()),
-                         x86::ptr(reg::dst, vectors * body_.dstVectorBytes()));
-    }
+    int32_t v = 0;
+    for (; v + int32_t(reg::kUnroll) <= vectors; v += reg::kUnroll)
+      body_.emitUnrolled(a_, src(v), dst(v));
+    for (; v < vectors; ++v)
+      body_.emitVector(a_, 0, src(v), dst(v), false);
     body_.setStreamingStores(false);
-    advanceCursors(static_cast<int32_t>(block));
   }
 
   /// emitWholeRunLoop() in groups of `group` runs whose parameters the
   /// body prepares at once (X86VectorBody::parameterGroup); what is left
-  /// of the call (less than a group) goes on to `runs`. runCount counts
-  /// the runs of a group; paramIndex still advances per run (bodies read
-  /// it, e.g. to divide after all).
+  /// of the call (less than a group) goes on to `runs`. Groups of at most
+  /// kMaxInlineGroupVectors are straight-line (short runs would otherwise
+  /// spend a fifth of their instructions counting them); longer ones loop
+  /// over their runs with runCount counting them. paramIndex still
+  /// advances per run (bodies read it, e.g. to divide after all).
   void emitWholeRunGroups(int64_t parameters, unsigned group, const Label &runs,
                           bool streaming) {
-    const int64_t groupElements = levels_.back().block * group;
+    constexpr int64_t kMaxInlineGroupVectors = 8 * reg::kUnroll;
+    const int64_t block = levels_.back().block;
+    const int64_t groupElements = block * group;
     Label top = a_.newLabel(), member = a_.newLabel();
     a_.align(AlignMode::kCode, 32);
     a_.bind(top);
     a_.cmp(reg::remaining, groupElements);
     a_.jb(runs);
     body_.emitGroupParameters(a_, groupArea_, reg::runCount);
-    a_.xor_(reg::runCount.r32(), reg::runCount.r32());
-    a_.bind(member);
-    body_.emitGroupMember(a_, groupArea_, reg::runCount);
-    emitWholeRun(streaming);
-    a_.inc(reg::paramIndex);
-    a_.inc(reg::runCount);
-    a_.cmp(reg::runCount, group);
-    a_.jb(member);
+    if (groupElements / body_.lanes() <= kMaxInlineGroupVectors) {
+      for (unsigned k = 0; k < group; ++k) {
+        body_.emitGroupMember(a_, groupArea_.cloneAdjusted(int32_t(4 * k)));
+        emitWholeRunAt(static_cast<int32_t>(k), streaming);
+        a_.inc(reg::paramIndex);
+      }
+      advanceCursors(static_cast<int32_t>(groupElements));
+    } else {
+      x86::Mem entry = groupArea_;
+      entry.setIndex(reg::runCount, 2);
+      a_.xor_(reg::runCount.r32(), reg::runCount.r32());
+      a_.bind(member);
+      body_.emitGroupMember(a_, entry);
+      emitWholeRun(streaming);
+      a_.inc(reg::paramIndex);
+      a_.inc(reg::runCount);
+      a_.cmp(reg::runCount, group);
+      a_.jb(member);
+    }
     a_.sub(reg::remaining, groupElements);
     a_.cmp(reg::paramIndex, parameters);
     a_.jb(top);

@@ -83,10 +83,10 @@ public:
                                    const x86::Gp &counter) {
     (void)area, (void)counter;
   }
-  /// The parameters of run `member` (register) of the prepared group.
-  virtual void emitGroupMember(x86::Assembler &, const x86::Mem &area,
-                               const x86::Gp &member) {
-    (void)area, (void)member;
+  /// The parameters of run k of the prepared group; `member` is the area
+  /// advanced by 4·k bytes (k in a register index or a displacement).
+  virtual void emitGroupMember(x86::Assembler &, const x86::Mem &member) {
+    (void)member;
   }
   /// Data (tables) placed after the code; labels bound here.
   virtual void emitData(x86::Assembler &) {}

@@ -477,11 +477,12 @@ void X86Parameters::emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
   a.bind(done);
 }
 
-void X86Parameters::emitGroupMember(x86::Assembler &a, const x86::Mem &area,
-                                    const x86::Gp &member) {
-  a.vbroadcastss(isa_.vec(reg::kScale), groupEntry(area, 0, member));
+void X86Parameters::emitGroupMember(x86::Assembler &a, const x86::Mem &member) {
+  x86::Mem entry = member;
+  entry.setSize(4);
+  a.vbroadcastss(isa_.vec(reg::kScale), entry);
   a.vbroadcastss(isa_.vec(reg::kZeroPoint),
-                 groupEntry(area, kGroupZeroPoints, member));
+                 entry.cloneAdjusted(kGroupZeroPoints));
 }
 
 void X86Parameters::emitData(x86::Assembler &a) {

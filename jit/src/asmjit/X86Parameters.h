@@ -97,10 +97,10 @@ public:
   /// (clobbers vec(0..7), kScalar*, the scratch registers and `counter`).
   void emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
                      const x86::Gp &counter);
-  /// Loads run `member` (a register, < kGroupRuns) of the prepared group
-  /// as emitLoad() would.
-  void emitGroupMember(x86::Assembler &a, const x86::Mem &area,
-                       const x86::Gp &member);
+  /// Loads one run of the prepared group as emitLoad() would: `member`
+  /// addresses the area as area + 4·k for the run's index k < kGroupRuns
+  /// (X86VectorBody::emitGroupMember).
+  void emitGroupMember(x86::Assembler &a, const x86::Mem &member);
 
 private:
   void emitRuntimeLoad(x86::Assembler &a);
