@@ -93,8 +93,10 @@ public:
     bool nested = !levels_.empty() && body_.parameterBytes() == 0;
     int32_t frameBytes = nested ? static_cast<int32_t>(levels_.size() * 32) : 0;
     if (nested && body_.parameterGroup()) {
+      // The group being run, the next one and a saved index (see
+      // emitWholeRunGroups).
       groupArea_ = x86::ptr(x86::rsp, frameBytes);
-      frameBytes += body_.parameterGroupBytes();
+      frameBytes += 2 * body_.parameterGroupBytes() + 8;
     }
     if (frameBytes)
       a_.sub(x86::rsp, frameBytes);
@@ -388,31 +390,87 @@ private:
 
   /// emitWholeRunLoop() in groups of `group` runs whose parameters the
   /// body prepares at once (X86VectorBody::parameterGroup); what is left
-  /// of the call (less than a group) goes on to `runs`. Groups of at most
-  /// kMaxInlineGroupVectors are straight-line (short runs would otherwise
-  /// spend a fifth of their instructions counting them); longer ones loop
-  /// over their runs with runCount counting them. paramIndex still
-  /// advances per run (bodies read it, e.g. to divide after all).
+  /// of the call (less than a group) goes on to `runs`. Each group's
+  /// parameters are prepared one group ahead (while a next group remains
+  /// in the call), so that their latency (a vector division) overlaps the
+  /// current group's conversions instead of stalling its first run; the
+  /// frame copies them into the area the runs read. Bodies may run groups
+  /// whose zero points are all 0 without them (symmetric parameters).
   void emitWholeRunGroups(int64_t parameters, unsigned group, const Label &runs,
                           bool streaming) {
-    constexpr int64_t kMaxInlineGroupVectors = 8 * reg::kUnroll;
-    const int64_t block = levels_.back().block;
-    const int64_t groupElements = block * group;
-    Label top = a_.newLabel(), member = a_.newLabel();
-    a_.align(AlignMode::kCode, 32);
-    a_.bind(top);
+    const int64_t groupElements = levels_.back().block * group;
+    const int32_t areaBytes = body_.parameterGroupBytes();
+    const x86::Mem ready = groupArea_,
+                   next = groupArea_.cloneAdjusted(areaBytes);
+    x86::Mem savedIndex = groupArea_.cloneAdjusted(2 * areaBytes);
+    savedIndex.setSize(8);
+    Label top = a_.newLabel(), prepared = a_.newLabel(),
+          inPeriod = a_.newLabel(), nextInPeriod = a_.newLabel();
     a_.cmp(reg::remaining, groupElements);
     a_.jb(runs);
-    body_.emitGroupParameters(a_, groupArea_, reg::runCount);
+    body_.emitGroupParameters(a_, next, reg::runCount);
+    a_.align(AlignMode::kCode, 32);
+    a_.bind(top);
+    // Groups are AVX2-only (X86Parameters::groupsRuntimeLoads), and
+    // vec(0) is free between runs.
+    for (int32_t at = 0; at < areaBytes; at += 32) {
+      a_.vmovups(x86::ymm0, next.cloneAdjusted(at));
+      a_.vmovups(ready.cloneAdjusted(at), x86::ymm0);
+    }
+    a_.cmp(reg::remaining, 2 * groupElements);
+    a_.jb(prepared);
+    a_.mov(savedIndex, reg::paramIndex);
+    a_.add(reg::paramIndex, group);
+    a_.cmp(reg::paramIndex, parameters);
+    a_.jb(nextInPeriod);
+    a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
+    a_.bind(nextInPeriod);
+    body_.emitGroupParameters(a_, next, reg::runCount);
+    a_.mov(reg::paramIndex, savedIndex);
+    a_.bind(prepared);
+    if (body_.groupsSkipZeroPoints()) {
+      Label withZeroPoints = a_.newLabel(), joined = a_.newLabel();
+      body_.emitJumpUnlessGroupZeroPointsZero(a_, ready, withZeroPoints);
+      emitGroupMembers(group, ready, streaming, /*zeroPointsZero=*/true);
+      a_.jmp(joined);
+      a_.bind(withZeroPoints);
+      emitGroupMembers(group, ready, streaming, false);
+      a_.bind(joined);
+    } else {
+      emitGroupMembers(group, ready, streaming, false);
+    }
+    a_.sub(reg::remaining, groupElements);
+    a_.cmp(reg::paramIndex, parameters);
+    a_.jb(inPeriod);
+    a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
+    a_.bind(inPeriod);
+    a_.cmp(reg::remaining, groupElements);
+    a_.jae(top);
+    a_.jmp(runs);
+  }
+
+  /// The runs of a prepared group (see emitWholeRunGroups), their
+  /// parameters in `ready`; `zeroPointsZero`: the body skips zero points.
+  /// Groups of at most kMaxInlineGroupVectors are straight-line (short
+  /// runs would otherwise spend a fifth of their instructions counting
+  /// them); longer ones loop over their runs with runCount counting them.
+  /// paramIndex still advances per run (bodies read it, e.g. to divide
+  /// after all).
+  void emitGroupMembers(unsigned group, const x86::Mem &ready, bool streaming,
+                        bool zeroPointsZero) {
+    constexpr int64_t kMaxInlineGroupVectors = 8 * reg::kUnroll;
+    const int64_t groupElements = levels_.back().block * group;
+    body_.setGroupZeroPointsZero(zeroPointsZero);
     if (groupElements / body_.lanes() <= kMaxInlineGroupVectors) {
       for (unsigned k = 0; k < group; ++k) {
-        body_.emitGroupMember(a_, groupArea_.cloneAdjusted(int32_t(4 * k)));
+        body_.emitGroupMember(a_, ready.cloneAdjusted(int32_t(4 * k)));
         emitWholeRunAt(static_cast<int32_t>(k), streaming);
         a_.inc(reg::paramIndex);
       }
       advanceCursors(static_cast<int32_t>(groupElements));
     } else {
-      x86::Mem entry = groupArea_;
+      Label member = a_.newLabel();
+      x86::Mem entry = ready;
       entry.setIndex(reg::runCount, 2);
       a_.xor_(reg::runCount.r32(), reg::runCount.r32());
       a_.bind(member);
@@ -423,11 +481,7 @@ private:
       a_.cmp(reg::runCount, group);
       a_.jb(member);
     }
-    a_.sub(reg::remaining, groupElements);
-    a_.cmp(reg::paramIndex, parameters);
-    a_.jb(top);
-    a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
-    a_.jmp(top);
+    body_.setGroupZeroPointsZero(false);
   }
 
   /// Periods repeat until the elements run out; the innermost level leaves

@@ -88,6 +88,19 @@ public:
   virtual void emitGroupMember(x86::Assembler &, const x86::Mem &member) {
     (void)member;
   }
+  /// Whether groups whose zero points are all 0 may run without them
+  /// (symmetric runtime parameters): the frame then tests each prepared
+  /// group and emits its runs twice, once between
+  /// setGroupZeroPointsZero(true) and (false).
+  virtual bool groupsSkipZeroPoints() const { return false; }
+  /// Jumps to `withZeroPoints` unless every zero point of the group
+  /// prepared in `area` is 0.
+  virtual void
+  emitJumpUnlessGroupZeroPointsZero(x86::Assembler &, const x86::Mem &area,
+                                    const asmjit::Label &withZeroPoints) {
+    (void)area, (void)withZeroPoints;
+  }
+  virtual void setGroupZeroPointsZero(bool zero) { (void)zero; }
   /// Data (tables) placed after the code; labels bound here.
   virtual void emitData(x86::Assembler &) {}
 

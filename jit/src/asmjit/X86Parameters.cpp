@@ -481,8 +481,19 @@ void X86Parameters::emitGroupMember(x86::Assembler &a, const x86::Mem &member) {
   x86::Mem entry = member;
   entry.setSize(4);
   a.vbroadcastss(isa_.vec(reg::kScale), entry);
-  a.vbroadcastss(isa_.vec(reg::kZeroPoint),
-                 entry.cloneAdjusted(kGroupZeroPoints));
+  if (!groupZeroPointsZero_)
+    a.vbroadcastss(isa_.vec(reg::kZeroPoint),
+                   entry.cloneAdjusted(kGroupZeroPoints));
+}
+
+void X86Parameters::emitJumpUnlessGroupZeroPointsZero(
+    x86::Assembler &a, const x86::Mem &area,
+    const asmjit::Label &withZeroPoints) {
+  // The f32 zero points are converted integers: all bits 0 only for 0.
+  x86::Ymm z = x86::ymm0;
+  a.vmovdqu(z, area.cloneAdjusted(kGroupZeroPoints));
+  a.vptest(z, z);
+  a.jnz(withZeroPoints);
 }
 
 void X86Parameters::emitData(x86::Assembler &a) {
