@@ -490,7 +490,11 @@ void X86Parameters::emitJumpUnlessGroupZeroPointsZero(
     x86::Assembler &a, const x86::Mem &area,
     const asmjit::Label &withZeroPoints) {
   // The f32 zero points are converted integers: all bits 0 only for 0.
+  // The runs without zero points keep the register at 0 all the same:
+  // code emitted later (a body's out-of-line divisions) may still add it.
   x86::Ymm z = x86::ymm0;
+  a.vxorps(isa_.vec(reg::kZeroPoint), isa_.vec(reg::kZeroPoint),
+           isa_.vec(reg::kZeroPoint));
   a.vmovdqu(z, area.cloneAdjusted(kGroupZeroPoints));
   a.vptest(z, z);
   a.jnz(withZeroPoints);

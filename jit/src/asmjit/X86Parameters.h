@@ -100,7 +100,7 @@ public:
   void emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
                      const x86::Gp &counter);
   /// Jumps to `withZeroPoints` unless the group prepared in `area` has
-  /// only zero points of 0 (clobbers vec(0)).
+  /// only zero points of 0; zeroes vec(reg::kZeroPoint) (clobbers vec(0)).
   void emitJumpUnlessGroupZeroPointsZero(x86::Assembler &a,
                                          const x86::Mem &area,
                                          const asmjit::Label &withZeroPoints);
