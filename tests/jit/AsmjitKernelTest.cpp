@@ -214,19 +214,20 @@ TEST_P(AsmjitKernelTest, RuntimeParametersOfEightRunsAtOnce) {
 TEST_P(AsmjitKernelTest, RunsOfWholeVectors) {
   // Static runs of 8, 16 and 24 elements in periods too long for
   // per-element tables: straight-line runs of single vectors (AVX2), or a
-  // vector and a partial one (AVX-512).
+  // vector and a partial one (AVX-512), two runs per step where periods
+  // hold whole pairs (not 129 channels).
   SweepAxes axes;
   axes.signedness = {true};
   axes.packed = false;
   axes.layouts = {testing::perAxis(160, 8), testing::perAxis(80, 16),
-                  testing::perAxis(48, 24)};
+                  testing::perAxis(48, 24), testing::perAxis(129, 16)};
   axes.runtimeParams = {false, true};
   axes.knobs = {QuantKnobs{},
                 {ScaleOp::Reciprocal, ZeroPointOrder::BeforeRounding,
                  RoundingMode::NearestAway}};
-  // 3 layouts × 2 parameter kinds × (2 qcast + dcast).
+  // 4 layouts × 2 parameter kinds × (2 qcast + dcast).
   EXPECT_EQ(checkSweep(axes, false, {.lanes = 64, .largeSize = 4099}),
-            3u * 2 * 3);
+            4u * 2 * 3);
 }
 
 TEST_P(AsmjitKernelTest, GroupsOfSymmetricAndAsymmetricRuns) {

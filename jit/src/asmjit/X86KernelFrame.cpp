@@ -335,7 +335,9 @@ private:
            block / lanes <= kMaxInlineVectors;
   }
 
-  /// The loop of emitWholeRuns(), leaving through `exit`.
+  /// The loop of emitWholeRuns(), leaving through `exit`. Runs shorter
+  /// than an unrolled step go in pairs when a period holds whole pairs
+  /// (counting them would otherwise be a fifth of their instructions).
   void emitWholeRunLoop(int64_t parameters, const Label &exit, bool streaming) {
     const int64_t block = levels_.back().block;
     Label run = a_.newLabel();
@@ -346,13 +348,21 @@ private:
       emitWholeRunGroups(parameters, group, exit, streaming);
       return;
     }
+    const bool shortRuns = block < int64_t(body_.lanes()) * reg::kUnroll;
+    const int64_t runsPerStep = shortRuns && parameters % 2 == 0 ? 2 : 1;
+    const int64_t stepElements = block * runsPerStep;
     a_.align(AlignMode::kCode, 32);
     a_.bind(run);
-    a_.cmp(reg::remaining, block);
+    a_.cmp(reg::remaining, stepElements);
     a_.jb(exit);
-    body_.emitParameters(a_);
-    emitWholeRun(streaming);
-    a_.sub(reg::remaining, block);
+    for (int64_t k = 0; k < runsPerStep; ++k) {
+      if (k)
+        a_.inc(reg::paramIndex);
+      body_.emitParameters(a_);
+      emitWholeRunAt(static_cast<int32_t>(k), streaming);
+    }
+    advanceCursors(static_cast<int32_t>(stepElements));
+    a_.sub(reg::remaining, stepElements);
     a_.inc(reg::paramIndex);
     a_.cmp(reg::paramIndex, parameters);
     a_.jb(run);
