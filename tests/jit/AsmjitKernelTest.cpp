@@ -211,6 +211,46 @@ TEST_P(AsmjitKernelTest, RuntimeParametersOfEightRunsAtOnce) {
   EXPECT_EQ(checkSweep(axes), 3u * 2 * 3);
 }
 
+TEST_P(AsmjitKernelTest, RunsOfWholeVectors) {
+  // Static runs of 8, 16 and 24 elements in periods too long for
+  // per-element tables: straight-line runs of single vectors (AVX2), or a
+  // vector and a partial one (AVX-512), two runs per step where periods
+  // hold whole pairs (not 129 channels).
+  SweepAxes axes;
+  axes.signedness = {true};
+  axes.packed = false;
+  axes.layouts = {testing::perAxis(160, 8), testing::perAxis(80, 16),
+                  testing::perAxis(48, 24), testing::perAxis(129, 16)};
+  axes.runtimeParams = {false, true};
+  axes.knobs = {QuantKnobs{},
+                {ScaleOp::Reciprocal, ZeroPointOrder::BeforeRounding,
+                 RoundingMode::NearestAway}};
+  // 4 layouts × 2 parameter kinds × (2 qcast + dcast).
+  EXPECT_EQ(checkSweep(axes, false, {.lanes = 64, .largeSize = 4099}),
+            4u * 2 * 3);
+}
+
+TEST_P(AsmjitKernelTest, GroupsOfSymmetricAndAsymmetricRuns) {
+  // Runtime zero points mostly 0: AVX2 groups of eight runs whose zero
+  // points are all 0 take dcast's runs without them, the others (and
+  // qcast) the usual ones. One group per period (the next group's
+  // parameters are those of the period's start), three, and groups of
+  // eight runs of 64 (their runs in a loop).
+  SweepAxes axes;
+  axes.packed = false;
+  axes.expressed = {ValueType::F32, ValueType::F16};
+  axes.layouts = {testing::perAxis(8, 32), testing::perAxis(24, 32),
+                  testing::perAxis(16, 64)};
+  axes.runtimeParams = {true};
+  // 2 signs × 2 types × 3 layouts × (qcast + dcast).
+  EXPECT_EQ(checkSweep(axes, false,
+                       {.lanes = 64,
+                        .largeSize = 4099,
+                        .wideZeroPoints = true,
+                        .mostlyZeroZeroPoints = true}),
+            2u * 2 * 3 * 2);
+}
+
 /// Packed 1-, 2- and 4-bit storage, every op: layouts whose runs start
 /// inside a byte (per-element tables of odd periods, odd and dynamic
 /// blocks) or on one (blocks of 32, the GPTQ shape), tails ending inside a

@@ -175,6 +175,8 @@ void KernelTester::inventCallParams() {
       call_.zeroPoints[k] = rng_() % 4 == 0 ? static_cast<int64_t>(rng_())
                                             : kWide[rng_() % std::size(kWide)];
     }
+    if (options_.mostlyZeroZeroPoints && rng_() % 16 != 0)
+      call_.zeroPoints[k] = 0;
   }
 }
 

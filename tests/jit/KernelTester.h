@@ -38,6 +38,9 @@ public:
     /// Runtime zero points anywhere in int64 (half of them), not only
     /// within the storage bounds: docs/semantics.md allows any value.
     bool wideZeroPoints = false;
+    /// Runtime zero points 0 for 15 parameters in 16 (after the above):
+    /// runs of symmetric parameters next to asymmetric ones.
+    bool mostlyZeroZeroPoints = false;
   };
 
   KernelTester(KernelSpec spec, uint64_t seed);

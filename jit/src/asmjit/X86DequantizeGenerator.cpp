@@ -84,9 +84,18 @@ public:
                            const x86::Gp &counter) override {
     params_.emitGroupLoad(a, area, counter);
   }
-  void emitGroupMember(x86::Assembler &a, const x86::Mem &area,
-                       const x86::Gp &member) override {
-    params_.emitGroupMember(a, area, member);
+  void emitGroupMember(x86::Assembler &a, const x86::Mem &member) override {
+    params_.emitGroupMember(a, member);
+  }
+  // q − 0 is q: symmetric groups skip the subtraction.
+  bool groupsSkipZeroPoints() const override { return parameterGroup() != 0; }
+  void emitJumpUnlessGroupZeroPointsZero(
+      x86::Assembler &a, const x86::Mem &area,
+      const asmjit::Label &withZeroPoints) override {
+    params_.emitJumpUnlessGroupZeroPointsZero(a, area, withZeroPoints);
+  }
+  void setGroupZeroPointsZero(bool zero) override {
+    params_.setGroupZeroPointsZero(zero);
   }
   void emitData(x86::Assembler &a) override {
     emitUnbiases(a);

@@ -93,8 +93,10 @@ public:
     bool nested = !levels_.empty() && body_.parameterBytes() == 0;
     int32_t frameBytes = nested ? static_cast<int32_t>(levels_.size() * 32) : 0;
     if (nested && body_.parameterGroup()) {
+      // The group being run, the next one and a saved index (see
+      // emitWholeRunGroups).
       groupArea_ = x86::ptr(x86::rsp, frameBytes);
-      frameBytes += body_.parameterGroupBytes();
+      frameBytes += 2 * body_.parameterGroupBytes() + 8;
     }
     if (frameBytes)
       a_.sub(x86::rsp, frameBytes);
@@ -315,25 +317,27 @@ private:
     a_.jmp(top);
   }
 
-  /// Short static runs made of whole unrolled iterations (blockwise 32,
-  /// 64, 128 on AVX2): while a whole run remains, one straight-line body
-  /// per run, without the run loop's counting and tail tests, then `next`
-  /// takes the last, partial run. `streaming`: see emitRun.
+  /// Short static runs of whole vectors (blockwise 32, 64, 128, per-axis
+  /// runs of 16 on AVX2): while a whole run remains, one straight-line
+  /// body per run, without the run loop's counting and tail tests, then
+  /// `next` takes the last, partial run. `streaming`: see emitRun.
   void emitWholeRuns(int64_t parameters, const Label &next, bool streaming) {
     if (wholeRuns())
       emitWholeRunLoop(parameters, next, streaming);
   }
 
-  /// Whether sequential runs are short whole unrolled iterations.
+  /// Whether sequential runs are short and whole vectors.
   bool wholeRuns() const {
-    constexpr int64_t kMaxInlineIterations = 4;
+    constexpr int64_t kMaxInlineVectors = 4 * reg::kUnroll;
     const int64_t block = levels_.back().block;
-    const int64_t unrolled = int64_t(body_.lanes()) * reg::kUnroll;
-    return !midByte_ && block % unrolled == 0 &&
-           block / unrolled <= kMaxInlineIterations;
+    const int64_t lanes = body_.lanes();
+    return !midByte_ && block > 0 && block % lanes == 0 &&
+           block / lanes <= kMaxInlineVectors;
   }
 
-  /// The loop of emitWholeRuns(), leaving through `exit`.
+  /// The loop of emitWholeRuns(), leaving through `exit`. Runs shorter
+  /// than an unrolled step go in pairs when a period holds whole pairs
+  /// (counting them would otherwise be a fifth of their instructions).
   void emitWholeRunLoop(int64_t parameters, const Label &exit, bool streaming) {
     const int64_t block = levels_.back().block;
     Label run = a_.newLabel();
@@ -344,13 +348,21 @@ private:
       emitWholeRunGroups(parameters, group, exit, streaming);
       return;
     }
+    const bool shortRuns = block < int64_t(body_.lanes()) * reg::kUnroll;
+    const int64_t runsPerStep = shortRuns && parameters % 2 == 0 ? 2 : 1;
+    const int64_t stepElements = block * runsPerStep;
     a_.align(AlignMode::kCode, 32);
     a_.bind(run);
-    a_.cmp(reg::remaining, block);
+    a_.cmp(reg::remaining, stepElements);
     a_.jb(exit);
-    body_.emitParameters(a_);
-    emitWholeRun(streaming);
-    a_.sub(reg::remaining, block);
+    for (int64_t k = 0; k < runsPerStep; ++k) {
+      if (k)
+        a_.inc(reg::paramIndex);
+      body_.emitParameters(a_);
+      emitWholeRunAt(static_cast<int32_t>(k), streaming);
+    }
+    advanceCursors(static_cast<int32_t>(stepElements));
+    a_.sub(reg::remaining, stepElements);
     a_.inc(reg::paramIndex);
     a_.cmp(reg::paramIndex, parameters);
     a_.jb(run);
@@ -358,49 +370,128 @@ private:
     a_.jmp(run);
   }
 
-  /// One run of `block` elements (whole unrolled steps), then the cursors
-  /// past it.
+  /// One run of `block` elements (whole vectors: unrolled steps, then
+  /// single vectors), then the cursors past it.
   void emitWholeRun(bool streaming) {
-    const int64_t block = levels_.back().block;
-    const int64_t unrolled = int64_t(body_.lanes()) * reg::kUnroll;
+    emitWholeRunAt(0, streaming);
+    advanceCursors(static_cast<int32_t>(levels_.back().block));
+  }
+
+  /// One run of `block` elements that starts `first` runs past the
+  /// cursors, which stay.
+  void emitWholeRunAt(int32_t first, bool streaming) {
+    const int32_t vectors =
+        static_cast<int32_t>(levels_.back().block / body_.lanes());
+    const int32_t start = first * vectors;
+    auto src = [&](int32_t v) {
+      return x86::ptr(reg::src, (start + v) * body_.srcVectorBytes());
+    };
+    auto dst = [&](int32_t v) {
+      return x86::ptr(reg::dst, (start + v) * body_.dstVectorBytes());
+    };
     body_.setStreamingStores(streaming);
-    for (int32_t i = 0; i < block / unrolled; ++i) {
-      int32_t vectors = i * int32_t(reg::kUnroll);
-      body_.emitUnrolled(a_,
-                         x86::ptr(reg::src, vectors * body_.srcVectorBytes()),
-                         x86::ptr(reg::dst, vectors * body_.dstVectorBytes()));
-    }
+    int32_t v = 0;
+    for (; v + int32_t(reg::kUnroll) <= vectors; v += reg::kUnroll)
+      body_.emitUnrolled(a_, src(v), dst(v));
+    for (; v < vectors; ++v)
+      body_.emitVector(a_, 0, src(v), dst(v), false);
     body_.setStreamingStores(false);
-    advanceCursors(static_cast<int32_t>(block));
   }
 
   /// emitWholeRunLoop() in groups of `group` runs whose parameters the
   /// body prepares at once (X86VectorBody::parameterGroup); what is left
-  /// of the call (less than a group) goes on to `runs`. runCount counts
-  /// the runs of a group; paramIndex still advances per run (bodies read
-  /// it, e.g. to divide after all).
+  /// of the call (less than a group) goes on to `runs`. Each group's
+  /// parameters are prepared one group ahead (while a next group remains
+  /// in the call), so that their latency (a vector division) overlaps the
+  /// current group's conversions instead of stalling its first run; the
+  /// frame copies them into the area the runs read. Bodies may run groups
+  /// whose zero points are all 0 without them (symmetric parameters).
   void emitWholeRunGroups(int64_t parameters, unsigned group, const Label &runs,
                           bool streaming) {
     const int64_t groupElements = levels_.back().block * group;
-    Label top = a_.newLabel(), member = a_.newLabel();
-    a_.align(AlignMode::kCode, 32);
-    a_.bind(top);
+    const int32_t areaBytes = body_.parameterGroupBytes();
+    const x86::Mem ready = groupArea_,
+                   next = groupArea_.cloneAdjusted(areaBytes);
+    x86::Mem savedIndex = groupArea_.cloneAdjusted(2 * areaBytes);
+    savedIndex.setSize(8);
+    Label top = a_.newLabel(), prepared = a_.newLabel(),
+          inPeriod = a_.newLabel(), nextInPeriod = a_.newLabel();
     a_.cmp(reg::remaining, groupElements);
     a_.jb(runs);
-    body_.emitGroupParameters(a_, groupArea_, reg::runCount);
-    a_.xor_(reg::runCount.r32(), reg::runCount.r32());
-    a_.bind(member);
-    body_.emitGroupMember(a_, groupArea_, reg::runCount);
-    emitWholeRun(streaming);
-    a_.inc(reg::paramIndex);
-    a_.inc(reg::runCount);
-    a_.cmp(reg::runCount, group);
-    a_.jb(member);
+    body_.emitGroupParameters(a_, next, reg::runCount);
+    a_.align(AlignMode::kCode, 32);
+    a_.bind(top);
+    // Groups are AVX2-only (X86Parameters::groupsRuntimeLoads), and
+    // vec(0) is free between runs.
+    for (int32_t at = 0; at < areaBytes; at += 32) {
+      a_.vmovups(x86::ymm0, next.cloneAdjusted(at));
+      a_.vmovups(ready.cloneAdjusted(at), x86::ymm0);
+    }
+    a_.cmp(reg::remaining, 2 * groupElements);
+    a_.jb(prepared);
+    a_.mov(savedIndex, reg::paramIndex);
+    a_.add(reg::paramIndex, group);
+    a_.cmp(reg::paramIndex, parameters);
+    a_.jb(nextInPeriod);
+    a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
+    a_.bind(nextInPeriod);
+    body_.emitGroupParameters(a_, next, reg::runCount);
+    a_.mov(reg::paramIndex, savedIndex);
+    a_.bind(prepared);
+    if (body_.groupsSkipZeroPoints()) {
+      Label withZeroPoints = a_.newLabel(), joined = a_.newLabel();
+      body_.emitJumpUnlessGroupZeroPointsZero(a_, ready, withZeroPoints);
+      emitGroupMembers(group, ready, streaming, /*zeroPointsZero=*/true);
+      a_.jmp(joined);
+      a_.bind(withZeroPoints);
+      emitGroupMembers(group, ready, streaming, false);
+      a_.bind(joined);
+    } else {
+      emitGroupMembers(group, ready, streaming, false);
+    }
     a_.sub(reg::remaining, groupElements);
     a_.cmp(reg::paramIndex, parameters);
-    a_.jb(top);
+    a_.jb(inPeriod);
     a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
-    a_.jmp(top);
+    a_.bind(inPeriod);
+    a_.cmp(reg::remaining, groupElements);
+    a_.jae(top);
+    a_.jmp(runs);
+  }
+
+  /// The runs of a prepared group (see emitWholeRunGroups), their
+  /// parameters in `ready`; `zeroPointsZero`: the body skips zero points.
+  /// Groups of at most kMaxInlineGroupVectors are straight-line (short
+  /// runs would otherwise spend a fifth of their instructions counting
+  /// them); longer ones loop over their runs with runCount counting them.
+  /// paramIndex still advances per run (bodies read it, e.g. to divide
+  /// after all).
+  void emitGroupMembers(unsigned group, const x86::Mem &ready, bool streaming,
+                        bool zeroPointsZero) {
+    constexpr int64_t kMaxInlineGroupVectors = 8 * reg::kUnroll;
+    const int64_t groupElements = levels_.back().block * group;
+    body_.setGroupZeroPointsZero(zeroPointsZero);
+    if (groupElements / body_.lanes() <= kMaxInlineGroupVectors) {
+      for (unsigned k = 0; k < group; ++k) {
+        body_.emitGroupMember(a_, ready.cloneAdjusted(int32_t(4 * k)));
+        emitWholeRunAt(static_cast<int32_t>(k), streaming);
+        a_.inc(reg::paramIndex);
+      }
+      advanceCursors(static_cast<int32_t>(groupElements));
+    } else {
+      Label member = a_.newLabel();
+      x86::Mem entry = ready;
+      entry.setIndex(reg::runCount, 2);
+      a_.xor_(reg::runCount.r32(), reg::runCount.r32());
+      a_.bind(member);
+      body_.emitGroupMember(a_, entry);
+      emitWholeRun(streaming);
+      a_.inc(reg::paramIndex);
+      a_.inc(reg::runCount);
+      a_.cmp(reg::runCount, group);
+      a_.jb(member);
+    }
+    body_.setGroupZeroPointsZero(false);
   }
 
   /// Periods repeat until the elements run out; the innermost level leaves

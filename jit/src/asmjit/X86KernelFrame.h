@@ -6,11 +6,14 @@
 // loop inside each run, an exact tail (k-masked on AVX-512, through a stack
 // buffer on AVX2 so nothing past either buffer is touched) and an epilogue.
 // A kernel family plugs its per-vector work in as an X86VectorBody.
-// Short whole runs (blocks of 32..128) may take their parameters from a
-// group the body prepares for several runs at once (runtime parameters:
-// one vector division instead of one per block). Outputs of 8 MiB and
-// more that start on a vector boundary use non-temporal stores whenever
-// every run keeps that alignment (per-tensor: after a short head).
+// Short runs of whole vectors (per-axis runs of 16, blocks of 32..128)
+// are straight-line bodies. They may take their parameters from a group
+// the body prepares for several runs at once, one group ahead (runtime
+// parameters: one vector division instead of one per block, off the
+// critical path), and skip the zero points of symmetric groups.
+// Outputs of 8 MiB and more that start on a vector boundary use
+// non-temporal stores whenever every run keeps that alignment
+// (per-tensor: after a short head).
 //
 // Packed sub-byte storage (X86PackedCodes): a vector of 8 codes is whole
 // bytes, so runs that start on a byte keep the vector loops unchanged
@@ -83,11 +86,24 @@ public:
                                    const x86::Gp &counter) {
     (void)area, (void)counter;
   }
-  /// The parameters of run `member` (register) of the prepared group.
-  virtual void emitGroupMember(x86::Assembler &, const x86::Mem &area,
-                               const x86::Gp &member) {
-    (void)area, (void)member;
+  /// The parameters of run k of the prepared group; `member` is the area
+  /// advanced by 4·k bytes (k in a register index or a displacement).
+  virtual void emitGroupMember(x86::Assembler &, const x86::Mem &member) {
+    (void)member;
   }
+  /// Whether groups whose zero points are all 0 may run without them
+  /// (symmetric runtime parameters): the frame then tests each prepared
+  /// group and emits its runs twice, once between
+  /// setGroupZeroPointsZero(true) and (false).
+  virtual bool groupsSkipZeroPoints() const { return false; }
+  /// Jumps to `withZeroPoints` unless every zero point of the group
+  /// prepared in `area` is 0.
+  virtual void
+  emitJumpUnlessGroupZeroPointsZero(x86::Assembler &, const x86::Mem &area,
+                                    const asmjit::Label &withZeroPoints) {
+    (void)area, (void)withZeroPoints;
+  }
+  virtual void setGroupZeroPointsZero(bool zero) { (void)zero; }
   /// Data (tables) placed after the code; labels bound here.
   virtual void emitData(x86::Assembler &) {}
 

@@ -477,11 +477,27 @@ void X86Parameters::emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
   a.bind(done);
 }
 
-void X86Parameters::emitGroupMember(x86::Assembler &a, const x86::Mem &area,
-                                    const x86::Gp &member) {
-  a.vbroadcastss(isa_.vec(reg::kScale), groupEntry(area, 0, member));
-  a.vbroadcastss(isa_.vec(reg::kZeroPoint),
-                 groupEntry(area, kGroupZeroPoints, member));
+void X86Parameters::emitGroupMember(x86::Assembler &a, const x86::Mem &member) {
+  x86::Mem entry = member;
+  entry.setSize(4);
+  a.vbroadcastss(isa_.vec(reg::kScale), entry);
+  if (!groupZeroPointsZero_)
+    a.vbroadcastss(isa_.vec(reg::kZeroPoint),
+                   entry.cloneAdjusted(kGroupZeroPoints));
+}
+
+void X86Parameters::emitJumpUnlessGroupZeroPointsZero(
+    x86::Assembler &a, const x86::Mem &area,
+    const asmjit::Label &withZeroPoints) {
+  // The f32 zero points are converted integers: all bits 0 only for 0.
+  // The runs without zero points keep the register at 0 all the same:
+  // code emitted later (a body's out-of-line divisions) may still add it.
+  x86::Ymm z = x86::ymm0;
+  a.vxorps(isa_.vec(reg::kZeroPoint), isa_.vec(reg::kZeroPoint),
+           isa_.vec(reg::kZeroPoint));
+  a.vmovdqu(z, area.cloneAdjusted(kGroupZeroPoints));
+  a.vptest(z, z);
+  a.jnz(withZeroPoints);
 }
 
 void X86Parameters::emitData(x86::Assembler &a) {

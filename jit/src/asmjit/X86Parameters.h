@@ -40,7 +40,9 @@ public:
 
   /// Baked parameters whose zero points are all 0 (and not biased): no
   /// add/sub needed.
-  bool zeroPointsAreZero() const { return zeroPointsAreZero_ && !biased_; }
+  bool zeroPointsAreZero() const {
+    return (zeroPointsAreZero_ || groupZeroPointsZero_) && !biased_;
+  }
 
   /// Whether biasZeroPoints() may be used: broadcast parameters whose
   /// baked zero points z all keep bias + z exact (|z| <= 2^22), or
@@ -97,10 +99,18 @@ public:
   /// (clobbers vec(0..7), kScalar*, the scratch registers and `counter`).
   void emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
                      const x86::Gp &counter);
-  /// Loads run `member` (a register, < kGroupRuns) of the prepared group
-  /// as emitLoad() would.
-  void emitGroupMember(x86::Assembler &a, const x86::Mem &area,
-                       const x86::Gp &member);
+  /// Jumps to `withZeroPoints` unless the group prepared in `area` has
+  /// only zero points of 0; zeroes vec(reg::kZeroPoint) (clobbers vec(0)).
+  void emitJumpUnlessGroupZeroPointsZero(x86::Assembler &a,
+                                         const x86::Mem &area,
+                                         const asmjit::Label &withZeroPoints);
+  /// While set, zeroPointsAreZero() holds and emitGroupMember() loads only
+  /// scales: for the runs of a group whose zero points are all 0.
+  void setGroupZeroPointsZero(bool zero) { groupZeroPointsZero_ = zero; }
+  /// Loads one run of the prepared group as emitLoad() would: `member`
+  /// addresses the area as area + 4·k for the run's index k < kGroupRuns
+  /// (X86VectorBody::emitGroupMember).
+  void emitGroupMember(x86::Assembler &a, const x86::Mem &member);
 
 private:
   void emitRuntimeLoad(x86::Assembler &a);
@@ -115,6 +125,7 @@ private:
   bool runtime_;
   bool perTensor_;
   bool zeroPointsAreZero_ = true;
+  bool groupZeroPointsZero_ = false;
   bool perElement_ = false;
   int32_t zeroPointTableOffset_ = 0;  ///< Per-element: bytes after scales.
   int32_t reciprocalTableOffset_ = 0; ///< Per-element: after zero points.

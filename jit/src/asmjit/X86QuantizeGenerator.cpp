@@ -147,9 +147,20 @@ public:
                            const x86::Gp &counter) override {
     params_.emitGroupLoad(a, area, counter);
   }
-  void emitGroupMember(x86::Assembler &a, const x86::Mem &area,
-                       const x86::Gp &member) override {
-    params_.emitGroupMember(a, area, member);
+  void emitGroupMember(x86::Assembler &a, const x86::Mem &member) override {
+    params_.emitGroupMember(a, member);
+  }
+  // RN(x·y + 0) and RN(x·y) (or x / s with and without + 0) differ only
+  // in the sign of a zero, which stores as 0 either way: symmetric groups
+  // skip the zero point.
+  bool groupsSkipZeroPoints() const override { return parameterGroup() != 0; }
+  void emitJumpUnlessGroupZeroPointsZero(
+      x86::Assembler &a, const x86::Mem &area,
+      const asmjit::Label &withZeroPoints) override {
+    params_.emitJumpUnlessGroupZeroPointsZero(a, area, withZeroPoints);
+  }
+  void setGroupZeroPointsZero(bool zero) override {
+    params_.setGroupZeroPointsZero(zero);
   }
   void emitData(x86::Assembler &a) override {
     // The divisions of failing groups, out of the way of the fast path
