@@ -16,7 +16,11 @@
 // has the proof), packs four vectors with saturating packs into one
 // 32-byte store, and redoes the four vectors by division when any lane
 // fails. In that mode vec(reg::kScale) holds fl(1/s) and the division
-// (rare) reloads s per vector.
+// (rare) reloads s per vector. Nearest-even before rounding with baked
+// per-tensor parameters and the full 8-bit range brackets the rounding
+// instead (emitBracketedFour: two FMAs and two conversions per vector,
+// no subtraction, absolute value or clamp); other checked forms convert
+// with vcvtps2dq and check |w - n| against the converted-back n.
 //
 // Packed storage stores its codes through X86PackedCodes: the checked
 // mode's 32 packed bytes become 4·bits bytes, and the exact mode's main
