@@ -27,6 +27,28 @@
 // round-then-saturate because the bounds are integers. After rounding,
 // a clamp at ±L only replaces values whose rounding saturates anyway.
 //
+// A conversion instead of the rounding: n = RNE(w) for |w| < 2^31, so the
+// passing lanes are the same; w >= 2^31, w < −2^31 and NaN convert to
+// INT32_MIN, and |w − (−2^31)| is 2^31 or more (or NaN): they fail. So
+// the kernel clamps only at bounds narrower than the container, and
+// saturating packs do the rest (w_ref rounds to the same n, and
+// saturating n to the container is the reference's clamp).
+//
+// The bracket: a = RN(v − m), b = RN(v + m) with v = x·y + z exact (one
+// FMA each; z ± m is exact since m = 2^-20·L >= 2^-20·|z|) and
+// m = 2^-20·L. For |Q| < 2L, |w_ref − v| <= |RN(u + z) − (u + z)| +
+// |u − Q| + |Q − xy| <= 2^-24·(3L + 2L + 2L) + 2^-148, and a, b are
+// within 2^-24·3L of v ∓ m, so a <= w_ref <= b (7 + 3 < 16). RNE is
+// monotone: roundeven(a) = roundeven(b) = n forces roundeven(w_ref) = n
+// (ties included), and saturate(n) is the reference's result for bounds
+// at the container's. For |Q| >= 2L, a, b and w_ref lie beyond the
+// bounds on one side (as above) and all saturate there. The kernels
+// compare by converting a and −b (RNE is odd-symmetric), narrowing both
+// with saturation to i16 and adding with saturation: the sum is zero
+// exactly when both are n and −n with |n| <= 32767 (INT32_MIN from NaN,
+// ±inf or |v| >= 2^31 narrows to −32768, whose sum never is). About 2m
+// of uniformly spread lanes fail, as with the threshold.
+//
 // Runtime parameters: L is fixed from the bounds (2B + 2 rounded up), and
 // the kernel checks per parameter that |z| <= L − B − 2 and that s is in
 // range (y = RN(1/s) is computed in the kernel); other runs divide.

@@ -15,7 +15,15 @@
 //                    w = clamp(RN(x · y + z), min, max)
 //   after-rounding:  w = clamp(u0, -limit, limit)        (n + z summed after)
 //   n = roundeven(w); the lane passes when |w − n| < threshold.
-// Both nearest modes round a passing lane to n (it is no tie).
+// Both nearest modes round a passing lane to n (it is no tie). Kernels
+// may take n from a conversion in the default rounding environment (RNE,
+// as the FMA already assumes) and skip the clamps at the container's
+// bounds: w beyond ±2^31 or NaN converts to INT32_MIN, far from w.
+//
+// The bracket (nearest-even before rounding with FMA, the 8-bit
+// container's full range): a = RN(x·y + (z − m)), b = RN(x·y + (z + m))
+// with m = 1/2 − threshold; the lane passes when roundeven(a) and
+// roundeven(b) are one integer n (within ±32767), and stores saturate(n).
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_CHECKEDRECIPROCAL_H

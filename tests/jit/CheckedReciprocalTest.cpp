@@ -22,6 +22,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -208,6 +209,85 @@ TEST_P(CheckedReciprocalKernels, MatchTheReferenceOnBothSidesOfTheCheck) {
   reinterpret_cast<KernelFn>(const_cast<void *>(code->entry))(
       calm.data(), actual.data(), kElements);
   EXPECT_EQ(expected, actual) << GetParam() << " seed " << seed;
+}
+
+/// x near the half-integers far outside the bounds, where the kernels
+/// saturate without clamping: around ±32767 (the i16 step of the
+/// bracket's sum), 2^23, 2^24 and ±2^31 (where the conversion gives
+/// INT32_MIN), or a NaN of either sign and payload.
+float farInput(std::mt19937_64 &rng, int64_t zeroPoint, float scale) {
+  const double far[] = {127, 128, 200, 255, 256, 1000, 32766};
+  const double extreme[] = {32767,  32768,        40000,
+                            0x1p23, 0x1p24 + 2,   0x1p31 - 256,
+                            0x1p31, 0x1p31 + 256, 0x1p32};
+  // Rare specials, extremes and ties, so that many groups of 32 hold one
+  // of them among values the check passes: the check alone must catch it.
+  uint64_t kind = rng() % 64;
+  if (kind == 0) {
+    uint32_t bits = 0x7f800001u + static_cast<uint32_t>(rng() % 0x7fffff);
+    bits |= rng() % 2 ? 0x80000000u : 0;
+    return std::bit_cast<float>(bits);
+  }
+  if (kind == 1)
+    return static_cast<float>(rng() % 2 ? 1 : -1) *
+           std::numeric_limits<float>::infinity();
+  double k = kind == 3 ? extreme[rng() % std::size(extreme)]
+                       : far[rng() % std::size(far)];
+  k *= rng() % 2 ? 1 : -1;
+  double offset = kind == 2 ? 0.5 : 0.0;
+  auto x = static_cast<float>((k + offset - static_cast<double>(zeroPoint)) *
+                              static_cast<double>(scale));
+  int steps = static_cast<int>(rng() % 9) - 4;
+  for (; steps > 0; --steps)
+    x = std::nextafter(x, INFINITY);
+  for (; steps < 0; ++steps)
+    x = std::nextafter(x, -INFINITY);
+  return x;
+}
+
+TEST_P(CheckedReciprocalKernels, SaturateFarTiesAndConversionLimits) {
+  IsaLevel isa = std::min(hostIsaLevel(), IsaLevel::Avx2);
+  if (isa < IsaLevel::Avx2)
+    GTEST_SKIP() << "needs AVX2";
+  Expected<std::unique_ptr<Backend>> backend = createBackend(GetParam(), isa);
+  ASSERT_TRUE(backend) << backend.status().message();
+  uint64_t seed = testing::testSeed();
+  std::mt19937_64 rng(seed);
+  constexpr size_t kElements = 1024 + 37;
+  // Full container ranges (asmjit brackets nearest-even), a narrower
+  // range and nearest-away (both check |w - n|).
+  for (int round = 0; round < 8; ++round) {
+    QuantKnobs knobs;
+    knobs.rounding =
+        round >= 6 ? RoundingMode::NearestAway : RoundingMode::NearestEven;
+    bool isSigned = round % 2;
+    std::uniform_real_distribution<double> mantissa(1.0, 2.0);
+    float scale = static_cast<float>(
+        std::ldexp(mantissa(rng), static_cast<int>(rng() % 41) - 20));
+    int64_t zeroPoint = isSigned ? static_cast<int64_t>(rng() % 256) - 128
+                                 : static_cast<int64_t>(rng() % 256);
+    KernelSpec spec = eightBitSpec(isSigned, knobs, scale, zeroPoint);
+    if (round / 2 == 2) {
+      spec.storage.min = isSigned ? -127 : 1;
+      spec.storage.max = isSigned ? 100 : 254;
+    }
+    ASSERT_TRUE(planCheckedReciprocal(spec)) << spec.canonicalString();
+    Expected<CompiledCode> code = (*backend)->compile(spec);
+    ASSERT_TRUE(code) << code.status().message();
+    std::vector<float> input(kElements);
+    // Runs of far values, so that whole groups pass the check too.
+    for (size_t i = 0; i < kElements; ++i)
+      input[i] = i / 64 % 2 ? farInput(rng, zeroPoint, scale)
+                            : adversarialInput(rng, spec, scale);
+    std::vector<uint8_t> expected(kElements), actual(kElements);
+    ASSERT_TRUE(runReference(spec, input.data(), expected.data(), kElements));
+    reinterpret_cast<KernelFn>(const_cast<void *>(code->entry))(
+        input.data(), actual.data(), kElements);
+    for (size_t i = 0; i < kElements; ++i)
+      ASSERT_EQ(expected[i], actual[i])
+          << GetParam() << " seed " << seed << " " << spec.canonicalString()
+          << " x=" << std::hexfloat << input[i] << " s=" << scale;
+  }
 }
 
 TEST_P(CheckedReciprocalKernels, RuntimeParametersInAndOutOfTheCheckedRange) {

@@ -16,7 +16,11 @@
 // has the proof), packs four vectors with saturating packs into one
 // 32-byte store, and redoes the four vectors by division when any lane
 // fails. In that mode vec(reg::kScale) holds fl(1/s) and the division
-// (rare) reloads s per vector.
+// (rare) reloads s per vector. Nearest-even before rounding with baked
+// per-tensor parameters and the full 8-bit range brackets the rounding
+// instead (emitBracketedFour: two FMAs and two conversions per vector,
+// no subtraction, absolute value or clamp); other checked forms convert
+// with vcvtps2dq and check |w - n| against the converted-back n.
 //
 // Packed storage stores its codes through X86PackedCodes: the checked
 // mode's 32 packed bytes become 4·bits bytes, and the exact mode's main
@@ -61,6 +65,9 @@ namespace fast {
 constexpr unsigned kThreshold = reg::kHalf;
 constexpr unsigned kLimit = reg::kScalar;
 constexpr unsigned kNegLimit = reg::kScalar2;
+/// The bracket's zero points z - m and -(z + m) (bracketsTies()).
+constexpr unsigned kLowZero = reg::kScalar;
+constexpr unsigned kHighZeroNegated = reg::kScalar2;
 } // namespace fast
 
 class X86QuantizeGenerator final : public X86VectorBody {
@@ -106,6 +113,15 @@ public:
       emitBroadcastImmediate(a, isa_, isa_.vec(reg::kSign), kSignBit);
       if (spec_.knobs.zeroPoint == ZeroPointOrder::AfterRounding)
         emitLimits(a);
+      if (bracket_) {
+        // m = 1/2 - threshold; z ± m are exact (|z| < L, m = 2^-20·L).
+        float z = static_cast<float>(spec_.params.zeroPoints[0]);
+        float margin = 0.5f - checked_->threshold;
+        emitBroadcastImmediate(a, isa_, isa_.vec(fast::kLowZero),
+                               floatBits(z - margin));
+        emitBroadcastImmediate(a, isa_, isa_.vec(fast::kHighZeroNegated),
+                               floatBits(-(z + margin)));
+      }
     }
     if (floatEncoder_) {
       floatEncoder_->emitConstants(a);
@@ -250,20 +266,28 @@ public:
       X86VectorBody::emitUnrolled(a, src, dst);
       return;
     }
+    if (bracket_) {
+      emitBracketedFour(a, src, dst);
+      return;
+    }
     asmjit::Label divide = a.newLabel(), done = a.newLabel();
     x86::Vec fail[reg::kUnroll], result[reg::kUnroll];
     for (unsigned j = 0; j < reg::kUnroll; ++j) {
       fail[j] = isa_.vec(reg::kWork + j);
       result[j] = isa_.vec(reg::kTemp + j);
+    }
+    // |w - n| as integers orders like the floats, NaN above them all: the
+    // largest of the group fails exactly when any lane does. Folding each
+    // vector into fail[0] as it comes frees a work register for the next
+    // vector's scratch (the last one reuses fail[1]).
+    for (unsigned j = 0; j < reg::kUnroll; ++j) {
+      x86::Vec scratch = fail[j + 1 < reg::kUnroll ? j + 1 : 1];
       emitCheckedVector(a, j,
                         src.cloneAdjusted(int32_t(j * lanes() * srcBytes())),
-                        fail[j], result[j]);
+                        fail[j], result[j], scratch);
+      if (j > 0)
+        a.vpmaxud(fail[0], fail[0], fail[j]);
     }
-    // |w - n| as integers orders like the floats, NaN above them all:
-    // the largest of the group fails exactly when any lane does.
-    a.vpmaxud(fail[0], fail[0], fail[1]);
-    a.vpmaxud(fail[2], fail[2], fail[3]);
-    a.vpmaxud(fail[0], fail[0], fail[2]);
     a.vpcmpgtd(fail[0], fail[0], isa_.vec(fast::kThreshold));
     a.vptest(fail[0], fail[0]);
     a.jnz(divide);
@@ -323,7 +347,7 @@ private:
     x86::Vec fail = isa_.vec(reg::kWork + slot),
              result = isa_.vec(reg::kTemp + slot);
     x86::Xmm high = x86::xmm(reg::kWork + (slot + 1) % reg::kUnroll);
-    emitCheckedVector(a, slot, src, fail, result);
+    emitCheckedVector(a, slot, src, fail, result, isa_.vec(high.id()));
     a.vpcmpgtd(fail, fail, isa_.vec(fast::kThreshold));
     a.vptest(fail, fail);
     a.jnz(divide);
@@ -399,14 +423,19 @@ private:
                     const x86::Mem &dst) {
     a.vpackssdw(result[0], result[0], result[1]);
     a.vpackssdw(result[2], result[2], result[3]);
-    packsSigned() ? a.vpacksswb(result[0], result[0], result[2])
-                  : a.vpackuswb(result[0], result[0], result[2]);
+    emitPackWords(a, result[0], result[2], temp, temp2, dst);
+  }
+  /// The i16 lanes of emitPackFour's two word vectors (`low` clobbered).
+  void emitPackWords(x86::Assembler &a, const x86::Vec &low,
+                     const x86::Vec &high, const x86::Vec &temp,
+                     const x86::Vec &temp2, const x86::Mem &dst) {
+    packsSigned() ? a.vpacksswb(low, low, high) : a.vpackuswb(low, low, high);
     a.vmovdqu(temp, dataAt(32));
-    a.vpermd(result[0], temp, result[0]);
+    a.vpermd(low, temp, low);
     if (packed_)
-      packed_->emitStoreBytes(a, dst, result[0], temp2);
+      packed_->emitStoreBytes(a, dst, low, temp2);
     else
-      streamingStores_ ? a.vmovntdq(dst, result[0]) : a.vmovdqu(dst, result[0]);
+      streamingStores_ ? a.vmovntdq(dst, low) : a.vmovdqu(dst, low);
   }
 
   /// Float storage: v = u + z into the slot's register.
@@ -449,20 +478,24 @@ private:
       params_.keepReciprocals(isa_.vec(fast::kThreshold),
                               floatBits(checked_->threshold) - 1,
                               checked_->zeroPointLimit);
-    // The packs saturate to the container; only a narrower low bound
-    // needs a clamp (the high one is always clamped: a converted
-    // out-of-range lane reads as INT32_MIN).
+    // The packs saturate to the container; only narrower bounds need
+    // clamps (before rounding, the lanes that convert to INT32_MIN fail;
+    // after rounding, n is clamped at the high bound anyway).
     int64_t containerMin = spec_.storage.isSigned ? -128 : 0;
+    int64_t containerMax = spec_.storage.isSigned ? 127 : 255;
     checkedClampLow_ = spec_.storage.min > containerMin;
+    checkedClampHigh_ = spec_.storage.max < containerMax;
+    bracket_ = planBracket();
   }
 
   x86::Mem dataAt(int32_t offset) const { return x86::ptr(dataLabel_, offset); }
 
   /// One vector of the checked mode: `fail` gets |w - n| (NaN for NaN
   /// lanes), which must stay below the threshold; `result` the i32
-  /// results of the lanes that do.
+  /// results of the lanes that do. `scratch` is clobbered.
   void emitCheckedVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
-                         const x86::Vec &fail, const x86::Vec &result) {
+                         const x86::Vec &fail, const x86::Vec &result,
+                         const x86::Vec &scratch) {
     x86::Vec w = fail, n = result;
     asmjit::Operand reciprocal = params_.reciprocal(slot);
     asmjit::Operand zeroPoint = params_.zeroPoint(slot);
@@ -482,27 +515,88 @@ private:
     }
     // Clamps keep NaN lanes NaN (vminps/vmaxps return their second
     // operand when either is NaN), so that they fail the check.
-    if (before) {
-      if (addZero && !(reciprocal.isReg() || zeroPoint.isReg()))
-        a.emit(x86::Inst::kIdVaddps, w, w, zeroPoint);
-      a.vminps(w, isa_.vec(reg::kHigh), w);
-      if (checkedClampLow_)
-        a.vmaxps(w, isa_.vec(reg::kLow), w);
-    } else {
+    if (!before) {
       a.vminps(w, isa_.vec(fast::kLimit), w);
       a.vmaxps(w, isa_.vec(fast::kNegLimit), w);
-    }
-    a.vroundps(n, w, kRoundNearest);
-    a.vsubps(w, w, n);
-    a.vandnps(fail, isa_.vec(reg::kSign), w); // |w - n|, or NaN.
-    if (!before) {
+      a.vroundps(n, w, kRoundNearest);
+      a.vsubps(w, w, n);
+      a.vandnps(fail, isa_.vec(reg::kSign), w); // |w - n|, or NaN.
       if (addZero)
         a.emit(x86::Inst::kIdVaddps, n, n, params_.zeroPoint(slot));
       a.vminps(n, n, isa_.vec(reg::kHigh));
       if (checkedClampLow_)
         a.vmaxps(n, n, isa_.vec(reg::kLow));
+      a.vcvttps2dq(n, n);
+      return;
     }
-    a.vcvttps2dq(n, n);
+    if (addZero && !(reciprocal.isReg() || zeroPoint.isReg()))
+      a.emit(x86::Inst::kIdVaddps, w, w, zeroPoint);
+    if (checkedClampHigh_)
+      a.vminps(w, isa_.vec(reg::kHigh), w);
+    if (checkedClampLow_)
+      a.vmaxps(w, isa_.vec(reg::kLow), w);
+    // n = roundeven(w) by the conversion itself (the default environment
+    // rounds to nearest even, as for the FMA above). |w| >= 2^31 and NaN
+    // convert to INT32_MIN, whose -2^31 is far from w (or NaN): they fail,
+    // so only lanes in the container's range need clamps (the packs
+    // saturate the others).
+    a.vcvtps2dq(n, w);
+    a.vcvtdq2ps(scratch, n);
+    a.vsubps(w, w, scratch);
+    a.vandnps(fail, isa_.vec(reg::kSign), w); // |w - n|, or NaN.
+  }
+
+  /// The checked mode's main loop with nearest-even rounding before
+  /// clamping, baked per-tensor parameters and the container's bounds
+  /// (CheckedReciprocal.h, "bracket"): per lane a = RN(x·y + (z − m)) and
+  /// b = RN(x·y + (z + m)) round to the same integer, which the lane
+  /// stores. The kernel converts a and −b (vfnmadd, RNE by the default
+  /// environment like the FMA), narrows both to i16 with saturation and
+  /// adds them with saturation: zero exactly when RNE(a) = RNE(b) lies in
+  /// ±32767 (NaN, ±inf and |x·y| >= 2^31 convert to INT32_MIN: −32768,
+  /// never zero). No lane needs a subtraction, an absolute value or a
+  /// clamp.
+  void emitBracketedFour(x86::Assembler &a, const x86::Mem &src,
+                         const x86::Mem &dst) {
+    asmjit::Label divide = a.newLabel(), done = a.newLabel();
+    x86::Vec low[reg::kUnroll], high[reg::kUnroll];
+    for (unsigned j = 0; j < reg::kUnroll; ++j) {
+      low[j] = isa_.vec(reg::kTemp + j);
+      high[j] = isa_.vec(reg::kWork + j);
+    }
+    x86::Vec y = isa_.vec(reg::kScale);
+    for (unsigned j = 0; j < reg::kUnroll; ++j) {
+      x86::Mem at = src.cloneAdjusted(int32_t(j * lanes() * srcBytes()));
+      emitLoadExpressed(a, isa_, spec_.expressed, high[j], at, false);
+      emitLoadExpressed(a, isa_, spec_.expressed, low[j], at, false);
+      a.vfmadd213ps(low[j], y, isa_.vec(fast::kLowZero));
+      a.vfnmadd213ps(high[j], y, isa_.vec(fast::kHighZeroNegated));
+      a.vcvtps2dq(low[j], low[j]);
+      a.vcvtps2dq(high[j], high[j]);
+      if (j % 2 == 1) {
+        // Words of vectors j - 1 and j; their check sum into high[j - 1].
+        a.vpackssdw(low[j - 1], low[j - 1], low[j]);
+        a.vpackssdw(high[j - 1], high[j - 1], high[j]);
+        a.vpaddsw(high[j - 1], high[j - 1], low[j - 1]);
+      }
+    }
+    a.vpor(high[0], high[0], high[2]);
+    a.vptest(high[0], high[0]);
+    a.jnz(divide);
+    emitPackWords(a, low[0], low[2], high[0], high[1], dst);
+    a.bind(done);
+    divisions_.push_back({divide, done, src, dst, 0, reg::kUnroll});
+  }
+
+  /// Whether the main loop brackets the rounding (emitBracketedFour).
+  bool planBracket() const {
+    const StorageSpec &s = spec_.storage;
+    return checked_ && !packed_ &&
+           spec_.knobs.zeroPoint == ZeroPointOrder::BeforeRounding &&
+           spec_.knobs.rounding == RoundingMode::NearestEven &&
+           params_.baked() && !params_.perElement() &&
+           s.min == (s.isSigned ? -128 : 0) &&
+           s.max == (s.isSigned ? 127 : 255);
   }
 
   /// Which f32 clamps the store needs. AVX-512's saturating narrows
@@ -622,7 +716,8 @@ private:
   };
   std::vector<Division> divisions_;
   std::optional<X86PackedCodes> packed_;
-  bool checkedClampLow_ = true;
+  bool checkedClampLow_ = true, checkedClampHigh_ = true;
+  bool bracket_ = false; ///< Main loop through emitBracketedFour.
   asmjit::Label dataLabel_;
 };
 

@@ -67,6 +67,8 @@ private:
   bool isAvx2Bytes(Lanes lanes) const;
   /// Whether packs to bytes saturate signed (else unsigned).
   bool bytesSigned() const;
+  /// Whether checked blocks bracket the rounding (emitBracketedQuantize).
+  bool bracketsRounding() const;
   void storeEightBytes(llvm::Value *e, llvm::Value *values);
   /// Four 8-lane vectors of i32 (in range) as 32 bytes; `stream` as in
   /// emitBlock.
@@ -150,6 +152,13 @@ bool KernelEmitter::isAvx2Bytes(Lanes lanes) const {
   return ir_.target.isX86 && ir_.target.vectorBits == 256 && !lanes.mask &&
          storage.kind != StorageType::Kind::Quantile &&
          storage.containerBytes() == 1 && !storage.packed;
+}
+
+bool KernelEmitter::bracketsRounding() const {
+  const StorageSpec &s = ir_.spec.storage;
+  return plan_.checkedFused &&
+         ir_.spec.knobs.rounding == RoundingMode::NearestEven &&
+         s.min == (s.isSigned ? -128 : 0) && s.max == (s.isSigned ? 127 : 255);
 }
 
 bool KernelEmitter::bytesSigned() const {
@@ -255,9 +264,25 @@ void KernelEmitter::emitBlock(llvm::Value *e, unsigned vectors, Lanes lanes,
   }
   // Multiply and check every lane; divide only when one is too close to
   // call. The checked results are stored as one wide vector.
+  bool thirtyTwoBytes =
+      ir_.target.isX86 && ir_.target.vectorBits == 256 && vectors == 4 &&
+      ir_.spec.storage.containerBytes() == 1 && !ir_.spec.storage.packed;
   llvm::SmallVector<llvm::Value *, 4> stored;
   llvm::Value *exact = nullptr;
-  for (unsigned j = 0; j < vectors; ++j) {
+  llvm::Value *bracketedBytes = nullptr;
+  if (thirtyTwoBytes && bracketsRounding()) {
+    llvm::SmallVector<llvm::Value *, 4> x;
+    llvm::SmallVector<ParamValues, 4> params;
+    for (unsigned j = 0; j < vectors; ++j) {
+      x.push_back(loadExpressed(ir_, src_, at(j), lanes));
+      params.push_back(paramsAt(at(j), lanes));
+    }
+    BracketedQuantize bracketed = emitBracketedQuantize(
+        ir_, plan_, x, params, lanes.count, bytesSigned());
+    exact = bracketed.exact;
+    bracketedBytes = bracketed.bytes;
+  }
+  for (unsigned j = 0; j < vectors && !bracketedBytes; ++j) {
     CheckedQuantize checked =
         emitCheckedQuantize(ir_, plan_, loadExpressed(ir_, src_, at(j), lanes),
                             paramsAt(at(j), lanes), lanes.count);
@@ -271,8 +296,14 @@ void KernelEmitter::emitBlock(llvm::Value *e, unsigned vectors, Lanes lanes,
   b.CreateCondBr(exact, fast, divide,
                  llvm::MDBuilder(ir_.context).createLikelyBranchWeights());
   b.SetInsertPoint(fast);
-  if (ir_.target.isX86 && ir_.target.vectorBits == 256 && vectors == 4 &&
-      ir_.spec.storage.containerBytes() == 1 && !ir_.spec.storage.packed) {
+  if (bracketedBytes) {
+    llvm::Value *address = ir_.byteAddress(dst_, e);
+    storeMaybeStreaming(stream, Lanes{32}, [&](Lanes l) {
+      ir_.store(b.CreateBitCast(bracketedBytes, ir_.vectorOf(ir_.i8, 32)),
+                address, l);
+    });
+    b.CreateBr(join);
+  } else if (thirtyTwoBytes) {
     storeThirtyTwoBytes(e, stored, stream);
     b.CreateBr(join);
     stored.clear();

@@ -34,6 +34,7 @@
 #include "qjit/HostFloat.h"
 
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsX86.h>
 
 #include <algorithm>
 #include <cmath>
@@ -310,6 +311,59 @@ CheckedQuantize emitCheckedQuantize(IrContext &ir, const QuantPlan &plan,
   if (!before)
     n = clampKeepingNaN(ir, b.CreateFAdd(n, params.zeroCompute), low, high);
   return {b.CreateFPToSI(n, ir.vectorOf(ir.i32, lanes)), exact};
+}
+
+BracketedQuantize emitBracketedQuantize(IrContext &ir, const QuantPlan &plan,
+                                        llvm::ArrayRef<llvm::Value *> x,
+                                        llvm::ArrayRef<ParamValues> params,
+                                        unsigned lanes, bool signedBytes) {
+  // a = RN(x·y + (z − m)) and b = RN(x·y + (z + m)) must round to the same
+  // integer. The conversions (RNE in the default environment, like the
+  // FMA) of a and −b narrowed to i16 with saturation sum with saturation
+  // to zero exactly when RNE(a) = RNE(b) is within ±32767; NaN, ±inf and
+  // |x·y| >= 2^31 convert to INT32_MIN (−32768, never zero).
+  llvm::IRBuilder<> &b = ir.builder;
+  llvm::Value *margin =
+      ir.computeConstant(0.5 - plan.checkedThreshold, lanes); // 2^-20·L.
+  llvm::SmallVector<llvm::Value *, 4> low, high;
+  for (size_t j = 0; j < x.size(); ++j) {
+    // z ± m are exact: |z| < L.
+    llvm::Value *lowZero = b.CreateFSub(params[j].zeroCompute, margin);
+    llvm::Value *highZero =
+        b.CreateFNeg(b.CreateFAdd(params[j].zeroCompute, margin));
+    llvm::Value *below = fma(ir, x[j], params[j].reciprocal, lowZero);
+    llvm::Value *aboveNegated =
+        fma(ir, b.CreateFNeg(x[j]), params[j].reciprocal, highZero);
+    low.push_back(
+        b.CreateIntrinsic(llvm::Intrinsic::x86_avx_cvt_ps2dq_256, {}, {below}));
+    high.push_back(b.CreateIntrinsic(llvm::Intrinsic::x86_avx_cvt_ps2dq_256, {},
+                                     {aboveNegated}));
+  }
+  auto words = [&](llvm::ArrayRef<llvm::Value *> v, size_t j) {
+    return b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_packssdw, {},
+                             {v[j], v[j + 1]});
+  };
+  llvm::Value *lowWords[2] = {words(low, 0), words(low, 2)};
+  llvm::Value *sum = nullptr;
+  for (size_t k = 0; k < 2; ++k) {
+    llvm::Value *part = b.CreateBinaryIntrinsic(
+        llvm::Intrinsic::sadd_sat, words(high, 2 * k), lowWords[k]);
+    sum = sum ? b.CreateOr(sum, part) : part;
+  }
+  llvm::Value *exact = b.CreateICmpEQ(
+      b.CreateOrReduce(b.CreateBitCast(sum, ir.vectorOf(b.getInt64Ty(), 4))),
+      b.getInt64(0));
+  llvm::Value *bytes =
+      b.CreateIntrinsic(signedBytes ? llvm::Intrinsic::x86_avx2_packsswb
+                                    : llvm::Intrinsic::x86_avx2_packuswb,
+                        {}, {lowWords[0], lowWords[1]});
+  llvm::SmallVector<llvm::Constant *, 8> order;
+  for (uint32_t index : {0u, 4u, 1u, 5u, 2u, 6u, 3u, 7u})
+    order.push_back(b.getInt32(index));
+  bytes = b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_permd, {},
+                            {b.CreateBitCast(bytes, ir.vectorOf(ir.i32, 8)),
+                             llvm::ConstantVector::get(order)});
+  return {bytes, exact};
 }
 
 llvm::Value *emitDequantize(IrContext &ir, llvm::Value *q,

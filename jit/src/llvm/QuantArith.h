@@ -81,6 +81,18 @@ struct CheckedQuantize {
 CheckedQuantize emitCheckedQuantize(IrContext &ir, const QuantPlan &plan,
                                     llvm::Value *x, const ParamValues &params,
                                     unsigned lanes);
+/// The checked attempt of four AVX2 vectors with nearest-even rounding
+/// before clamping, FMA and an 8-bit container's full range
+/// (CheckedReciprocal.h, "bracket"): `bytes` the 32 stored bytes in
+/// element order (<8 x i32>), `exact` whether every lane passes.
+struct BracketedQuantize {
+  llvm::Value *bytes = nullptr;
+  llvm::Value *exact = nullptr;
+};
+BracketedQuantize emitBracketedQuantize(IrContext &ir, const QuantPlan &plan,
+                                        llvm::ArrayRef<llvm::Value *> x,
+                                        llvm::ArrayRef<ParamValues> params,
+                                        unsigned lanes, bool signedBytes);
 /// Expressed values (compute type lanes) of stored values q (i32 lanes).
 llvm::Value *emitDequantize(IrContext &ir, llvm::Value *q,
                             const ParamValues &params, unsigned lanes);
