@@ -6,8 +6,9 @@
 // become 0, which then yields the (clamped) zero point like the reference;
 // the zero point is added before or after rounding; clamping in f32 to the
 // integral bounds commutes with rounding, so it happens before the final
-// conversion. Rounding never reads MXCSR: embedded {rn-sae}, rounding
-// immediates, or truncating converts. (Storage wider than 24 bits, f64
+// conversion. Rounding never writes MXCSR; it uses embedded {rn-sae},
+// rounding immediates, truncating converts, or vcvtps2dq in the default
+// nearest-even mode (semantics 2.1). (Storage wider than 24 bits, f64
 // values and zero points f32 cannot add exactly after rounding take
 // X86WideGenerators instead: x86NeedsWideLanes.)
 //
