@@ -1,6 +1,8 @@
 //===- X86KernelFrame.cpp - Prologue, parameter loops and tails -----------===//
 #include "X86KernelFrame.h"
 
+#include "X86PeriodicRuns.h"
+
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -254,7 +256,7 @@ private:
     int64_t period = 1;
     for (const NestLevel &level : levels_)
       period *= level.grid * level.block;
-    return packedSides_.empty() ? period : std::lcm(period, int64_t(8));
+    return periodicTableElements(period, body_.lanes(), !packedSides_.empty());
   }
 
   /// One run per table period, parameters from per-element tables.
