@@ -211,6 +211,30 @@ TEST_P(AsmjitKernelTest, RuntimeParametersOfEightRunsAtOnce) {
   EXPECT_EQ(checkSweep(axes), 3u * 2 * 3);
 }
 
+TEST_P(AsmjitKernelTest, ShortPeriodsOnTheLastAxis) {
+  // Per-axis parameters on the last axis (runs of one or two elements):
+  // baked tables cover whole unrolled vector blocks of periods (every size
+  // ends inside one, most inside a vector); runtime parameters load per run.
+  SweepAxes axes;
+  axes.packed = false;
+  axes.layouts = {testing::perAxis(3, 2)};
+  for (int64_t channels : {1, 2, 3, 4, 5, 8, 12, 16, 64})
+    axes.layouts.push_back(testing::perAxis(channels, 1));
+  axes.runtimeParams = {false, true};
+  axes.knobs = {QuantKnobs{},
+                {ScaleOp::Reciprocal, ZeroPointOrder::BeforeRounding,
+                 RoundingMode::NearestAway}};
+  // 10 layouts × 2 signs × 2 parameter kinds × (2 qcast + dcast).
+  EXPECT_EQ(checkSweep(axes), 10u * 2 * 2 * 3);
+  // Packed 4-bit codes: tables of lcm(period, 8) widened alike.
+  axes.widths = {4};
+  axes.packed = true;
+  axes.signedness = {true};
+  axes.layouts = {testing::perAxis(3, 1), testing::perAxis(5, 1)};
+  axes.runtimeParams = {false};
+  EXPECT_EQ(checkSweep(axes, /*packedOnly=*/true), 2u * 3);
+}
+
 /// Packed 1-, 2- and 4-bit storage, every op: layouts whose runs start
 /// inside a byte (per-element tables of odd periods, odd and dynamic
 /// blocks) or on one (blocks of 32, the GPTQ shape), tails ending inside a

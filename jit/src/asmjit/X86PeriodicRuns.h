@@ -13,6 +13,8 @@
 #ifndef QJIT_JIT_ASMJIT_X86PERIODICRUNS_H
 #define QJIT_JIT_ASMJIT_X86PERIODICRUNS_H
 
+#include "qjit/KernelSpec.h"
+
 #include <cstdint>
 
 namespace qjit::asmjit_backend {
@@ -22,6 +24,12 @@ namespace qjit::asmjit_backend {
 /// packed codes, so runs start on a byte), widened to whole unrolled
 /// vector blocks when that stays small.
 int64_t periodicTableElements(int64_t period, int64_t lanes, bool packed);
+
+/// Runtime per-axis parameters have no tables: the frame loads them once
+/// per run of `inner` elements, and runs that end mid-vector go through
+/// the tail. With short such runs llvm is several times faster (its
+/// vectors gather the runs' parameters), so asmjit fits them Generic.
+bool hasShortRuntimeRuns(const KernelSpec &spec);
 
 } // namespace qjit::asmjit_backend
 
