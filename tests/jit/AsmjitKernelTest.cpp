@@ -213,8 +213,9 @@ TEST_P(AsmjitKernelTest, RuntimeParametersOfEightRunsAtOnce) {
 
 TEST_P(AsmjitKernelTest, ShortPeriodsOnTheLastAxis) {
   // Per-axis parameters on the last axis (runs of one or two elements):
-  // baked tables cover whole unrolled vector blocks of periods (every size
-  // ends inside one, most inside a vector); runtime parameters load per run.
+  // tables cover whole unrolled vector blocks of periods (every size ends
+  // inside one, most inside a vector): baked ones, and runtime dcast ones
+  // filled on the stack per call (runtime qcast loads them per run).
   SweepAxes axes;
   axes.packed = false;
   axes.layouts = {testing::perAxis(3, 2)};
@@ -226,6 +227,14 @@ TEST_P(AsmjitKernelTest, ShortPeriodsOnTheLastAxis) {
                  RoundingMode::NearestAway}};
   // 10 layouts × 2 signs × 2 parameter kinds × (2 qcast + dcast).
   EXPECT_EQ(checkSweep(axes), 10u * 2 * 2 * 3);
+  // Runtime dcast tables hold the scales widened from 16-bit types.
+  SweepAxes halves = axes;
+  halves.ops = {KernelOp::DCast};
+  halves.signedness = {true};
+  halves.expressed = {ValueType::F16, ValueType::BF16};
+  halves.layouts = {testing::perAxis(5, 1), testing::perAxis(3, 2)};
+  halves.runtimeParams = {true};
+  EXPECT_EQ(checkSweep(halves), 2u * 2);
   // Packed 4-bit codes: tables of lcm(period, 8) widened alike.
   axes.widths = {4};
   axes.packed = true;

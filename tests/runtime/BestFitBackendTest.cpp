@@ -168,33 +168,33 @@ TEST(BestFitBackend, AutoTakesLlvmForTheSlowerWideKernels) {
   }
 }
 
-/// Per-axis parameters on the last axis with few channels: baked ones
-/// take asmjit (tables of whole vectors), runtime ones llvm (asmjit loads
-/// them per one-element run); runs of whole vectors keep asmjit.
-TEST(BestFitBackend, AutoTakesLlvmForShortRuntimePerAxisRuns) {
+/// Per-axis parameters on the last axis with few channels: baked ones and
+/// runtime dcast take asmjit (tables of whole vectors), runtime qcast llvm
+/// (asmjit loads them per one-element run); runs of whole vectors keep
+/// asmjit.
+TEST(BestFitBackend, AutoTakesLlvmForShortRuntimeQuantizeRuns) {
   if (hostIsaLevel() < IsaLevel::Avx2)
     GTEST_SKIP() << "asmjit needs AVX2";
   Expected<std::unique_ptr<Runtime>> automatic = Runtime::create({});
   ASSERT_TRUE(automatic) << automatic.status().message();
-  for (auto [type, runtimeParameters, backend] :
-       {std::tuple{"tensor<16x4x!quant.uniform<i8:f32:1, {0.1:1, 0.2:-3, "
-                   "0.3:0, 0.4:5}>>",
-                   false, BackendKind::Asmjit},
-        std::tuple{"tensor<16x4x!quant.uniform<i8:f32:1, {0.1:1, 0.2:-3, "
-                   "0.3:0, 0.4:5}>>",
-                   true, BackendKind::Llvm},
-        std::tuple{"tensor<4x16x!quant.uniform<i8:f32:0, {0.1:1, 0.2:-3, "
-                   "0.3:0, 0.4:5}>>",
-                   true, BackendKind::Asmjit}}) {
+  const char *lastAxis =
+      "tensor<16x4x!quant.uniform<i8:f32:1, {0.1:1, 0.2:-3, 0.3:0, 0.4:5}>>";
+  const char *wholeVectors =
+      "tensor<4x16x!quant.uniform<i8:f32:0, {0.1:1, 0.2:-3, 0.3:0, 0.4:5}>>";
+  for (auto [type, runtimeParameters, op, backend] :
+       {std::tuple{lastAxis, false, KernelOp::QCast, BackendKind::Asmjit},
+        std::tuple{lastAxis, false, KernelOp::DCast, BackendKind::Asmjit},
+        std::tuple{lastAxis, true, KernelOp::QCast, BackendKind::Llvm},
+        std::tuple{lastAxis, true, KernelOp::DCast, BackendKind::Asmjit},
+        std::tuple{wholeVectors, true, KernelOp::QCast, BackendKind::Asmjit}}) {
     LoweringOptions lowering = (*automatic)->defaultLowering();
     lowering.runtimeParameters = runtimeParameters;
-    for (KernelOp op : {KernelOp::QCast, KernelOp::DCast}) {
-      Expected<std::shared_ptr<const Kernel>> kernel =
-          (*automatic)->compile(type, op, lowering);
-      ASSERT_TRUE(kernel) << kernel.status().message();
-      EXPECT_EQ((*kernel)->backend(), backend)
-          << type << (runtimeParameters ? " (runtime)" : " (baked)");
-    }
+    Expected<std::shared_ptr<const Kernel>> kernel =
+        (*automatic)->compile(type, op, lowering);
+    ASSERT_TRUE(kernel) << kernel.status().message();
+    EXPECT_EQ((*kernel)->backend(), backend)
+        << type << (runtimeParameters ? " runtime " : " baked ")
+        << (op == KernelOp::QCast ? "qcast" : "dcast");
   }
 }
 

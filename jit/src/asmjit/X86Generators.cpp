@@ -52,7 +52,7 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
 KernelFit x86KernelFit(const KernelSpec &spec, const X86Isa &isa) {
   if (!checkX86Support(spec, isa))
     return KernelFit::Unsupported;
-  if (hasShortRuntimeRuns(spec))
+  if (hasShortRuntimeRuns(spec, x86KernelIsa(spec, isa).vectorBytes() / 4))
     return KernelFit::Generic;
   if (x86NeedsWideLanes(spec) && x86WideIsGeneric(spec))
     return KernelFit::Generic;

@@ -93,7 +93,8 @@ public:
   void emit() {
     exit_ = a_.newLabel();
     bool nested = !levels_.empty() && body_.parameterBytes() == 0;
-    int32_t frameBytes = nested ? static_cast<int32_t>(levels_.size() * 32) : 0;
+    int32_t frameBytes = nested ? static_cast<int32_t>(levels_.size() * 32)
+                                : body_.parameterStackBytes();
     if (nested && body_.parameterGroup()) {
       groupArea_ = x86::ptr(x86::rsp, frameBytes);
       frameBytes += body_.parameterGroupBytes();

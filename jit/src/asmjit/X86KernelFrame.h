@@ -88,6 +88,9 @@ public:
                                const x86::Gp &member) {
     (void)area, (void)member;
   }
+  /// Bytes at rsp the body keeps per-element tables in, filled in
+  /// emitConstants (only with parameterBytes(): no nest levels there).
+  virtual int32_t parameterStackBytes() const { return 0; }
   /// Data (tables) placed after the code; labels bound here.
   virtual void emitData(x86::Assembler &) {}
 

@@ -26,13 +26,79 @@ int64_t periodicTableElements(int64_t period, int64_t lanes, bool packed) {
   return block * ((kMinRunElements + block - 1) / block);
 }
 
-bool hasShortRuntimeRuns(const KernelSpec &spec) {
+namespace {
+/// Runtime per-axis runs shorter than a whole number of vectors and than
+/// this: one parameter load and a tail per run.
+bool shortRuntimeRuns(const KernelSpec &spec) {
   const LayoutSpec &layout = spec.layout;
   if (!spec.params.runtime || layout.kind != LayoutSpec::Kind::PerAxis ||
       layout.inner == LayoutSpec::kDynamic || layout.channels == 1)
     return false;
-  // Runs of whole vectors (8 f32 lanes) have no tail.
   return layout.inner < kMinRuntimeRun && layout.inner % 8 != 0;
+}
+
+constexpr int64_t kMaxRuntimeTableBytes = 4096;
+
+int64_t runtimeTableElements(const KernelSpec &spec, unsigned lanes) {
+  return periodicTableElements(spec.layout.channels * spec.layout.inner, lanes,
+                               false) +
+         lanes; // Padded by a vector: a tail's full-width read stays inside.
+}
+} // namespace
+
+bool hasShortRuntimeRuns(const KernelSpec &spec, unsigned lanes) {
+  return shortRuntimeRuns(spec) && !X86RuntimeTables::applies(spec, lanes);
+}
+
+bool X86RuntimeTables::applies(const KernelSpec &spec, unsigned lanes) {
+  return spec.op == KernelOp::DCast && shortRuntimeRuns(spec) &&
+         spec.storage.kind == StorageType::Kind::Integer &&
+         !spec.storage.packed && spec.expressed != ValueType::F64 &&
+         spec.layout.channels <= kMaxWidenedElements &&
+         2 * 4 * runtimeTableElements(spec, lanes) <= kMaxRuntimeTableBytes;
+}
+
+X86RuntimeTables::X86RuntimeTables(const KernelSpec &spec, unsigned lanes)
+    : channels_(spec.layout.channels), inner_(spec.layout.inner),
+      covered_(periodicTableElements(channels_ * inner_, lanes, false)),
+      vectorBytes_(static_cast<int32_t>(4 * lanes)),
+      zeroPointOffset_(
+          static_cast<int32_t>(4 * runtimeTableElements(spec, lanes))) {}
+
+x86::Mem X86RuntimeTables::scale(unsigned slot) const {
+  return x86::ptr(reg::paramIndex, static_cast<int32_t>(slot) * vectorBytes_);
+}
+
+x86::Mem X86RuntimeTables::zeroPoint(unsigned slot) const {
+  return x86::ptr(reg::paramIndex,
+                  zeroPointOffset_ + static_cast<int32_t>(slot) * vectorBytes_);
+}
+
+void X86RuntimeTables::emitFill(x86::Assembler &a,
+                                X86Parameters &params) const {
+  // For each channel p: its s and z (broadcast by the per-run load), then
+  // stored at elements k·period + p·inner + j of every period k.
+  const x86::Gp entry = reg::scratch2, periods = reg::runCount;
+  const int32_t periodBytes = static_cast<int32_t>(4 * channels_ * inner_);
+  const x86::Xmm s = x86::xmm(reg::kScale), z = x86::xmm(reg::kZeroPoint);
+  asmjit::Label channel = a.newLabel(), period = a.newLabel();
+  a.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
+  a.bind(channel);
+  params.emitLoad(a);
+  a.imul(entry, reg::paramIndex, static_cast<int32_t>(4 * inner_));
+  a.add(entry, x86::rsp);
+  a.mov(periods, covered_ / (channels_ * inner_));
+  a.bind(period);
+  for (int32_t j = 0; j < inner_; ++j) {
+    a.vmovss(x86::dword_ptr(entry, 4 * j), s);
+    a.vmovss(x86::dword_ptr(entry, zeroPointOffset_ + 4 * j), z);
+  }
+  a.add(entry, periodBytes);
+  a.dec(periods);
+  a.jnz(period);
+  a.inc(reg::paramIndex);
+  a.cmp(reg::paramIndex, channels_);
+  a.jb(channel);
 }
 
 } // namespace qjit::asmjit_backend

@@ -13,6 +13,9 @@
 #ifndef QJIT_JIT_ASMJIT_X86PERIODICRUNS_H
 #define QJIT_JIT_ASMJIT_X86PERIODICRUNS_H
 
+#include "X86Isa.h"
+#include "X86Parameters.h"
+
 #include "qjit/KernelSpec.h"
 
 #include <cstdint>
@@ -25,11 +28,38 @@ namespace qjit::asmjit_backend {
 /// vector blocks when that stays small.
 int64_t periodicTableElements(int64_t period, int64_t lanes, bool packed);
 
-/// Runtime per-axis parameters have no tables: the frame loads them once
-/// per run of `inner` elements, and runs that end mid-vector go through
-/// the tail. With short such runs llvm is several times faster (its
-/// vectors gather the runs' parameters), so asmjit fits them Generic.
-bool hasShortRuntimeRuns(const KernelSpec &spec);
+/// Runtime per-axis parameters have no baked tables: the frame loads them
+/// once per run of `inner` elements, and runs that end mid-vector go
+/// through the tail. With such runs shorter than 64, llvm is up to ten
+/// times faster (its vectors gather the runs' parameters), so asmjit fits
+/// them Generic unless X86RuntimeTables takes them (vectors of `lanes`).
+bool hasShortRuntimeRuns(const KernelSpec &spec, unsigned lanes);
+
+/// dcast of unpacked integers with runtime per-axis parameters in short
+/// runs: per-element tables of one widened period (periodicTableElements)
+/// on the stack, filled once per call through X86Parameters' own per-run
+/// load (so every entry is the value a run would use), then run like baked
+/// tables. Kept under a page so the stack needs no probing.
+class X86RuntimeTables {
+public:
+  static bool applies(const KernelSpec &spec, unsigned lanes);
+  X86RuntimeTables(const KernelSpec &spec, unsigned lanes);
+
+  /// Bytes the tables take at rsp (the frame reserves them).
+  int32_t stackBytes() const { return 2 * zeroPointOffset_; }
+  /// Fills the tables, once per call (clobbers reg::paramIndex,
+  /// reg::runCount, the scratch registers and `params`' registers).
+  void emitFill(x86::Assembler &a, X86Parameters &params) const;
+  /// Points reg::paramIndex at the tables (each run of the frame).
+  void emitLoad(x86::Assembler &a) const { a.mov(reg::paramIndex, x86::rsp); }
+  x86::Mem scale(unsigned slot) const;
+  x86::Mem zeroPoint(unsigned slot) const;
+
+private:
+  int64_t channels_, inner_, covered_;
+  int32_t vectorBytes_;
+  int32_t zeroPointOffset_; ///< Bytes of the scale table (padded).
+};
 
 } // namespace qjit::asmjit_backend
 
