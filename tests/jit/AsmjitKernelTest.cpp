@@ -214,8 +214,8 @@ TEST_P(AsmjitKernelTest, RuntimeParametersOfEightRunsAtOnce) {
 TEST_P(AsmjitKernelTest, ShortPeriodsOnTheLastAxis) {
   // Per-axis parameters on the last axis (runs of one or two elements):
   // tables cover whole unrolled vector blocks of periods (every size ends
-  // inside one, most inside a vector): baked ones, and runtime dcast ones
-  // filled on the stack per call (runtime qcast loads them per run).
+  // inside one, most inside a vector): baked ones, and runtime ones filled
+  // on the stack per call.
   SweepAxes axes;
   axes.packed = false;
   axes.layouts = {testing::perAxis(3, 2)};
@@ -225,16 +225,20 @@ TEST_P(AsmjitKernelTest, ShortPeriodsOnTheLastAxis) {
   axes.knobs = {QuantKnobs{},
                 {ScaleOp::Reciprocal, ZeroPointOrder::BeforeRounding,
                  RoundingMode::NearestAway}};
-  // 10 layouts × 2 signs × 2 parameter kinds × (2 qcast + dcast).
+  // 10 layouts × 2 signs × 2 parameter kinds × (2 qcast + dcast); runtime
+  // zero points within the checked range, then anywhere (a channel beyond
+  // it sends the whole call to the division).
+  EXPECT_EQ(checkSweep(axes, false, {.lanes = 64, .largeSize = 4099}),
+            10u * 2 * 2 * 3);
   EXPECT_EQ(checkSweep(axes), 10u * 2 * 2 * 3);
-  // Runtime dcast tables hold the scales widened from 16-bit types.
+  // Runtime tables hold the scales widened from 16-bit types.
   SweepAxes halves = axes;
-  halves.ops = {KernelOp::DCast};
   halves.signedness = {true};
   halves.expressed = {ValueType::F16, ValueType::BF16};
   halves.layouts = {testing::perAxis(5, 1), testing::perAxis(3, 2)};
   halves.runtimeParams = {true};
-  EXPECT_EQ(checkSweep(halves), 2u * 2);
+  // 2 types × 2 layouts × (2 qcast + dcast).
+  EXPECT_EQ(checkSweep(halves), 2u * 2 * 3);
   // Packed 4-bit codes: tables of lcm(period, 8) widened alike.
   axes.widths = {4};
   axes.packed = true;

@@ -73,7 +73,7 @@ public:
     if (floatDecoder_)
       floatDecoder_->emitConstants(a);
     if (runtimeTables_)
-      runtimeTables_->emitFill(a, params_);
+      runtimeTables_->emitFill(a, params_, spec_.expressed);
   }
   void emitParameters(x86::Assembler &a) override {
     runtimeTables_ ? runtimeTables_->emitLoad(a) : params_.emitLoad(a);

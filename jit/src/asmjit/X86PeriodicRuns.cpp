@@ -44,6 +44,10 @@ int64_t runtimeTableElements(const KernelSpec &spec, unsigned lanes) {
                                false) +
          lanes; // Padded by a vector: a tail's full-width read stays inside.
 }
+
+int32_t runtimeTables(const KernelSpec &spec) {
+  return spec.op == KernelOp::QCast ? 3 : 2;
+}
 } // namespace
 
 bool hasShortRuntimeRuns(const KernelSpec &spec, unsigned lanes) {
@@ -51,47 +55,62 @@ bool hasShortRuntimeRuns(const KernelSpec &spec, unsigned lanes) {
 }
 
 bool X86RuntimeTables::applies(const KernelSpec &spec, unsigned lanes) {
-  return spec.op == KernelOp::DCast && shortRuntimeRuns(spec) &&
+  // Runtime qcast after rounding takes the wide kernels.
+  return spec.op != KernelOp::SCast && shortRuntimeRuns(spec) &&
          spec.storage.kind == StorageType::Kind::Integer &&
          !spec.storage.packed && spec.expressed != ValueType::F64 &&
+         (spec.op == KernelOp::DCast ||
+          spec.knobs.zeroPoint == ZeroPointOrder::BeforeRounding) &&
          spec.layout.channels <= kMaxWidenedElements &&
-         2 * 4 * runtimeTableElements(spec, lanes) <= kMaxRuntimeTableBytes;
+         runtimeTables(spec) * 4 * runtimeTableElements(spec, lanes) <=
+             kMaxRuntimeTableBytes;
 }
 
 X86RuntimeTables::X86RuntimeTables(const KernelSpec &spec, unsigned lanes)
     : channels_(spec.layout.channels), inner_(spec.layout.inner),
       covered_(periodicTableElements(channels_ * inner_, lanes, false)),
       vectorBytes_(static_cast<int32_t>(4 * lanes)),
-      zeroPointOffset_(
-          static_cast<int32_t>(4 * runtimeTableElements(spec, lanes))) {}
-
-x86::Mem X86RuntimeTables::scale(unsigned slot) const {
-  return x86::ptr(reg::paramIndex, static_cast<int32_t>(slot) * vectorBytes_);
+      tables_(runtimeTables(spec)),
+      tableBytes_(static_cast<int32_t>(4 * runtimeTableElements(spec, lanes))) {
 }
 
-x86::Mem X86RuntimeTables::zeroPoint(unsigned slot) const {
+x86::Mem X86RuntimeTables::table(int32_t index, unsigned slot) const {
   return x86::ptr(reg::paramIndex,
-                  zeroPointOffset_ + static_cast<int32_t>(slot) * vectorBytes_);
+                  index * tableBytes_ +
+                      static_cast<int32_t>(slot) * vectorBytes_);
 }
 
-void X86RuntimeTables::emitFill(x86::Assembler &a,
-                                X86Parameters &params) const {
-  // For each channel p: its s and z (broadcast by the per-run load), then
-  // stored at elements k·period + p·inner + j of every period k.
+void X86RuntimeTables::emitFill(x86::Assembler &a, X86Parameters &params,
+                                ValueType expressed,
+                                const x86::Vec &threshold) const {
+  // For each channel p: its parameters (broadcast by the per-run load),
+  // then stored at elements k·period + p·inner + j of every period k.
   const x86::Gp entry = reg::scratch2, periods = reg::runCount;
   const int32_t periodBytes = static_cast<int32_t>(4 * channels_ * inner_);
-  const x86::Xmm s = x86::xmm(reg::kScale), z = x86::xmm(reg::kZeroPoint);
+  const x86::Xmm s = x86::xmm(reg::kScale), z = x86::xmm(reg::kZeroPoint),
+                 divisor = x86::xmm(reg::kScalar);
+  x86::Ymm least = x86::ymm(reg::kWork);
+  if (threshold.isValid()) { // INT32_MAX: above every threshold.
+    a.vpcmpeqd(least, least, least);
+    a.vpsrld(least, least, 1);
+  }
   asmjit::Label channel = a.newLabel(), period = a.newLabel();
   a.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
   a.bind(channel);
   params.emitLoad(a);
+  if (threshold.isValid())
+    a.vpminsd(least, least, threshold.ymm());
+  if (tables_ > 2)
+    emitLoadRuntimeScale(a, expressed, divisor);
   a.imul(entry, reg::paramIndex, static_cast<int32_t>(4 * inner_));
   a.add(entry, x86::rsp);
   a.mov(periods, covered_ / (channels_ * inner_));
   a.bind(period);
   for (int32_t j = 0; j < inner_; ++j) {
     a.vmovss(x86::dword_ptr(entry, 4 * j), s);
-    a.vmovss(x86::dword_ptr(entry, zeroPointOffset_ + 4 * j), z);
+    a.vmovss(x86::dword_ptr(entry, tableBytes_ + 4 * j), z);
+    if (tables_ > 2)
+      a.vmovss(x86::dword_ptr(entry, 2 * tableBytes_ + 4 * j), divisor);
   }
   a.add(entry, periodBytes);
   a.dec(periods);
@@ -99,6 +118,8 @@ void X86RuntimeTables::emitFill(x86::Assembler &a,
   a.inc(reg::paramIndex);
   a.cmp(reg::paramIndex, channels_);
   a.jb(channel);
+  if (threshold.isValid())
+    a.vmovdqa(threshold.ymm(), least);
 }
 
 } // namespace qjit::asmjit_backend

@@ -35,30 +35,40 @@ int64_t periodicTableElements(int64_t period, int64_t lanes, bool packed);
 /// them Generic unless X86RuntimeTables takes them (vectors of `lanes`).
 bool hasShortRuntimeRuns(const KernelSpec &spec, unsigned lanes);
 
-/// dcast of unpacked integers with runtime per-axis parameters in short
-/// runs: per-element tables of one widened period (periodicTableElements)
-/// on the stack, filled once per call through X86Parameters' own per-run
-/// load (so every entry is the value a run would use), then run like baked
-/// tables. Kept under a page so the stack needs no probing.
+/// Unpacked integers with runtime per-axis parameters in short runs:
+/// per-element tables of one widened period (periodicTableElements) on the
+/// stack, filled once per call through X86Parameters' own per-run load (so
+/// every entry is the value a run would use), then run like baked tables.
+/// Tables: what the load leaves in vec(reg::kScale), in vec(reg::kZeroPoint)
+/// and, for qcast, the divisor s (the checked mode's exact fallback). Kept
+/// under a page so the stack needs no probing.
 class X86RuntimeTables {
 public:
   static bool applies(const KernelSpec &spec, unsigned lanes);
   X86RuntimeTables(const KernelSpec &spec, unsigned lanes);
 
   /// Bytes the tables take at rsp (the frame reserves them).
-  int32_t stackBytes() const { return 2 * zeroPointOffset_; }
+  int32_t stackBytes() const { return tables_ * tableBytes_; }
   /// Fills the tables, once per call (clobbers reg::paramIndex,
-  /// reg::runCount, the scratch registers and `params`' registers).
-  void emitFill(x86::Assembler &a, X86Parameters &params) const;
+  /// reg::runCount, the scratch registers, vec(reg::kWork) and `params`'
+  /// registers). A valid `threshold` (the checked mode's, set per run by
+  /// the load) ends as the lowest of every channel's, so that a channel
+  /// outside the checked range sends the whole call to the division.
+  void emitFill(x86::Assembler &a, X86Parameters &params, ValueType expressed,
+                const x86::Vec &threshold = {}) const;
   /// Points reg::paramIndex at the tables (each run of the frame).
   void emitLoad(x86::Assembler &a) const { a.mov(reg::paramIndex, x86::rsp); }
-  x86::Mem scale(unsigned slot) const;
-  x86::Mem zeroPoint(unsigned slot) const;
+  x86::Mem scale(unsigned slot) const { return table(0, slot); }
+  x86::Mem zeroPoint(unsigned slot) const { return table(1, slot); }
+  x86::Mem divisor(unsigned slot) const { return table(2, slot); }
 
 private:
+  x86::Mem table(int32_t index, unsigned slot) const;
+
   int64_t channels_, inner_, covered_;
   int32_t vectorBytes_;
-  int32_t zeroPointOffset_; ///< Bytes of the scale table (padded).
+  int32_t tables_;
+  int32_t tableBytes_; ///< Bytes of one table (padded).
 };
 
 } // namespace qjit::asmjit_backend
