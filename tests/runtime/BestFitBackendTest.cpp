@@ -170,8 +170,9 @@ TEST(BestFitBackend, AutoTakesLlvmForTheSlowerWideKernels) {
 
 /// Per-axis parameters on the last axis with few channels take asmjit
 /// (tables of whole vectors, baked or filled per call), except where the
-/// runtime tables would not fit a page of stack (qcast of 7 channels: 448
-/// elements): asmjit would load them per one-element run, so llvm.
+/// runtime tables would not fit two pages of stack (qcast of 31 channels:
+/// 3 tables of 992 elements): asmjit would load them per one-element run,
+/// so llvm.
 TEST(BestFitBackend, AutoTakesLlvmForShortRuntimeRunsWithoutTables) {
   if (hostIsaLevel() < IsaLevel::Avx2)
     GTEST_SKIP() << "asmjit needs AVX2";
@@ -179,16 +180,19 @@ TEST(BestFitBackend, AutoTakesLlvmForShortRuntimeRunsWithoutTables) {
   ASSERT_TRUE(automatic) << automatic.status().message();
   const char *lastAxis =
       "tensor<16x4x!quant.uniform<i8:f32:1, {0.1:1, 0.2:-3, 0.3:0, 0.4:5}>>";
-  const char *sevenChannels =
-      "tensor<2x7x!quant.uniform<i8:f32:1, {0.1:1, 0.2:-3, 0.3:0, 0.4:5, "
-      "0.5:1, 0.6:2, 0.7:3}>>";
+  std::string scales;
+  for (int channel = 0; channel < 31; ++channel)
+    scales += (channel ? ", " : "") + std::to_string(channel + 1) + ".0:1";
+  std::string manyChannels =
+      "tensor<2x31x!quant.uniform<i8:f32:1, {" + scales + "}>>";
   for (auto [type, runtimeParameters, op, backend] :
        {std::tuple{lastAxis, false, KernelOp::QCast, BackendKind::Asmjit},
         std::tuple{lastAxis, false, KernelOp::DCast, BackendKind::Asmjit},
         std::tuple{lastAxis, true, KernelOp::QCast, BackendKind::Asmjit},
         std::tuple{lastAxis, true, KernelOp::DCast, BackendKind::Asmjit},
-        std::tuple{sevenChannels, true, KernelOp::QCast, BackendKind::Llvm},
-        std::tuple{sevenChannels, true, KernelOp::DCast,
+        std::tuple{manyChannels.c_str(), true, KernelOp::QCast,
+                   BackendKind::Llvm},
+        std::tuple{manyChannels.c_str(), true, KernelOp::DCast,
                    BackendKind::Asmjit}}) {
     LoweringOptions lowering = (*automatic)->defaultLowering();
     lowering.runtimeParameters = runtimeParameters;

@@ -37,7 +37,9 @@ bool shortRuntimeRuns(const KernelSpec &spec) {
   return layout.inner < kMinRuntimeRun && layout.inner % 8 != 0;
 }
 
-constexpr int64_t kMaxRuntimeTableBytes = 4096;
+/// Two pages at most (emitFill touches them top down, as the stack grows).
+constexpr int64_t kMaxRuntimeTableBytes = 8192;
+constexpr int32_t kPageBytes = 4096;
 
 int64_t runtimeTableElements(const KernelSpec &spec, unsigned lanes) {
   return periodicTableElements(spec.layout.channels * spec.layout.inner, lanes,
@@ -94,6 +96,13 @@ void X86RuntimeTables::emitFill(x86::Assembler &a, X86Parameters &params,
     a.vpcmpeqd(least, least, least);
     a.vpsrld(least, least, 1);
   }
+  // The frame moved rsp down by stackBytes(): touch each page from the
+  // top down first (a write further than a page below the last touched
+  // one could skip a stack guard page).
+  for (int32_t offset = stackBytes() - kPageBytes; offset > 0;
+       offset -= kPageBytes)
+    a.mov(x86::dword_ptr(x86::rsp, offset), 0);
+  a.mov(x86::dword_ptr(x86::rsp), 0);
   asmjit::Label channel = a.newLabel(), period = a.newLabel();
   a.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
   a.bind(channel);

@@ -40,8 +40,8 @@ bool hasShortRuntimeRuns(const KernelSpec &spec, unsigned lanes);
 /// stack, filled once per call through X86Parameters' own per-run load (so
 /// every entry is the value a run would use), then run like baked tables.
 /// Tables: what the load leaves in vec(reg::kScale), in vec(reg::kZeroPoint)
-/// and, for qcast, the divisor s (the checked mode's exact fallback). Kept
-/// under a page so the stack needs no probing.
+/// and, for qcast, the divisor s (the checked mode's exact fallback). At
+/// most two pages of stack, probed top down.
 class X86RuntimeTables {
 public:
   static bool applies(const KernelSpec &spec, unsigned lanes);
