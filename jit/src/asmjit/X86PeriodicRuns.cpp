@@ -27,8 +27,8 @@ int64_t periodicTableElements(int64_t period, int64_t lanes, bool packed) {
 }
 
 namespace {
-/// Runtime per-axis runs shorter than a whole number of vectors and than
-/// this: one parameter load and a tail per run.
+/// Runtime per-axis runs shorter than kMinRuntimeRun and no whole number
+/// of vectors: one parameter load and a tail per run.
 bool shortRuntimeRuns(const KernelSpec &spec) {
   const LayoutSpec &layout = spec.layout;
   if (!spec.params.runtime || layout.kind != LayoutSpec::Kind::PerAxis ||

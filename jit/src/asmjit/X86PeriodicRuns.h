@@ -1,5 +1,4 @@
-//===- X86PeriodicRuns.h - Per-element tables over whole vectors -*- C++
-//-*-===//
+//===- X86PeriodicRuns.h - Tables over whole vectors ------------*- C++ -*-===//
 //
 // Per-element parameter tables (X86Parameters, X86KernelFrame::emitPeriods)
 // cover one layout period and the frame runs one period per run. Short
@@ -7,7 +6,8 @@
 // run one element long) would make every run shorter than a vector, all
 // tail. The lane pattern repeats every lcm(period, vector) elements, so
 // the tables cover a whole number of unrolled vector blocks of periods
-// instead, and the frame runs that many elements per run.
+// instead, and the frame runs that many elements per run. Runtime
+// parameters get such tables on the stack, filled once per call.
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_ASMJIT_X86PERIODICRUNS_H
