@@ -251,6 +251,43 @@ TEST_P(AsmjitKernelTest, GroupsOfSymmetricAndAsymmetricRuns) {
             2u * 2 * 3 * 2);
 }
 
+TEST_P(AsmjitKernelTest, ShortPeriodsOnTheLastAxis) {
+  // Per-axis parameters on the last axis (runs of one or two elements):
+  // tables cover whole unrolled vector blocks of periods (every size ends
+  // inside one, most inside a vector): baked ones, and runtime ones filled
+  // on the stack per call.
+  SweepAxes axes;
+  axes.packed = false;
+  axes.layouts = {testing::perAxis(3, 2)};
+  for (int64_t channels : {1, 2, 3, 4, 5, 8, 12, 13, 16, 64})
+    axes.layouts.push_back(testing::perAxis(channels, 1));
+  axes.runtimeParams = {false, true};
+  axes.knobs = {QuantKnobs{},
+                {ScaleOp::Reciprocal, ZeroPointOrder::BeforeRounding,
+                 RoundingMode::NearestAway}};
+  // 11 layouts × 2 signs × 2 parameter kinds × (2 qcast + dcast); runtime
+  // zero points within the checked range, then anywhere (a channel beyond
+  // it sends the whole call to the division).
+  EXPECT_EQ(checkSweep(axes, false, {.lanes = 64, .largeSize = 4099}),
+            11u * 2 * 2 * 3);
+  EXPECT_EQ(checkSweep(axes), 11u * 2 * 2 * 3);
+  // Runtime tables hold the scales widened from 16-bit types.
+  SweepAxes halves = axes;
+  halves.signedness = {true};
+  halves.expressed = {ValueType::F16, ValueType::BF16};
+  halves.layouts = {testing::perAxis(5, 1), testing::perAxis(3, 2)};
+  halves.runtimeParams = {true};
+  // 2 types × 2 layouts × (2 qcast + dcast).
+  EXPECT_EQ(checkSweep(halves), 2u * 2 * 3);
+  // Packed 4-bit codes: tables of lcm(period, 8) widened alike.
+  axes.widths = {4};
+  axes.packed = true;
+  axes.signedness = {true};
+  axes.layouts = {testing::perAxis(3, 1), testing::perAxis(5, 1)};
+  axes.runtimeParams = {false};
+  EXPECT_EQ(checkSweep(axes, /*packedOnly=*/true), 2u * 3);
+}
+
 /// Packed 1-, 2- and 4-bit storage, every op: layouts whose runs start
 /// inside a byte (per-element tables of odd periods, odd and dynamic
 /// blocks) or on one (blocks of 32, the GPTQ shape), tails ending inside a

@@ -168,5 +168,42 @@ TEST(BestFitBackend, AutoTakesLlvmForTheSlowerWideKernels) {
   }
 }
 
+/// Per-axis parameters on the last axis with few channels take asmjit
+/// (tables of whole vectors, baked or filled per call), except where the
+/// runtime tables would not fit two pages of stack (qcast of 31 channels:
+/// 3 tables of 992 elements): asmjit would load them per one-element run,
+/// so llvm.
+TEST(BestFitBackend, AutoTakesLlvmForShortRuntimeRunsWithoutTables) {
+  if (hostIsaLevel() < IsaLevel::Avx2)
+    GTEST_SKIP() << "asmjit needs AVX2";
+  Expected<std::unique_ptr<Runtime>> automatic = Runtime::create({});
+  ASSERT_TRUE(automatic) << automatic.status().message();
+  const char *lastAxis =
+      "tensor<16x4x!quant.uniform<i8:f32:1, {0.1:1, 0.2:-3, 0.3:0, 0.4:5}>>";
+  std::string scales;
+  for (int channel = 0; channel < 31; ++channel)
+    scales += (channel ? ", " : "") + std::to_string(channel + 1) + ".0:1";
+  std::string manyChannels =
+      "tensor<2x31x!quant.uniform<i8:f32:1, {" + scales + "}>>";
+  for (auto [type, runtimeParameters, op, backend] :
+       {std::tuple{lastAxis, false, KernelOp::QCast, BackendKind::Asmjit},
+        std::tuple{lastAxis, false, KernelOp::DCast, BackendKind::Asmjit},
+        std::tuple{lastAxis, true, KernelOp::QCast, BackendKind::Asmjit},
+        std::tuple{lastAxis, true, KernelOp::DCast, BackendKind::Asmjit},
+        std::tuple{manyChannels.c_str(), true, KernelOp::QCast,
+                   BackendKind::Llvm},
+        std::tuple{manyChannels.c_str(), true, KernelOp::DCast,
+                   BackendKind::Asmjit}}) {
+    LoweringOptions lowering = (*automatic)->defaultLowering();
+    lowering.runtimeParameters = runtimeParameters;
+    Expected<std::shared_ptr<const Kernel>> kernel =
+        (*automatic)->compile(type, op, lowering);
+    ASSERT_TRUE(kernel) << kernel.status().message();
+    EXPECT_EQ((*kernel)->backend(), backend)
+        << type << (runtimeParameters ? " runtime " : " baked ")
+        << (op == KernelOp::QCast ? "qcast" : "dcast");
+  }
+}
+
 } // namespace
 } // namespace qjit

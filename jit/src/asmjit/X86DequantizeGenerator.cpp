@@ -26,6 +26,7 @@
 #include "X86KernelFrame.h"
 #include "X86PackedCodes.h"
 #include "X86Parameters.h"
+#include "X86PeriodicRuns.h"
 #include "X86QuantileStorage.h"
 
 #include <array>
@@ -60,6 +61,8 @@ public:
                    storage.containerBytes() <= 2 && params_.baked() &&
                    spec.params.zeroPoints.size() == 1 &&
                    !params_.zeroPointsAreZero();
+    if (X86RuntimeTables::applies(spec, lanes()))
+      runtimeTables_.emplace(spec, lanes());
   }
 
   void generate(x86::Assembler &a) { emitX86Kernel(a, isa_, spec_, *this); }
@@ -84,9 +87,18 @@ public:
       emitBroadcastImmediate(a, isa_, isa_.vec(kMagicZero),
                              floatBits(0x1.8p23f + z));
     }
+    if (runtimeTables_)
+      runtimeTables_->emitFill(a, params_, spec_.expressed);
   }
-  void emitParameters(x86::Assembler &a) override { params_.emitLoad(a); }
-  unsigned parameterBytes() const override { return params_.parameterBytes(); }
+  void emitParameters(x86::Assembler &a) override {
+    runtimeTables_ ? runtimeTables_->emitLoad(a) : params_.emitLoad(a);
+  }
+  unsigned parameterBytes() const override {
+    return runtimeTables_ ? 4 : params_.parameterBytes();
+  }
+  int32_t parameterStackBytes() const override {
+    return runtimeTables_ ? runtimeTables_->stackBytes() : 0;
+  }
   unsigned parameterGroup() const override {
     return !quantile_ && !floatDecoder_ && params_.groupsRuntimeLoads()
                ? X86Parameters::kGroupRuns
@@ -297,9 +309,14 @@ private:
   void emitFinish(x86::Assembler &a, unsigned slot, const x86::Vec &v,
                   const x86::Mem &dst, bool masked) {
     if (!quantile_ || !quantile_->bakesParameters()) {
+      asmjit::Operand zeroPoint = runtimeTables_
+                                      ? runtimeTables_->zeroPoint(slot)
+                                      : params_.zeroPoint(slot);
+      asmjit::Operand scale =
+          runtimeTables_ ? runtimeTables_->scale(slot) : params_.scale(slot);
       if (!params_.zeroPointsAreZero())
-        a.emit(x86::Inst::kIdVsubps, v, v, params_.zeroPoint(slot));
-      a.emit(x86::Inst::kIdVmulps, v, v, params_.scale(slot));
+        a.emit(x86::Inst::kIdVsubps, v, v, zeroPoint);
+      a.emit(x86::Inst::kIdVmulps, v, v, scale);
     }
     if (streamingStores_)
       a.vmovntps(dst, v);
@@ -312,6 +329,8 @@ private:
   /// Baked f8E4M3FN parameters with the decoder's 2^-8 folded in.
   std::optional<KernelSpec> folded_;
   X86Parameters params_;
+  /// Runtime per-axis parameters of short runs (X86PeriodicRuns.h).
+  std::optional<X86RuntimeTables> runtimeTables_;
   std::optional<X86QuantileDecoder> quantile_;
   std::optional<X86FloatDecoder> floatDecoder_; ///< Float storage only.
   std::optional<X86PackedCodes> packed_;

@@ -4,6 +4,7 @@
 #include "AsmjitAssembly.h"
 #include "X86Conversions.h"
 #include "X86FloatStorage.h"
+#include "X86PeriodicRuns.h"
 #include "X86QuantileStorage.h"
 #include "X86WideCompact.h"
 
@@ -51,6 +52,8 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
 KernelFit x86KernelFit(const KernelSpec &spec, const X86Isa &isa) {
   if (!checkX86Support(spec, isa))
     return KernelFit::Unsupported;
+  if (hasShortRuntimeRuns(spec, x86KernelIsa(spec, isa).vectorBytes() / 4))
+    return KernelFit::Generic;
   if (x86NeedsWideLanes(spec) && x86WideIsGeneric(spec))
     return KernelFit::Generic;
   return x86QuantileFit(spec);

@@ -1,6 +1,8 @@
 //===- X86KernelFrame.cpp - Prologue, parameter loops and tails -----------===//
 #include "X86KernelFrame.h"
 
+#include "X86PeriodicRuns.h"
+
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -91,7 +93,8 @@ public:
   void emit() {
     exit_ = a_.newLabel();
     bool nested = !levels_.empty() && body_.parameterBytes() == 0;
-    int32_t frameBytes = nested ? static_cast<int32_t>(levels_.size() * 32) : 0;
+    int32_t frameBytes = nested ? static_cast<int32_t>(levels_.size() * 32)
+                                : body_.parameterStackBytes();
     if (nested && body_.parameterGroup()) {
       // The group being run, the next one and a saved index (see
       // emitWholeRunGroups).
@@ -256,7 +259,7 @@ private:
     int64_t period = 1;
     for (const NestLevel &level : levels_)
       period *= level.grid * level.block;
-    return packedSides_.empty() ? period : std::lcm(period, int64_t(8));
+    return periodicTableElements(period, body_.lanes(), !packedSides_.empty());
   }
 
   /// One run per table period, parameters from per-element tables.

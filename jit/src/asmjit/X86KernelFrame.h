@@ -104,6 +104,9 @@ public:
     (void)area, (void)withZeroPoints;
   }
   virtual void setGroupZeroPointsZero(bool zero) { (void)zero; }
+  /// Bytes at rsp the body keeps per-element tables in, filled in
+  /// emitConstants (only with parameterBytes(): no nest levels there).
+  virtual int32_t parameterStackBytes() const { return 0; }
   /// Data (tables) placed after the code; labels bound here.
   virtual void emitData(x86::Assembler &) {}
 

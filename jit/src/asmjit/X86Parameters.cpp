@@ -2,6 +2,7 @@
 #include "X86Parameters.h"
 
 #include "X86Conversions.h"
+#include "X86PeriodicRuns.h"
 
 #include "qjit/HostFloat.h"
 
@@ -110,9 +111,8 @@ void X86Parameters::expandPerElement(const KernelSpec &spec) {
       period > (run >= lanes ? kMaxVectorRunTablePeriod : kMaxTablePeriod))
     return;
   perElement_ = true;
-  // Packed codes: runs of lcm(period, 8) elements start on a byte (the
-  // kernel frame runs the tables alike).
-  int64_t covered = spec.storage.packed ? std::lcm(period, int64_t(8)) : period;
+  // The kernel frame runs the tables alike (X86PeriodicRuns.h).
+  int64_t covered = periodicTableElements(period, lanes, spec.storage.packed);
   // Padded by a vector so a tail's full-width table read stays inside.
   size_t padded = static_cast<size_t>(covered + lanes);
   perElementTables_.assign(2 * padded, 0.0f);

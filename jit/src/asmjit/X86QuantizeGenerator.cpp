@@ -41,6 +41,7 @@
 #include "X86KernelFrame.h"
 #include "X86PackedCodes.h"
 #include "X86Parameters.h"
+#include "X86PeriodicRuns.h"
 #include "X86QuantileStorage.h"
 
 #include "CheckedReciprocal.h"
@@ -89,6 +90,8 @@ public:
       floatEncoder_.emplace(spec, isa);
     planClamp();
     planChecked();
+    if (X86RuntimeTables::applies(spec, lanes()))
+      runtimeTables_.emplace(spec, lanes());
   }
 
   void generate(x86::Assembler &a) { emitX86Kernel(a, isa_, spec_, *this); }
@@ -124,6 +127,10 @@ public:
                                floatBits(-(z + margin)));
       }
     }
+    if (runtimeTables_)
+      runtimeTables_->emitFill(a, params_, spec_.expressed,
+                               checked_ ? isa_.vec(fast::kThreshold)
+                                        : x86::Vec());
     if (floatEncoder_) {
       floatEncoder_->emitConstants(a);
       return;
@@ -148,10 +155,17 @@ public:
     // constants, reloaded per run (heads and tails clobber kLow only).
     if (nibbles_)
       quantile_->emitNibbleConstants(a, nibbleConstants());
+    else if (runtimeTables_)
+      runtimeTables_->emitLoad(a);
     else
       params_.emitLoad(a);
   }
-  unsigned parameterBytes() const override { return params_.parameterBytes(); }
+  unsigned parameterBytes() const override {
+    return runtimeTables_ ? 4 : params_.parameterBytes();
+  }
+  int32_t parameterStackBytes() const override {
+    return runtimeTables_ ? runtimeTables_->stackBytes() : 0;
+  }
   unsigned parameterGroup() const override {
     return !quantile_ && !floatEncoder_ && params_.groupsRuntimeLoads()
                ? X86Parameters::kGroupRuns
@@ -371,13 +385,13 @@ private:
     bool addZero = !params_.zeroPointsAreZero();
     if (spec_.knobs.zeroPoint == ZeroPointOrder::BeforeRounding) {
       if (addZero)
-        a.emit(x86::Inst::kIdVaddps, v, v, params_.zeroPoint(slot));
+        a.emit(x86::Inst::kIdVaddps, v, v, zeroPointOf(slot));
       emitClamp(a, v);
       emitConvert(a, v, t);
     } else {
       emitRoundToIntegral(a, v, t);
       if (addZero)
-        a.emit(x86::Inst::kIdVaddps, v, v, params_.zeroPoint(slot));
+        a.emit(x86::Inst::kIdVaddps, v, v, zeroPointOf(slot));
       emitClamp(a, v);
       a.vcvttps2dq(v, v);
     }
@@ -413,7 +427,7 @@ private:
       return;
     emitScale(a, slot, v, t); // NaN lanes of u are 0: v = z.
     if (!params_.zeroPointsAreZero())
-      a.emit(x86::Inst::kIdVaddps, v, v, params_.zeroPoint(slot));
+      a.emit(x86::Inst::kIdVaddps, v, v, zeroPointOf(slot));
   }
 
   /// 32 i32 lanes (each within the container) → 32 one-byte (or packed)
@@ -446,7 +460,7 @@ private:
     emitLoadExpressed(a, isa_, spec_.expressed, v, src, masked);
     emitScale(a, slot, v, t);
     if (!params_.zeroPointsAreZero())
-      a.emit(x86::Inst::kIdVaddps, v, v, params_.zeroPoint(slot));
+      a.emit(x86::Inst::kIdVaddps, v, v, zeroPointOf(slot));
   }
   /// Float storage: the slot's v encoded and stored.
   void emitFloatCodes(x86::Assembler &a, unsigned slot, const x86::Mem &dst,
@@ -489,6 +503,11 @@ private:
     bracket_ = planBracket();
   }
 
+  asmjit::Operand zeroPointOf(unsigned slot) const {
+    return runtimeTables_ ? runtimeTables_->zeroPoint(slot)
+                          : params_.zeroPoint(slot);
+  }
+
   x86::Mem dataAt(int32_t offset) const { return x86::ptr(dataLabel_, offset); }
 
   /// One vector of the checked mode: `fail` gets |w - n| (NaN for NaN
@@ -498,8 +517,9 @@ private:
                          const x86::Vec &fail, const x86::Vec &result,
                          const x86::Vec &scratch) {
     x86::Vec w = fail, n = result;
-    asmjit::Operand reciprocal = params_.reciprocal(slot);
-    asmjit::Operand zeroPoint = params_.zeroPoint(slot);
+    asmjit::Operand reciprocal =
+        runtimeTables_ ? runtimeTables_->scale(slot) : params_.reciprocal(slot);
+    asmjit::Operand zeroPoint = zeroPointOf(slot);
     bool addZero = !params_.zeroPointsAreZero();
     bool before = spec_.knobs.zeroPoint == ZeroPointOrder::BeforeRounding;
     if (before && addZero && (reciprocal.isReg() || zeroPoint.isReg())) {
@@ -523,7 +543,7 @@ private:
       a.vsubps(w, w, n);
       a.vandnps(fail, isa_.vec(reg::kSign), w); // |w - n|, or NaN.
       if (addZero)
-        a.emit(x86::Inst::kIdVaddps, n, n, params_.zeroPoint(slot));
+        a.emit(x86::Inst::kIdVaddps, n, n, zeroPointOf(slot));
       a.vminps(n, n, isa_.vec(reg::kHigh));
       if (checkedClampLow_)
         a.vmaxps(n, n, isa_.vec(reg::kLow));
@@ -623,8 +643,11 @@ private:
   /// encodes NaN itself).
   void emitScale(x86::Assembler &a, unsigned slot, const x86::Vec &v,
                  const x86::Vec &t) {
-    asmjit::Operand scale = params_.scale(slot);
-    if (checked_ && !params_.perElement()) {
+    asmjit::Operand scale =
+        runtimeTables_ ? runtimeTables_->scale(slot) : params_.scale(slot);
+    if (checked_ && runtimeTables_) {
+      scale = runtimeTables_->divisor(slot);
+    } else if (checked_ && !params_.perElement()) {
       params_.emitLoadScale(a, t); // The register holds fl(1/s).
       scale = t;
     }
@@ -704,6 +727,8 @@ private:
   const KernelSpec &spec_;
   X86Isa isa_;
   X86Parameters params_;
+  /// Runtime per-axis parameters of short runs (X86PeriodicRuns.h).
+  std::optional<X86RuntimeTables> runtimeTables_;
   bool clampLow_ = true, clampHigh_ = true;
   std::optional<CheckedReciprocalPlan> checked_;
   std::optional<X86QuantileEncoder> quantile_;
