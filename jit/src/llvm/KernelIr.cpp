@@ -44,6 +44,8 @@ public:
 
   void emitRun(llvm::Value *first, llvm::Value *count, llvm::Value *param,
                bool perElement);
+  /// Whether emitRun stages partial blocks (emitStagedRun).
+  bool stagesRuns(bool perElement) const;
 
   /// Layouts of many runs (short ones, mostly): whether the stores bypass
   /// the caches is decided once for the call's n elements rather than per
@@ -53,6 +55,23 @@ public:
 
 private:
   using ParamsAt = std::function<ParamValues(llvm::Value *, Lanes)>;
+  /// The run as blocks only: partial blocks (the tail, and the head that
+  /// aligns streamed stores) are copied through stack buffers, so the
+  /// block's code is the run's only conversion code.
+  void emitStagedRun(llvm::Value *first, llvm::Value *count,
+                     const ParamsAt &paramsAt);
+  /// Byte offset of element e in the input (or output) buffer; packed
+  /// elements at a byte boundary.
+  llvm::Value *byteOffset(llvm::Value *e, bool input);
+  /// Bytes per element of the input (or output); 0 for packed storage.
+  unsigned elementBytes(bool input) const;
+  /// Copies the first `count` elements' bytes from `from` to `to`; a packed
+  /// output keeps only the fields of its elements in a partial last byte.
+  void copyElements(llvm::Value *to, llvm::Value *from, llvm::Value *count,
+                    bool input);
+  /// Stack buffers of one block of input and of output, made on first use
+  /// (the input zeroed once, so lanes past a partial block hold numbers).
+  void makeStagingBuffers();
   /// Converts `vectors` groups of `lanes` elements from element e.
   /// `stream`: an i1, true when the stores may bypass the caches (the
   /// output is aligned for them), or null (never).
@@ -89,6 +108,7 @@ private:
   unsigned perByte_ = 1;
   unsigned dstBytes_ = 1;              ///< Output bytes per element (unpacked).
   llvm::Value *callStreams_ = nullptr; ///< i1 of streamWholeCall, or null.
+  llvm::Value *stagedInput_ = nullptr, *stagedOutput_ = nullptr;
 };
 
 /// Whether stores may stream at all: x86, and outputs of whole elements
@@ -307,6 +327,224 @@ void KernelEmitter::emitBlock(llvm::Value *e, unsigned vectors, Lanes lanes,
   b.SetInsertPoint(join);
 }
 
+bool KernelEmitter::stagesRuns(bool perElement) const {
+  // Masked vectors cover AVX-512 tails of whole elements already; runtime
+  // per-element parameters cannot be read a block past a run's end (baked
+  // tables can: ParamSource pads them).
+  return vectorLanes_ > 1 && !(ir_.target.maskedMemory && perByte_ == 1) &&
+         vectorAllowed(vectorLanes_ * kUnroll) &&
+         !(perElement && ir_.spec.params.runtime);
+}
+
+unsigned KernelEmitter::elementBytes(bool input) const {
+  KernelOp op = ir_.spec.op;
+  if (op == (input ? KernelOp::QCast : KernelOp::DCast))
+    return valueTypeBytes(ir_.spec.expressed);
+  return ir_.spec.storage.packed ? 0 : ir_.spec.storage.containerBytes();
+}
+
+llvm::Value *KernelEmitter::byteOffset(llvm::Value *e, bool input) {
+  llvm::IRBuilder<> &b = ir_.builder;
+  unsigned bytes = elementBytes(input);
+  return bytes ? b.CreateMul(e, b.getInt64(bytes))
+               : b.CreateUDiv(e, b.getInt64(perByte_));
+}
+
+void KernelEmitter::makeStagingBuffers() {
+  if (stagedInput_)
+    return;
+  llvm::BasicBlock &entry =
+      ir_.builder.GetInsertBlock()->getParent()->getEntryBlock();
+  llvm::IRBuilder<> at(&entry, entry.begin());
+  unsigned blockLanes = vectorLanes_ * kUnroll;
+  auto bufferBytes = [&](bool input) {
+    unsigned bytes = elementBytes(input);
+    return bytes ? bytes * blockLanes : blockLanes / perByte_;
+  };
+  auto buffer = [&](bool input) {
+    llvm::AllocaInst *alloca =
+        at.CreateAlloca(llvm::ArrayType::get(ir_.i8, bufferBytes(input)));
+    alloca->setAlignment(llvm::Align(64)); // Streamed stores land here too.
+    return alloca;
+  };
+  stagedInput_ = buffer(true);
+  stagedOutput_ = buffer(false);
+  // A plain store (not a memset, which could become a library call).
+  at.CreateAlignedStore(
+      llvm::Constant::getNullValue(ir_.vectorOf(ir_.i8, bufferBytes(true))),
+      stagedInput_, llvm::Align(64));
+}
+
+void KernelEmitter::copyElements(llvm::Value *to, llvm::Value *from,
+                                 llvm::Value *count, bool input) {
+  llvm::IRBuilder<> &b = ir_.builder;
+  unsigned bytes = elementBytes(input);
+  llvm::IntegerType *unit = bytes ? b.getIntNTy(8 * bytes) : ir_.i8;
+  llvm::Value *perByte = b.getInt64(perByte_);
+  llvm::Value *units =
+      bytes ? count
+      : input
+          ? b.CreateUDiv(b.CreateAdd(count, b.getInt64(perByte_ - 1)), perByte)
+          : b.CreateUDiv(count, perByte);
+  llvm::Value *copied = emitWhile(
+      ir_, {b.getInt64(0)},
+      [&](const LoopState &s) { return b.CreateICmpULT(s[0], units); },
+      [&](const LoopState &s) -> LoopState {
+        llvm::Value *offset = b.CreateMul(s[0], b.getInt64(bytes ? bytes : 1));
+        b.CreateAlignedStore(b.CreateAlignedLoad(unit,
+                                                 ir_.byteAddress(from, offset),
+                                                 llvm::Align(1)),
+                             ir_.byteAddress(to, offset), llvm::Align(1));
+        return {b.CreateAdd(s[0], b.getInt64(1))};
+      })[0];
+  if (bytes || input)
+    return;
+  // The fields past the last element are padding: zero, as a byte's first
+  // element defines it (ElementIo.h).
+  llvm::Value *left = b.CreateTrunc(b.CreateURem(count, perByte), ir_.i8);
+  llvm::Function *function = b.GetInsertBlock()->getParent();
+  auto *partial = llvm::BasicBlock::Create(ir_.context, "partial", function);
+  auto *done = llvm::BasicBlock::Create(ir_.context, "copied", function);
+  b.CreateCondBr(b.CreateICmpNE(left, b.getInt8(0)), partial, done);
+  b.SetInsertPoint(partial);
+  llvm::Value *fields = b.CreateSub(
+      b.CreateShl(b.getInt8(1),
+                  b.CreateMul(left, b.getInt8(ir_.spec.storage.bits))),
+      b.getInt8(1));
+  b.CreateStore(
+      b.CreateAnd(b.CreateLoad(ir_.i8, ir_.byteAddress(from, copied)), fields),
+      ir_.byteAddress(to, copied));
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+}
+
+void KernelEmitter::emitStagedRun(llvm::Value *first, llvm::Value *count,
+                                  const ParamsAt &paramsAt) {
+  llvm::IRBuilder<> &b = ir_.builder;
+  llvm::Function *function = b.GetInsertBlock()->getParent();
+  unsigned blockLanes = vectorLanes_ * kUnroll;
+  llvm::Value *end = b.CreateAdd(first, count);
+  auto *staticCount = llvm::dyn_cast<llvm::ConstantInt>(count);
+  // Runs that write at least kNonTemporalBytes (or any run of a call that
+  // does, streamWholeCall) stream their stores past the caches once the
+  // output is aligned: the first (staged) block ends where it is, and a
+  // fence follows (the call's, then). Runs known to be shorter never
+  // stream. Packed input (dcast) streams too: its outputs are whole
+  // elements, and an output aligned to perByte_ elements at the
+  // byte-aligned first element keeps every aligned element a byte
+  // boundary of the input.
+  bool mayStream = mayStreamStores(ir_) &&
+                   (callStreams_ ||
+                    !(staticCount && staticCount->getZExtValue() * dstBytes_ <
+                                         kNonTemporalBytes));
+  llvm::Value *large = nullptr;
+  llvm::Value *cut = end; // Where the first block ends at the latest.
+  if (mayStream) {
+    uint64_t alignment = ir_.nonTemporalAlignment(blockLanes * dstBytes_);
+    llvm::Value *address =
+        b.CreateAdd(b.CreatePtrToInt(dst_, ir_.i64),
+                    b.CreateMul(first, b.getInt64(dstBytes_)));
+    large = b.CreateAnd(
+        callStreams_
+            ? callStreams_
+            : b.CreateICmpUGE(b.CreateMul(count, b.getInt64(dstBytes_)),
+                              b.getInt64(kNonTemporalBytes)),
+        b.CreateICmpEQ(
+            b.CreateAnd(address, b.getInt64(dstBytes_ * perByte_ - 1)),
+            b.getInt64(0)));
+    llvm::Value *headBytes = b.CreateAnd(
+        b.CreateSub(b.getInt64(alignment), address), b.getInt64(alignment - 1));
+    llvm::Value *head = b.CreateBinaryIntrinsic(
+        llvm::Intrinsic::umin, b.CreateUDiv(headBytes, b.getInt64(dstBytes_)),
+        count);
+    cut =
+        b.CreateSelect(b.CreateAnd(large, b.CreateICmpNE(head, b.getInt64(0))),
+                       b.CreateAdd(first, head), end);
+  }
+  bool mayStage =
+      large || !(staticCount && staticCount->getZExtValue() % blockLanes == 0);
+  if (mayStage)
+    makeStagingBuffers();
+
+  llvm::BasicBlock *preheader = b.GetInsertBlock();
+  auto *header = llvm::BasicBlock::Create(ir_.context, "block", function);
+  auto *partial = llvm::BasicBlock::Create(ir_.context, "partial", function);
+  auto *staged = llvm::BasicBlock::Create(ir_.context, "staged", function);
+  auto *body = llvm::BasicBlock::Create(ir_.context, "convert", function);
+  auto *copyOut = llvm::BasicBlock::Create(ir_.context, "unstage", function);
+  auto *latch = llvm::BasicBlock::Create(ir_.context, "next", function);
+  auto *exit = llvm::BasicBlock::Create(ir_.context, "blocks_done", function);
+  b.CreateBr(header);
+
+  b.SetInsertPoint(header);
+  llvm::PHINode *e = b.CreatePHI(ir_.i64, 2);
+  llvm::PHINode *stop = b.CreatePHI(ir_.i64, 2);
+  e->addIncoming(first, preheader);
+  stop->addIncoming(cut, preheader);
+  llvm::Value *left = b.CreateSub(stop, e);
+  llvm::Value *srcAt = ir_.byteAddress(src_, byteOffset(e, true));
+  llvm::Value *dstAt = ir_.byteAddress(dst_, byteOffset(e, false));
+  b.CreateCondBr(b.CreateICmpUGE(left, b.getInt64(blockLanes)), body, partial);
+
+  b.SetInsertPoint(partial);
+  if (mayStage)
+    b.CreateCondBr(b.CreateICmpEQ(left, b.getInt64(0)), exit, staged);
+  else
+    b.CreateBr(exit);
+
+  b.SetInsertPoint(staged);
+  if (mayStage)
+    copyElements(stagedInput_, srcAt, left, true);
+  llvm::BasicBlock *stagedEnd = b.GetInsertBlock();
+  b.CreateBr(body);
+
+  b.SetInsertPoint(body);
+  llvm::PHINode *from = b.CreatePHI(ir_.ptr, 2);
+  llvm::PHINode *to = b.CreatePHI(ir_.ptr, 2);
+  llvm::PHINode *done = b.CreatePHI(ir_.i64, 2);
+  llvm::PHINode *isStaged = b.CreatePHI(b.getInt1Ty(), 2);
+  from->addIncoming(srcAt, header);
+  to->addIncoming(dstAt, header);
+  done->addIncoming(b.getInt64(blockLanes), header);
+  isStaged->addIncoming(b.getFalse(), header);
+  from->addIncoming(mayStage ? stagedInput_ : srcAt, stagedEnd);
+  to->addIncoming(mayStage ? stagedOutput_ : dstAt, stagedEnd);
+  done->addIncoming(left, stagedEnd);
+  isStaged->addIncoming(b.getTrue(), stagedEnd);
+  unsigned vectors = kUnroll;
+  ParamsAt blockParams = [&](llvm::Value *index, Lanes lanes) {
+    return paramsAt(b.CreateAdd(e, index), lanes);
+  };
+  llvm::Value *src = src_, *dst = dst_;
+  src_ = from;
+  dst_ = to;
+  emitBlock(b.getInt64(0), vectors, Lanes{vectorLanes_}, blockParams, large);
+  src_ = src;
+  dst_ = dst;
+  b.CreateCondBr(isStaged, copyOut, latch);
+
+  b.SetInsertPoint(copyOut);
+  if (mayStage)
+    copyElements(dstAt, stagedOutput_, done, false);
+  b.CreateBr(latch);
+
+  b.SetInsertPoint(latch);
+  e->addIncoming(b.CreateAdd(e, done), latch);
+  stop->addIncoming(end, latch);
+  b.CreateBr(header);
+
+  b.SetInsertPoint(exit);
+  if (large && !callStreams_) {
+    auto *fence = llvm::BasicBlock::Create(ir_.context, "fence", function);
+    auto *join = llvm::BasicBlock::Create(ir_.context, "fenced", function);
+    b.CreateCondBr(large, fence, join);
+    b.SetInsertPoint(fence);
+    b.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {});
+    b.CreateBr(join);
+    b.SetInsertPoint(join);
+  }
+}
+
 void KernelEmitter::emitRun(llvm::Value *first, llvm::Value *count,
                             llvm::Value *param, bool perElement) {
   llvm::IRBuilder<> &b = ir_.builder;
@@ -339,14 +577,25 @@ void KernelEmitter::emitRun(llvm::Value *first, llvm::Value *count,
     };
   };
 
+  // Runs all as long as `count` start at its multiples.
+  auto *staticCount = llvm::dyn_cast<llvm::ConstantInt>(count);
+  bool startsOnBytes =
+      staticCount && staticCount->getZExtValue() % perByte_ == 0;
+  if (auto *staticFirst = llvm::dyn_cast<llvm::ConstantInt>(first))
+    startsOnBytes |= staticFirst->getZExtValue() % perByte_ == 0;
   llvm::Value *e = first;
-  if (perByte_ > 1 && vectorLanes_ > 1) // Reach a byte boundary.
+  if (perByte_ > 1 && vectorLanes_ > 1 &&
+      !startsOnBytes) // Reach a byte boundary.
     e = stepLoop(e, 1, [&](llvm::Value *at) {
       return b.CreateAnd(
           b.CreateICmpULT(at, end),
           b.CreateICmpNE(b.CreateAnd(at, b.getInt64(perByte_ - 1)),
                          b.getInt64(0)));
     });
+  if (stagesRuns(perElement)) {
+    emitStagedRun(e, e == first ? count : b.CreateSub(end, e), paramsAt);
+    return;
+  }
   if (vectorLanes_ > 1) {
     unsigned blockLanes = vectorLanes_ * kUnroll;
     // Runs that write at least kNonTemporalBytes (or any run of a call
@@ -356,7 +605,6 @@ void KernelEmitter::emitRun(llvm::Value *first, llvm::Value *count,
     // Packed input (dcast) streams too: its outputs are whole elements,
     // and an output aligned to perByte_ elements at the byte-aligned e
     // keeps every aligned element a byte boundary of the input.
-    auto *staticCount = llvm::dyn_cast<llvm::ConstantInt>(count);
     bool mayStream = mayStreamStores(ir_) &&
                      (callStreams_ ||
                       !(staticCount && staticCount->getZExtValue() * dstBytes_ <
