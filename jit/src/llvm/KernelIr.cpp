@@ -72,6 +72,9 @@ private:
   /// Stack buffers of one block of input and of output, made on first use
   /// (the input zeroed once, so lanes past a partial block hold numbers).
   void makeStagingBuffers();
+  /// A stack array of `lanes` i32 for the division's results, made on
+  /// first use.
+  llvm::Value *divisionStash(unsigned lanes);
   /// Converts `vectors` groups of `lanes` elements from element e.
   /// `stream`: an i1, true when the stores may bypass the caches (the
   /// output is aligned for them), or null (never).
@@ -109,6 +112,7 @@ private:
   unsigned dstBytes_ = 1;              ///< Output bytes per element (unpacked).
   llvm::Value *callStreams_ = nullptr; ///< i1 of streamWholeCall, or null.
   llvm::Value *stagedInput_ = nullptr, *stagedOutput_ = nullptr;
+  llvm::Value *divided_ = nullptr;
 };
 
 /// Whether stores may stream at all: x86, and outputs of whole elements
@@ -274,7 +278,8 @@ void KernelEmitter::emitBlock(llvm::Value *e, unsigned vectors, Lanes lanes,
     return;
   }
   // Multiply and check every lane; divide only when one is too close to
-  // call. The checked results are stored as one wide vector.
+  // call. The division's results meet the checked ones before the one
+  // store code (as i32 lanes through the stack).
   llvm::SmallVector<llvm::Value *, 4> stored;
   llvm::Value *exact = nullptr;
   for (unsigned j = 0; j < vectors; ++j) {
@@ -285,17 +290,51 @@ void KernelEmitter::emitBlock(llvm::Value *e, unsigned vectors, Lanes lanes,
     exact = exact ? b.CreateAnd(exact, checked.exact) : checked.exact;
   }
   llvm::Function *function = b.GetInsertBlock()->getParent();
-  auto *fast = llvm::BasicBlock::Create(ir_.context, "checked", function);
+  llvm::BasicBlock *checkedEnd = b.GetInsertBlock();
   auto *divide = llvm::BasicBlock::Create(ir_.context, "divide", function);
-  auto *join = llvm::BasicBlock::Create(ir_.context, "stored", function);
-  b.CreateCondBr(exact, fast, divide,
+  auto *join = llvm::BasicBlock::Create(ir_.context, "quantized", function);
+  b.CreateCondBr(b.CreateAndReduce(exact), join, divide,
                  llvm::MDBuilder(ir_.context).createLikelyBranchWeights());
-  b.SetInsertPoint(fast);
+  // The exact division, one vector at a time (one copy of its code).
+  b.SetInsertPoint(divide);
+  llvm::Type *quarter = stored[0]->getType();
+  llvm::Value *divided = divisionStash(vectors * lanes.count);
+  emitWhile(
+      ir_, {b.getInt64(0)},
+      [&](const LoopState &s) {
+        return b.CreateICmpULT(s[0], b.getInt64(vectors * lanes.count));
+      },
+      [&](const LoopState &s) -> LoopState {
+        llvm::Value *at = b.CreateAdd(e, s[0]);
+        llvm::Value *x = loadExpressed(ir_, src_, at, lanes);
+        ParamValues params = paramsAt(at, lanes);
+        llvm::Value *q =
+            isCompactStorage(ir_.spec.storage)
+                ? emitCompactQuantize(ir_, plan_, x, params, lanes.count)
+                : emitQuantize(ir_, plan_, x, params, lanes.count);
+        b.CreateAlignedStore(q, b.CreateInBoundsGEP(ir_.i32, divided, s[0]),
+                             llvm::Align(4));
+        return {b.CreateAdd(s[0], b.getInt64(lanes.count))};
+      });
+  llvm::SmallVector<llvm::Value *, 4> reloaded;
+  for (unsigned j = 0; j < vectors; ++j)
+    reloaded.push_back(b.CreateAlignedLoad(
+        quarter,
+        b.CreateInBoundsGEP(ir_.i32, divided, b.getInt64(j * lanes.count)),
+        llvm::Align(4)));
+  llvm::BasicBlock *divideEnd = b.GetInsertBlock();
+  b.CreateBr(join);
+  b.SetInsertPoint(join);
+  for (unsigned j = 0; j < vectors; ++j) {
+    llvm::PHINode *phi = b.CreatePHI(quarter, 2);
+    phi->addIncoming(stored[j], checkedEnd);
+    phi->addIncoming(reloaded[j], divideEnd);
+    stored[j] = phi;
+  }
   if (ir_.target.isX86 && ir_.target.vectorBits == 256 && vectors == 4 &&
       ir_.spec.storage.containerBytes() == 1 && !ir_.spec.storage.packed) {
     storeThirtyTwoBytes(e, stored, stream);
-    b.CreateBr(join);
-    stored.clear();
+    return;
   }
   while (stored.size() > 1) {
     llvm::SmallVector<int, 64> both;
@@ -308,23 +347,9 @@ void KernelEmitter::emitBlock(llvm::Value *e, unsigned vectors, Lanes lanes,
       merged.push_back(b.CreateShuffleVector(stored[j], stored[j + 1], both));
     stored = merged;
   }
-  if (!stored.empty()) {
-    storeMaybeStreaming(stream, Lanes{lanes.count * vectors}, [&](Lanes l) {
-      storeStored(ir_, dst_, e, stored[0], l);
-    });
-    b.CreateBr(join);
-  }
-  // The exact division, one vector at a time (one copy of its code).
-  b.SetInsertPoint(divide);
-  llvm::Value *end = at(vectors);
-  emitWhile(
-      ir_, {e}, [&](const LoopState &s) { return b.CreateICmpULT(s[0], end); },
-      [&](const LoopState &s) -> LoopState {
-        emitElements(s[0], lanes, paramsAt(s[0], lanes));
-        return {b.CreateAdd(s[0], b.getInt64(lanes.count))};
-      });
-  b.CreateBr(join);
-  b.SetInsertPoint(join);
+  storeMaybeStreaming(stream, Lanes{lanes.count * vectors}, [&](Lanes l) {
+    storeStored(ir_, dst_, e, stored[0], l);
+  });
 }
 
 bool KernelEmitter::stagesRuns(bool perElement) const {
@@ -348,6 +373,19 @@ llvm::Value *KernelEmitter::byteOffset(llvm::Value *e, bool input) {
   unsigned bytes = elementBytes(input);
   return bytes ? b.CreateMul(e, b.getInt64(bytes))
                : b.CreateUDiv(e, b.getInt64(perByte_));
+}
+
+llvm::Value *KernelEmitter::divisionStash(unsigned lanes) {
+  if (divided_)
+    return divided_;
+  llvm::BasicBlock &entry =
+      ir_.builder.GetInsertBlock()->getParent()->getEntryBlock();
+  llvm::IRBuilder<> at(&entry, entry.begin());
+  llvm::AllocaInst *alloca =
+      at.CreateAlloca(llvm::ArrayType::get(ir_.i32, lanes));
+  alloca->setAlignment(llvm::Align(64));
+  divided_ = alloca;
+  return divided_;
 }
 
 void KernelEmitter::makeStagingBuffers() {
