@@ -72,6 +72,8 @@ private:
   /// Stack buffers of one block of input and of output, made on first use
   /// (the input zeroed once, so lanes past a partial block hold numbers).
   void makeStagingBuffers();
+  /// The fence after a run whose stores streamed when `large` (an i1).
+  void fenceStreamedRun(llvm::Value *large);
   /// A stack array of `lanes` i32 for the division's results, made on
   /// first use.
   llvm::Value *divisionStash(unsigned lanes);
@@ -463,22 +465,49 @@ void KernelEmitter::emitStagedRun(llvm::Value *first, llvm::Value *count,
   unsigned blockLanes = vectorLanes_ * kUnroll;
   llvm::Value *end = b.CreateAdd(first, count);
   auto *staticCount = llvm::dyn_cast<llvm::ConstantInt>(count);
+  uint64_t known = staticCount ? staticCount->getZExtValue() : 0;
+  // Converts one block from `from` to `to` (element e of the run).
+  auto convert = [&](llvm::Value *from, llvm::Value *to, llvm::Value *e,
+                     llvm::Value *stream) {
+    ParamsAt blockParams = [&](llvm::Value *index, Lanes lanes) {
+      return paramsAt(b.CreateAdd(e, index), lanes);
+    };
+    llvm::Value *src = src_, *dst = dst_;
+    src_ = from;
+    dst_ = to;
+    emitBlock(b.getInt64(0), kUnroll, Lanes{vectorLanes_}, blockParams, stream);
+    src_ = src;
+    dst_ = dst;
+  };
+  if (staticCount && known < blockLanes) { // One partial block, or none.
+    if (known == 0)
+      return;
+    makeStagingBuffers();
+    copyElements(stagedInput_, ir_.byteAddress(src_, byteOffset(first, true)),
+                 count, true);
+    convert(stagedInput_, stagedOutput_, first, nullptr);
+    copyElements(ir_.byteAddress(dst_, byteOffset(first, false)), stagedOutput_,
+                 count, false);
+    return;
+  }
   // Runs that write at least kNonTemporalBytes (or any run of a call that
   // does, streamWholeCall) stream their stores past the caches once the
   // output is aligned: the first (staged) block ends where it is, and a
   // fence follows (the call's, then). Runs known to be shorter never
-  // stream. Packed input (dcast) streams too: its outputs are whole
-  // elements, and an output aligned to perByte_ elements at the
-  // byte-aligned first element keeps every aligned element a byte
-  // boundary of the input.
-  bool mayStream = mayStreamStores(ir_) &&
-                   (callStreams_ ||
-                    !(staticCount && staticCount->getZExtValue() * dstBytes_ <
-                                         kNonTemporalBytes));
+  // stream, and runs of a known length that keeps the alignment of the
+  // first stream only when that is aligned. Packed input (dcast) streams
+  // too: its outputs are whole elements, and an output aligned to perByte_
+  // elements at the byte-aligned first element keeps every aligned element
+  // a byte boundary of the input.
+  bool mayStream =
+      mayStreamStores(ir_) &&
+      (callStreams_ || !(staticCount && known * dstBytes_ < kNonTemporalBytes));
+  uint64_t alignment = ir_.nonTemporalAlignment(blockLanes * dstBytes_);
+  bool aligns =
+      mayStream && !(staticCount && known * dstBytes_ % alignment == 0);
   llvm::Value *large = nullptr;
   llvm::Value *cut = end; // Where the first block ends at the latest.
   if (mayStream) {
-    uint64_t alignment = ir_.nonTemporalAlignment(blockLanes * dstBytes_);
     llvm::Value *address =
         b.CreateAdd(b.CreatePtrToInt(dst_, ir_.i64),
                     b.CreateMul(first, b.getInt64(dstBytes_)));
@@ -488,21 +517,42 @@ void KernelEmitter::emitStagedRun(llvm::Value *first, llvm::Value *count,
             : b.CreateICmpUGE(b.CreateMul(count, b.getInt64(dstBytes_)),
                               b.getInt64(kNonTemporalBytes)),
         b.CreateICmpEQ(
-            b.CreateAnd(address, b.getInt64(dstBytes_ * perByte_ - 1)),
+            b.CreateAnd(
+                address,
+                b.getInt64((aligns ? dstBytes_ * perByte_ : alignment) - 1)),
             b.getInt64(0)));
-    llvm::Value *headBytes = b.CreateAnd(
-        b.CreateSub(b.getInt64(alignment), address), b.getInt64(alignment - 1));
-    llvm::Value *head = b.CreateBinaryIntrinsic(
-        llvm::Intrinsic::umin, b.CreateUDiv(headBytes, b.getInt64(dstBytes_)),
-        count);
-    cut =
-        b.CreateSelect(b.CreateAnd(large, b.CreateICmpNE(head, b.getInt64(0))),
-                       b.CreateAdd(first, head), end);
+    if (aligns) {
+      llvm::Value *headBytes =
+          b.CreateAnd(b.CreateSub(b.getInt64(alignment), address),
+                      b.getInt64(alignment - 1));
+      llvm::Value *head = b.CreateBinaryIntrinsic(
+          llvm::Intrinsic::umin, b.CreateUDiv(headBytes, b.getInt64(dstBytes_)),
+          count);
+      cut = b.CreateSelect(
+          b.CreateAnd(large, b.CreateICmpNE(head, b.getInt64(0))),
+          b.CreateAdd(first, head), end);
+    }
   }
-  bool mayStage =
-      large || !(staticCount && staticCount->getZExtValue() % blockLanes == 0);
-  if (mayStage)
-    makeStagingBuffers();
+  bool mayStage = aligns || !(staticCount && known % blockLanes == 0);
+  if (!mayStage && known == blockLanes) { // One whole block.
+    convert(ir_.byteAddress(src_, byteOffset(first, true)),
+            ir_.byteAddress(dst_, byteOffset(first, false)), first, large);
+    fenceStreamedRun(large);
+    return;
+  }
+  if (!mayStage) { // Whole blocks only.
+    emitWhile(
+        ir_, {first},
+        [&](const LoopState &s) { return b.CreateICmpULT(s[0], end); },
+        [&](const LoopState &s) -> LoopState {
+          convert(ir_.byteAddress(src_, byteOffset(s[0], true)),
+                  ir_.byteAddress(dst_, byteOffset(s[0], false)), s[0], large);
+          return {b.CreateAdd(s[0], b.getInt64(blockLanes))};
+        });
+    fenceStreamedRun(large);
+    return;
+  }
+  makeStagingBuffers();
 
   llvm::BasicBlock *preheader = b.GetInsertBlock();
   auto *header = llvm::BasicBlock::Create(ir_.context, "block", function);
@@ -525,14 +575,10 @@ void KernelEmitter::emitStagedRun(llvm::Value *first, llvm::Value *count,
   b.CreateCondBr(b.CreateICmpUGE(left, b.getInt64(blockLanes)), body, partial);
 
   b.SetInsertPoint(partial);
-  if (mayStage)
-    b.CreateCondBr(b.CreateICmpEQ(left, b.getInt64(0)), exit, staged);
-  else
-    b.CreateBr(exit);
+  b.CreateCondBr(b.CreateICmpEQ(left, b.getInt64(0)), exit, staged);
 
   b.SetInsertPoint(staged);
-  if (mayStage)
-    copyElements(stagedInput_, srcAt, left, true);
+  copyElements(stagedInput_, srcAt, left, true);
   llvm::BasicBlock *stagedEnd = b.GetInsertBlock();
   b.CreateBr(body);
 
@@ -545,25 +591,15 @@ void KernelEmitter::emitStagedRun(llvm::Value *first, llvm::Value *count,
   to->addIncoming(dstAt, header);
   done->addIncoming(b.getInt64(blockLanes), header);
   isStaged->addIncoming(b.getFalse(), header);
-  from->addIncoming(mayStage ? stagedInput_ : srcAt, stagedEnd);
-  to->addIncoming(mayStage ? stagedOutput_ : dstAt, stagedEnd);
+  from->addIncoming(stagedInput_, stagedEnd);
+  to->addIncoming(stagedOutput_, stagedEnd);
   done->addIncoming(left, stagedEnd);
   isStaged->addIncoming(b.getTrue(), stagedEnd);
-  unsigned vectors = kUnroll;
-  ParamsAt blockParams = [&](llvm::Value *index, Lanes lanes) {
-    return paramsAt(b.CreateAdd(e, index), lanes);
-  };
-  llvm::Value *src = src_, *dst = dst_;
-  src_ = from;
-  dst_ = to;
-  emitBlock(b.getInt64(0), vectors, Lanes{vectorLanes_}, blockParams, large);
-  src_ = src;
-  dst_ = dst;
+  convert(from, to, e, large);
   b.CreateCondBr(isStaged, copyOut, latch);
 
   b.SetInsertPoint(copyOut);
-  if (mayStage)
-    copyElements(dstAt, stagedOutput_, done, false);
+  copyElements(dstAt, stagedOutput_, done, false);
   b.CreateBr(latch);
 
   b.SetInsertPoint(latch);
@@ -572,15 +608,21 @@ void KernelEmitter::emitStagedRun(llvm::Value *first, llvm::Value *count,
   b.CreateBr(header);
 
   b.SetInsertPoint(exit);
-  if (large && !callStreams_) {
-    auto *fence = llvm::BasicBlock::Create(ir_.context, "fence", function);
-    auto *join = llvm::BasicBlock::Create(ir_.context, "fenced", function);
-    b.CreateCondBr(large, fence, join);
-    b.SetInsertPoint(fence);
-    b.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {});
-    b.CreateBr(join);
-    b.SetInsertPoint(join);
-  }
+  fenceStreamedRun(large);
+}
+
+void KernelEmitter::fenceStreamedRun(llvm::Value *large) {
+  if (!large || callStreams_)
+    return; // Never streamed, or the call's fence follows.
+  llvm::IRBuilder<> &b = ir_.builder;
+  llvm::Function *function = b.GetInsertBlock()->getParent();
+  auto *fence = llvm::BasicBlock::Create(ir_.context, "fence", function);
+  auto *join = llvm::BasicBlock::Create(ir_.context, "fenced", function);
+  b.CreateCondBr(large, fence, join);
+  b.SetInsertPoint(fence);
+  b.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {});
+  b.CreateBr(join);
+  b.SetInsertPoint(join);
 }
 
 void KernelEmitter::emitRun(llvm::Value *first, llvm::Value *count,
