@@ -419,24 +419,41 @@ void KernelEmitter::copyElements(llvm::Value *to, llvm::Value *from,
                                  llvm::Value *count, bool input) {
   llvm::IRBuilder<> &b = ir_.builder;
   unsigned bytes = elementBytes(input);
-  llvm::IntegerType *unit = bytes ? b.getIntNTy(8 * bytes) : ir_.i8;
   llvm::Value *perByte = b.getInt64(perByte_);
   llvm::Value *units =
       bytes ? count
       : input
           ? b.CreateUDiv(b.CreateAdd(count, b.getInt64(perByte_ - 1)), perByte)
           : b.CreateUDiv(count, perByte);
-  llvm::Value *copied = emitWhile(
-      ir_, {b.getInt64(0)},
-      [&](const LoopState &s) { return b.CreateICmpULT(s[0], units); },
-      [&](const LoopState &s) -> LoopState {
-        llvm::Value *offset = b.CreateMul(s[0], b.getInt64(bytes ? bytes : 1));
-        b.CreateAlignedStore(b.CreateAlignedLoad(unit,
-                                                 ir_.byteAddress(from, offset),
-                                                 llvm::Align(1)),
-                             ir_.byteAddress(to, offset), llvm::Align(1));
-        return {b.CreateAdd(s[0], b.getInt64(1))};
-      })[0];
+  unsigned unitBytes = bytes ? bytes : 1;
+  auto move = [&](llvm::Value *offset, unsigned pieceBytes) {
+    llvm::Type *type = pieceBytes > 8 ? ir_.vectorOf(ir_.i8, pieceBytes)
+                                      : b.getIntNTy(8 * pieceBytes);
+    b.CreateAlignedStore(b.CreateAlignedLoad(type,
+                                             ir_.byteAddress(from, offset),
+                                             llvm::Align(1)),
+                         ir_.byteAddress(to, offset), llvm::Align(1));
+  };
+  llvm::Value *copied = units;
+  if (auto *known = llvm::dyn_cast<llvm::ConstantInt>(units)) {
+    // A known count: one move per set bit (runs of a static length).
+    uint64_t done = 0;
+    for (uint64_t piece = llvm::bit_floor(known->getZExtValue()); piece > 0;
+         piece /= 2)
+      if (known->getZExtValue() & piece) {
+        move(b.getInt64(done * unitBytes), piece * unitBytes);
+        done += piece;
+      }
+  } else {
+    // A loop: fewer blocks to compile than moves by the bits of `units`.
+    emitWhile(
+        ir_, {b.getInt64(0)},
+        [&](const LoopState &s) { return b.CreateICmpULT(s[0], units); },
+        [&](const LoopState &s) -> LoopState {
+          move(b.CreateMul(s[0], b.getInt64(unitBytes)), unitBytes);
+          return {b.CreateAdd(s[0], b.getInt64(1))};
+        });
+  }
   if (bytes || input)
     return;
   // The fields past the last element are padding: zero, as a byte's first
