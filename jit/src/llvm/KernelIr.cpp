@@ -159,7 +159,9 @@ void KernelEmitter::storeMaybeStreaming(
   auto *streaming = llvm::BasicBlock::Create(ir_.context, "nt", function);
   auto *cached = llvm::BasicBlock::Create(ir_.context, "cached", function);
   auto *join = llvm::BasicBlock::Create(ir_.context, "written", function);
-  b.CreateCondBr(stream, streaming, cached);
+  // Cached first: the branch costs short outputs, not streamed ones.
+  b.CreateCondBr(stream, streaming, cached,
+                 llvm::MDBuilder(ir_.context).createUnlikelyBranchWeights());
   b.SetInsertPoint(streaming);
   store(Lanes{lanes.count, lanes.mask, true});
   b.CreateBr(join);
@@ -589,7 +591,9 @@ void KernelEmitter::emitStagedRun(llvm::Value *first, llvm::Value *count,
   llvm::Value *left = b.CreateSub(stop, e);
   llvm::Value *srcAt = ir_.byteAddress(src_, byteOffset(e, true));
   llvm::Value *dstAt = ir_.byteAddress(dst_, byteOffset(e, false));
-  b.CreateCondBr(b.CreateICmpUGE(left, b.getInt64(blockLanes)), body, partial);
+  llvm::MDBuilder weights(ir_.context);
+  b.CreateCondBr(b.CreateICmpUGE(left, b.getInt64(blockLanes)), body, partial,
+                 weights.createLikelyBranchWeights());
 
   b.SetInsertPoint(partial);
   b.CreateCondBr(b.CreateICmpEQ(left, b.getInt64(0)), exit, staged);
@@ -613,7 +617,8 @@ void KernelEmitter::emitStagedRun(llvm::Value *first, llvm::Value *count,
   done->addIncoming(left, stagedEnd);
   isStaged->addIncoming(b.getTrue(), stagedEnd);
   convert(from, to, e, large);
-  b.CreateCondBr(isStaged, copyOut, latch);
+  b.CreateCondBr(isStaged, copyOut, latch,
+                 weights.createUnlikelyBranchWeights());
 
   b.SetInsertPoint(copyOut);
   copyElements(dstAt, stagedOutput_, done, false);
