@@ -74,9 +74,9 @@ private:
   void makeStagingBuffers();
   /// The fence after a run whose stores streamed when `large` (an i1).
   void fenceStreamedRun(llvm::Value *large);
-  /// A stack array of `lanes` i32 for the division's results, made on
-  /// first use.
-  llvm::Value *divisionStash(unsigned lanes);
+  /// A stack array of a block's i32 lanes for the division's results,
+  /// made on first use.
+  llvm::Value *divisionStash();
   /// Converts `vectors` groups of `lanes` elements from element e.
   /// `stream`: an i1, true when the stores may bypass the caches (the
   /// output is aligned for them), or null (never).
@@ -302,7 +302,7 @@ void KernelEmitter::emitBlock(llvm::Value *e, unsigned vectors, Lanes lanes,
   // The exact division, one vector at a time (one copy of its code).
   b.SetInsertPoint(divide);
   llvm::Type *quarter = stored[0]->getType();
-  llvm::Value *divided = divisionStash(vectors * lanes.count);
+  llvm::Value *divided = divisionStash();
   emitWhile(
       ir_, {b.getInt64(0)},
       [&](const LoopState &s) {
@@ -379,14 +379,14 @@ llvm::Value *KernelEmitter::byteOffset(llvm::Value *e, bool input) {
                : b.CreateUDiv(e, b.getInt64(perByte_));
 }
 
-llvm::Value *KernelEmitter::divisionStash(unsigned lanes) {
+llvm::Value *KernelEmitter::divisionStash() {
   if (divided_)
     return divided_;
   llvm::BasicBlock &entry =
       ir_.builder.GetInsertBlock()->getParent()->getEntryBlock();
   llvm::IRBuilder<> at(&entry, entry.begin());
   llvm::AllocaInst *alloca =
-      at.CreateAlloca(llvm::ArrayType::get(ir_.i32, lanes));
+      at.CreateAlloca(llvm::ArrayType::get(ir_.i32, vectorLanes_ * kUnroll));
   alloca->setAlignment(llvm::Align(64));
   divided_ = alloca;
   return divided_;
@@ -487,24 +487,33 @@ void KernelEmitter::emitStagedRun(llvm::Value *first, llvm::Value *count,
   uint64_t known = staticCount ? staticCount->getZExtValue() : 0;
   // Converts one block from `from` to `to` (element e of the run).
   auto convert = [&](llvm::Value *from, llvm::Value *to, llvm::Value *e,
-                     llvm::Value *stream) {
+                     llvm::Value *stream, unsigned vectors = kUnroll) {
     ParamsAt blockParams = [&](llvm::Value *index, Lanes lanes) {
       return paramsAt(b.CreateAdd(e, index), lanes);
     };
     llvm::Value *src = src_, *dst = dst_;
     src_ = from;
     dst_ = to;
-    emitBlock(b.getInt64(0), kUnroll, Lanes{vectorLanes_}, blockParams, stream);
+    emitBlock(b.getInt64(0), vectors, Lanes{vectorLanes_}, blockParams, stream);
     src_ = src;
     dst_ = dst;
   };
   if (staticCount && known < blockLanes) { // One partial block, or none.
     if (known == 0)
       return;
+    // Just the vectors the run needs.
+    unsigned vectors =
+        static_cast<unsigned>(known + vectorLanes_ - 1) / vectorLanes_;
+    if (known % vectorLanes_ == 0 && vectorAllowed(vectorLanes_)) {
+      convert(ir_.byteAddress(src_, byteOffset(first, true)),
+              ir_.byteAddress(dst_, byteOffset(first, false)), first, nullptr,
+              vectors);
+      return;
+    }
     makeStagingBuffers();
     copyElements(stagedInput_, ir_.byteAddress(src_, byteOffset(first, true)),
                  count, true);
-    convert(stagedInput_, stagedOutput_, first, nullptr);
+    convert(stagedInput_, stagedOutput_, first, nullptr, vectors);
     copyElements(ir_.byteAddress(dst_, byteOffset(first, false)), stagedOutput_,
                  count, false);
     return;
