@@ -1,9 +1,12 @@
 //===- KernelIr.cpp - KernelSpec to LLVM IR -------------------------------===//
 //
 // The kernel is the layout's loop nest (LayoutLoops) around runs. A run
-// processes its elements in unrolled blocks of full vectors, then single
-// vectors, then an exact tail: one masked vector on AVX-512, single
-// elements otherwise, so no byte outside the buffers is ever touched.
+// processes its elements in unrolled blocks of full vectors; a partial
+// block (the tail, and the head that aligns streamed stores) is copied
+// through stack buffers and converted by the same block code, so that
+// code is compiled once and no byte outside the buffers is ever touched.
+// AVX-512 tails of whole elements are one masked vector instead, and
+// scalar targets convert single elements.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelIr.h"
