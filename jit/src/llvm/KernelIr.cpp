@@ -1,9 +1,12 @@
 //===- KernelIr.cpp - KernelSpec to LLVM IR -------------------------------===//
 //
 // The kernel is the layout's loop nest (LayoutLoops) around runs. A run
-// processes its elements in unrolled blocks of full vectors, then single
-// vectors, then an exact tail: one masked vector on AVX-512, single
-// elements otherwise, so no byte outside the buffers is ever touched.
+// processes its elements in unrolled blocks of full vectors; a partial
+// block (the tail, and the head that aligns streamed stores) is copied
+// through stack buffers and converted by the same block code, so that
+// code is compiled once and no byte outside the buffers is ever touched.
+// AVX-512 tails of whole elements are one masked vector instead, and
+// scalar targets convert single elements.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelIr.h"
@@ -44,6 +47,8 @@ public:
 
   void emitRun(llvm::Value *first, llvm::Value *count, llvm::Value *param,
                bool perElement);
+  /// Whether emitRun stages partial blocks (emitStagedRun).
+  bool stagesRuns(bool perElement) const;
 
   /// Layouts of many runs (short ones, mostly): whether the stores bypass
   /// the caches is decided once for the call's n elements rather than per
@@ -53,6 +58,28 @@ public:
 
 private:
   using ParamsAt = std::function<ParamValues(llvm::Value *, Lanes)>;
+  /// The run as blocks only: partial blocks (the tail, and the head that
+  /// aligns streamed stores) are copied through stack buffers, so the
+  /// block's code is the run's only conversion code.
+  void emitStagedRun(llvm::Value *first, llvm::Value *count,
+                     const ParamsAt &paramsAt);
+  /// Byte offset of element e in the input (or output) buffer; packed
+  /// elements at a byte boundary.
+  llvm::Value *byteOffset(llvm::Value *e, bool input);
+  /// Bytes per element of the input (or output); 0 for packed storage.
+  unsigned elementBytes(bool input) const;
+  /// Copies the first `count` elements' bytes from `from` to `to`; a packed
+  /// output keeps only the fields of its elements in a partial last byte.
+  void copyElements(llvm::Value *to, llvm::Value *from, llvm::Value *count,
+                    bool input);
+  /// Stack buffers of one block of input and of output, made on first use
+  /// (the input zeroed once, so lanes past a partial block hold numbers).
+  void makeStagingBuffers();
+  /// The fence after a run whose stores streamed when `large` (an i1).
+  void fenceStreamedRun(llvm::Value *large);
+  /// A stack array of a block's i32 lanes for the division's results,
+  /// made on first use.
+  llvm::Value *divisionStash();
   /// Converts `vectors` groups of `lanes` elements from element e.
   /// `stream`: an i1, true when the stores may bypass the caches (the
   /// output is aligned for them), or null (never).
@@ -75,6 +102,9 @@ private:
   void storeThirtyTwoBytes(llvm::Value *e,
                            llvm::ArrayRef<llvm::Value *> quarters,
                            llvm::Value *stream);
+  /// 32 bytes already packed in element order (an <8 x i32>).
+  void storeThirtyTwoPackedBytes(llvm::Value *e, llvm::Value *bytes,
+                                 llvm::Value *stream);
   /// store(lanes), non-temporal when `stream` (see emitBlock) is true.
   void storeMaybeStreaming(llvm::Value *stream, Lanes lanes,
                            const std::function<void(Lanes)> &store);
@@ -91,6 +121,8 @@ private:
   unsigned perByte_ = 1;
   unsigned dstBytes_ = 1;              ///< Output bytes per element (unpacked).
   llvm::Value *callStreams_ = nullptr; ///< i1 of streamWholeCall, or null.
+  llvm::Value *stagedInput_ = nullptr, *stagedOutput_ = nullptr;
+  llvm::Value *divided_ = nullptr;
 };
 
 /// Whether stores may stream at all: x86, and outputs of whole elements
@@ -135,7 +167,9 @@ void KernelEmitter::storeMaybeStreaming(
   auto *streaming = llvm::BasicBlock::Create(ir_.context, "nt", function);
   auto *cached = llvm::BasicBlock::Create(ir_.context, "cached", function);
   auto *join = llvm::BasicBlock::Create(ir_.context, "written", function);
-  b.CreateCondBr(stream, streaming, cached);
+  // Cached first: the branch costs short outputs, not streamed ones.
+  b.CreateCondBr(stream, streaming, cached,
+                 llvm::MDBuilder(ir_.context).createUnlikelyBranchWeights());
   b.SetInsertPoint(streaming);
   store(Lanes{lanes.count, lanes.mask, true});
   b.CreateBr(join);
@@ -185,11 +219,17 @@ void KernelEmitter::storeThirtyTwoBytes(llvm::Value *e,
                                         llvm::Value *stream) {
   // Four vectors of i32 into 32 bytes with AVX2's saturating packs, as
   // the asmjit kernels do (cheaper to select than a wide truncation).
+  storeThirtyTwoPackedBytes(e, packThirtyTwoBytes(ir_, quarters, bytesSigned()),
+                            stream);
+}
+
+void KernelEmitter::storeThirtyTwoPackedBytes(llvm::Value *e,
+                                              llvm::Value *bytes,
+                                              llvm::Value *stream) {
   llvm::IRBuilder<> &b = ir_.builder;
-  llvm::Value *ordered = packThirtyTwoBytes(ir_, quarters, bytesSigned());
   llvm::Value *address = ir_.byteAddress(dst_, e);
   storeMaybeStreaming(stream, Lanes{32}, [&](Lanes l) {
-    ir_.store(b.CreateBitCast(ordered, ir_.vectorOf(ir_.i8, 32)), address, l);
+    ir_.store(b.CreateBitCast(bytes, ir_.vectorOf(ir_.i8, 32)), address, l);
   });
 }
 
@@ -263,50 +303,88 @@ void KernelEmitter::emitBlock(llvm::Value *e, unsigned vectors, Lanes lanes,
     return;
   }
   // Multiply and check every lane; divide only when one is too close to
-  // call. The checked results are stored as one wide vector.
+  // call. The division's results meet the checked ones before the one
+  // store code (as i32 lanes through the stack). The bracket checks four
+  // vectors at once and packs them itself: the division's lanes are packed
+  // the same way before they meet.
   bool thirtyTwoBytes =
       ir_.target.isX86 && ir_.target.vectorBits == 256 && vectors == 4 &&
       ir_.spec.storage.containerBytes() == 1 && !ir_.spec.storage.packed;
+  bool bracketed = thirtyTwoBytes && bracketsRounding();
   llvm::SmallVector<llvm::Value *, 4> stored;
   llvm::Value *exact = nullptr;
-  llvm::Value *bracketedBytes = nullptr;
-  if (thirtyTwoBytes && bracketsRounding()) {
+  if (bracketed) {
     llvm::SmallVector<llvm::Value *, 4> x;
     llvm::SmallVector<ParamValues, 4> params;
     for (unsigned j = 0; j < vectors; ++j) {
       x.push_back(loadExpressed(ir_, src_, at(j), lanes));
       params.push_back(paramsAt(at(j), lanes));
     }
-    BracketedQuantize bracketed = emitBracketedQuantize(
+    BracketedQuantize checked = emitBracketedQuantize(
         ir_, plan_, x, params, lanes.count, bytesSigned());
-    exact = bracketed.exact;
-    bracketedBytes = bracketed.bytes;
-  }
-  for (unsigned j = 0; j < vectors && !bracketedBytes; ++j) {
-    CheckedQuantize checked =
-        emitCheckedQuantize(ir_, plan_, loadExpressed(ir_, src_, at(j), lanes),
-                            paramsAt(at(j), lanes), lanes.count);
-    stored.push_back(checked.stored);
-    exact = exact ? b.CreateAnd(exact, checked.exact) : checked.exact;
+    stored.push_back(checked.bytes);
+    exact = checked.exact;
+  } else {
+    for (unsigned j = 0; j < vectors; ++j) {
+      CheckedQuantize checked = emitCheckedQuantize(
+          ir_, plan_, loadExpressed(ir_, src_, at(j), lanes),
+          paramsAt(at(j), lanes), lanes.count);
+      stored.push_back(checked.stored);
+      exact = exact ? b.CreateAnd(exact, checked.exact) : checked.exact;
+    }
+    exact = b.CreateAndReduce(exact);
   }
   llvm::Function *function = b.GetInsertBlock()->getParent();
-  auto *fast = llvm::BasicBlock::Create(ir_.context, "checked", function);
+  llvm::BasicBlock *checkedEnd = b.GetInsertBlock();
   auto *divide = llvm::BasicBlock::Create(ir_.context, "divide", function);
-  auto *join = llvm::BasicBlock::Create(ir_.context, "stored", function);
-  b.CreateCondBr(exact, fast, divide,
+  auto *join = llvm::BasicBlock::Create(ir_.context, "quantized", function);
+  b.CreateCondBr(exact, join, divide,
                  llvm::MDBuilder(ir_.context).createLikelyBranchWeights());
-  b.SetInsertPoint(fast);
-  if (bracketedBytes) {
-    llvm::Value *address = ir_.byteAddress(dst_, e);
-    storeMaybeStreaming(stream, Lanes{32}, [&](Lanes l) {
-      ir_.store(b.CreateBitCast(bracketedBytes, ir_.vectorOf(ir_.i8, 32)),
-                address, l);
-    });
-    b.CreateBr(join);
-  } else if (thirtyTwoBytes) {
+  // The exact division, one vector at a time (one copy of its code).
+  b.SetInsertPoint(divide);
+  llvm::Type *quarter = ir_.vectorOf(ir_.i32, lanes.count);
+  llvm::Value *divided = divisionStash();
+  emitWhile(
+      ir_, {b.getInt64(0)},
+      [&](const LoopState &s) {
+        return b.CreateICmpULT(s[0], b.getInt64(vectors * lanes.count));
+      },
+      [&](const LoopState &s) -> LoopState {
+        llvm::Value *at = b.CreateAdd(e, s[0]);
+        llvm::Value *x = loadExpressed(ir_, src_, at, lanes);
+        ParamValues params = paramsAt(at, lanes);
+        llvm::Value *q =
+            isCompactStorage(ir_.spec.storage)
+                ? emitCompactQuantize(ir_, plan_, x, params, lanes.count)
+                : emitQuantize(ir_, plan_, x, params, lanes.count);
+        b.CreateAlignedStore(q, b.CreateInBoundsGEP(ir_.i32, divided, s[0]),
+                             llvm::Align(4));
+        return {b.CreateAdd(s[0], b.getInt64(lanes.count))};
+      });
+  llvm::SmallVector<llvm::Value *, 4> reloaded;
+  for (unsigned j = 0; j < vectors; ++j)
+    reloaded.push_back(b.CreateAlignedLoad(
+        quarter,
+        b.CreateInBoundsGEP(ir_.i32, divided, b.getInt64(j * lanes.count)),
+        llvm::Align(4)));
+  if (bracketed)
+    reloaded = {packThirtyTwoBytes(ir_, reloaded, bytesSigned())};
+  llvm::BasicBlock *divideEnd = b.GetInsertBlock();
+  b.CreateBr(join);
+  b.SetInsertPoint(join);
+  for (size_t j = 0; j < stored.size(); ++j) {
+    llvm::PHINode *phi = b.CreatePHI(stored[j]->getType(), 2);
+    phi->addIncoming(stored[j], checkedEnd);
+    phi->addIncoming(reloaded[j], divideEnd);
+    stored[j] = phi;
+  }
+  if (bracketed) {
+    storeThirtyTwoPackedBytes(e, stored[0], stream);
+    return;
+  }
+  if (thirtyTwoBytes) {
     storeThirtyTwoBytes(e, stored, stream);
-    b.CreateBr(join);
-    stored.clear();
+    return;
   }
   while (stored.size() > 1) {
     llvm::SmallVector<int, 64> both;
@@ -319,21 +397,307 @@ void KernelEmitter::emitBlock(llvm::Value *e, unsigned vectors, Lanes lanes,
       merged.push_back(b.CreateShuffleVector(stored[j], stored[j + 1], both));
     stored = merged;
   }
-  if (!stored.empty()) {
-    storeMaybeStreaming(stream, Lanes{lanes.count * vectors}, [&](Lanes l) {
-      storeStored(ir_, dst_, e, stored[0], l);
-    });
-    b.CreateBr(join);
+  storeMaybeStreaming(stream, Lanes{lanes.count * vectors}, [&](Lanes l) {
+    storeStored(ir_, dst_, e, stored[0], l);
+  });
+}
+
+bool KernelEmitter::stagesRuns(bool perElement) const {
+  // Masked vectors cover AVX-512 tails of whole elements already; runtime
+  // per-element parameters cannot be read a block past a run's end (baked
+  // tables can: ParamSource pads them).
+  return vectorLanes_ > 1 && !(ir_.target.maskedMemory && perByte_ == 1) &&
+         vectorAllowed(vectorLanes_ * kUnroll) &&
+         !(perElement && ir_.spec.params.runtime);
+}
+
+unsigned KernelEmitter::elementBytes(bool input) const {
+  KernelOp op = ir_.spec.op;
+  if (op == (input ? KernelOp::QCast : KernelOp::DCast))
+    return valueTypeBytes(ir_.spec.expressed);
+  return ir_.spec.storage.packed ? 0 : ir_.spec.storage.containerBytes();
+}
+
+llvm::Value *KernelEmitter::byteOffset(llvm::Value *e, bool input) {
+  llvm::IRBuilder<> &b = ir_.builder;
+  unsigned bytes = elementBytes(input);
+  return bytes ? b.CreateMul(e, b.getInt64(bytes))
+               : b.CreateUDiv(e, b.getInt64(perByte_));
+}
+
+llvm::Value *KernelEmitter::divisionStash() {
+  if (divided_)
+    return divided_;
+  llvm::BasicBlock &entry =
+      ir_.builder.GetInsertBlock()->getParent()->getEntryBlock();
+  llvm::IRBuilder<> at(&entry, entry.begin());
+  llvm::AllocaInst *alloca =
+      at.CreateAlloca(llvm::ArrayType::get(ir_.i32, vectorLanes_ * kUnroll));
+  alloca->setAlignment(llvm::Align(64));
+  divided_ = alloca;
+  return divided_;
+}
+
+void KernelEmitter::makeStagingBuffers() {
+  if (stagedInput_)
+    return;
+  llvm::BasicBlock &entry =
+      ir_.builder.GetInsertBlock()->getParent()->getEntryBlock();
+  llvm::IRBuilder<> at(&entry, entry.begin());
+  unsigned blockLanes = vectorLanes_ * kUnroll;
+  auto bufferBytes = [&](bool input) {
+    unsigned bytes = elementBytes(input);
+    return bytes ? bytes * blockLanes : blockLanes / perByte_;
+  };
+  auto buffer = [&](bool input) {
+    llvm::AllocaInst *alloca =
+        at.CreateAlloca(llvm::ArrayType::get(ir_.i8, bufferBytes(input)));
+    alloca->setAlignment(llvm::Align(64)); // Streamed stores land here too.
+    return alloca;
+  };
+  stagedInput_ = buffer(true);
+  stagedOutput_ = buffer(false);
+  // A plain store (not a memset, which could become a library call).
+  at.CreateAlignedStore(
+      llvm::Constant::getNullValue(ir_.vectorOf(ir_.i8, bufferBytes(true))),
+      stagedInput_, llvm::Align(64));
+}
+
+void KernelEmitter::copyElements(llvm::Value *to, llvm::Value *from,
+                                 llvm::Value *count, bool input) {
+  llvm::IRBuilder<> &b = ir_.builder;
+  unsigned bytes = elementBytes(input);
+  llvm::Value *perByte = b.getInt64(perByte_);
+  llvm::Value *units =
+      bytes ? count
+      : input
+          ? b.CreateUDiv(b.CreateAdd(count, b.getInt64(perByte_ - 1)), perByte)
+          : b.CreateUDiv(count, perByte);
+  unsigned unitBytes = bytes ? bytes : 1;
+  auto move = [&](llvm::Value *offset, unsigned pieceBytes) {
+    llvm::Type *type = pieceBytes > 8 ? ir_.vectorOf(ir_.i8, pieceBytes)
+                                      : b.getIntNTy(8 * pieceBytes);
+    b.CreateAlignedStore(b.CreateAlignedLoad(type,
+                                             ir_.byteAddress(from, offset),
+                                             llvm::Align(1)),
+                         ir_.byteAddress(to, offset), llvm::Align(1));
+  };
+  llvm::Value *copied = units;
+  if (auto *known = llvm::dyn_cast<llvm::ConstantInt>(units)) {
+    // A known count: one move per set bit (runs of a static length).
+    uint64_t done = 0;
+    for (uint64_t piece = llvm::bit_floor(known->getZExtValue()); piece > 0;
+         piece /= 2)
+      if (known->getZExtValue() & piece) {
+        move(b.getInt64(done * unitBytes), piece * unitBytes);
+        done += piece;
+      }
+  } else {
+    // A loop: fewer blocks to compile than moves by the bits of `units`.
+    emitWhile(
+        ir_, {b.getInt64(0)},
+        [&](const LoopState &s) { return b.CreateICmpULT(s[0], units); },
+        [&](const LoopState &s) -> LoopState {
+          move(b.CreateMul(s[0], b.getInt64(unitBytes)), unitBytes);
+          return {b.CreateAdd(s[0], b.getInt64(1))};
+        });
   }
-  // The exact division, one vector at a time (one copy of its code).
-  b.SetInsertPoint(divide);
-  llvm::Value *end = at(vectors);
-  emitWhile(
-      ir_, {e}, [&](const LoopState &s) { return b.CreateICmpULT(s[0], end); },
-      [&](const LoopState &s) -> LoopState {
-        emitElements(s[0], lanes, paramsAt(s[0], lanes));
-        return {b.CreateAdd(s[0], b.getInt64(lanes.count))};
-      });
+  if (bytes || input)
+    return;
+  // The fields past the last element are padding: zero, as a byte's first
+  // element defines it (ElementIo.h).
+  llvm::Value *left = b.CreateTrunc(b.CreateURem(count, perByte), ir_.i8);
+  llvm::Function *function = b.GetInsertBlock()->getParent();
+  auto *partial = llvm::BasicBlock::Create(ir_.context, "partial", function);
+  auto *done = llvm::BasicBlock::Create(ir_.context, "copied", function);
+  b.CreateCondBr(b.CreateICmpNE(left, b.getInt8(0)), partial, done);
+  b.SetInsertPoint(partial);
+  llvm::Value *fields = b.CreateSub(
+      b.CreateShl(b.getInt8(1),
+                  b.CreateMul(left, b.getInt8(ir_.spec.storage.bits))),
+      b.getInt8(1));
+  b.CreateStore(
+      b.CreateAnd(b.CreateLoad(ir_.i8, ir_.byteAddress(from, copied)), fields),
+      ir_.byteAddress(to, copied));
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+}
+
+void KernelEmitter::emitStagedRun(llvm::Value *first, llvm::Value *count,
+                                  const ParamsAt &paramsAt) {
+  llvm::IRBuilder<> &b = ir_.builder;
+  llvm::Function *function = b.GetInsertBlock()->getParent();
+  unsigned blockLanes = vectorLanes_ * kUnroll;
+  llvm::Value *end = b.CreateAdd(first, count);
+  auto *staticCount = llvm::dyn_cast<llvm::ConstantInt>(count);
+  uint64_t known = staticCount ? staticCount->getZExtValue() : 0;
+  // Converts one block from `from` to `to` (element e of the run).
+  auto convert = [&](llvm::Value *from, llvm::Value *to, llvm::Value *e,
+                     llvm::Value *stream, unsigned vectors = kUnroll) {
+    ParamsAt blockParams = [&](llvm::Value *index, Lanes lanes) {
+      return paramsAt(b.CreateAdd(e, index), lanes);
+    };
+    llvm::Value *src = src_, *dst = dst_;
+    src_ = from;
+    dst_ = to;
+    emitBlock(b.getInt64(0), vectors, Lanes{vectorLanes_}, blockParams, stream);
+    src_ = src;
+    dst_ = dst;
+  };
+  if (staticCount && known < blockLanes) { // One partial block, or none.
+    if (known == 0)
+      return;
+    // Just the vectors the run needs.
+    unsigned vectors =
+        static_cast<unsigned>(known + vectorLanes_ - 1) / vectorLanes_;
+    if (known % vectorLanes_ == 0 && vectorAllowed(vectorLanes_)) {
+      convert(ir_.byteAddress(src_, byteOffset(first, true)),
+              ir_.byteAddress(dst_, byteOffset(first, false)), first, nullptr,
+              vectors);
+      return;
+    }
+    makeStagingBuffers();
+    copyElements(stagedInput_, ir_.byteAddress(src_, byteOffset(first, true)),
+                 count, true);
+    convert(stagedInput_, stagedOutput_, first, nullptr, vectors);
+    copyElements(ir_.byteAddress(dst_, byteOffset(first, false)), stagedOutput_,
+                 count, false);
+    return;
+  }
+  // Runs that write at least kNonTemporalBytes (or any run of a call that
+  // does, streamWholeCall) stream their stores past the caches once the
+  // output is aligned: the first (staged) block ends where it is, and a
+  // fence follows (the call's, then). Runs known to be shorter never
+  // stream, and runs of a known length that keeps the alignment of the
+  // first stream only when that is aligned. Packed input (dcast) streams
+  // too: its outputs are whole elements, and an output aligned to perByte_
+  // elements at the byte-aligned first element keeps every aligned element
+  // a byte boundary of the input.
+  bool mayStream =
+      mayStreamStores(ir_) &&
+      (callStreams_ || !(staticCount && known * dstBytes_ < kNonTemporalBytes));
+  uint64_t alignment = ir_.nonTemporalAlignment(blockLanes * dstBytes_);
+  bool aligns =
+      mayStream && !(staticCount && known * dstBytes_ % alignment == 0);
+  llvm::Value *large = nullptr;
+  llvm::Value *cut = end; // Where the first block ends at the latest.
+  if (mayStream) {
+    llvm::Value *address =
+        b.CreateAdd(b.CreatePtrToInt(dst_, ir_.i64),
+                    b.CreateMul(first, b.getInt64(dstBytes_)));
+    large = b.CreateAnd(
+        callStreams_
+            ? callStreams_
+            : b.CreateICmpUGE(b.CreateMul(count, b.getInt64(dstBytes_)),
+                              b.getInt64(kNonTemporalBytes)),
+        b.CreateICmpEQ(
+            b.CreateAnd(
+                address,
+                b.getInt64((aligns ? dstBytes_ * perByte_ : alignment) - 1)),
+            b.getInt64(0)));
+    if (aligns) {
+      llvm::Value *headBytes =
+          b.CreateAnd(b.CreateSub(b.getInt64(alignment), address),
+                      b.getInt64(alignment - 1));
+      llvm::Value *head = b.CreateBinaryIntrinsic(
+          llvm::Intrinsic::umin, b.CreateUDiv(headBytes, b.getInt64(dstBytes_)),
+          count);
+      cut = b.CreateSelect(
+          b.CreateAnd(large, b.CreateICmpNE(head, b.getInt64(0))),
+          b.CreateAdd(first, head), end);
+    }
+  }
+  bool mayStage = aligns || !(staticCount && known % blockLanes == 0);
+  if (!mayStage && known == blockLanes) { // One whole block.
+    convert(ir_.byteAddress(src_, byteOffset(first, true)),
+            ir_.byteAddress(dst_, byteOffset(first, false)), first, large);
+    fenceStreamedRun(large);
+    return;
+  }
+  if (!mayStage) { // Whole blocks only.
+    emitWhile(
+        ir_, {first},
+        [&](const LoopState &s) { return b.CreateICmpULT(s[0], end); },
+        [&](const LoopState &s) -> LoopState {
+          convert(ir_.byteAddress(src_, byteOffset(s[0], true)),
+                  ir_.byteAddress(dst_, byteOffset(s[0], false)), s[0], large);
+          return {b.CreateAdd(s[0], b.getInt64(blockLanes))};
+        });
+    fenceStreamedRun(large);
+    return;
+  }
+  makeStagingBuffers();
+
+  llvm::BasicBlock *preheader = b.GetInsertBlock();
+  auto *header = llvm::BasicBlock::Create(ir_.context, "block", function);
+  auto *partial = llvm::BasicBlock::Create(ir_.context, "partial", function);
+  auto *staged = llvm::BasicBlock::Create(ir_.context, "staged", function);
+  auto *body = llvm::BasicBlock::Create(ir_.context, "convert", function);
+  auto *copyOut = llvm::BasicBlock::Create(ir_.context, "unstage", function);
+  auto *latch = llvm::BasicBlock::Create(ir_.context, "next", function);
+  auto *exit = llvm::BasicBlock::Create(ir_.context, "blocks_done", function);
+  b.CreateBr(header);
+
+  b.SetInsertPoint(header);
+  llvm::PHINode *e = b.CreatePHI(ir_.i64, 2);
+  llvm::PHINode *stop = b.CreatePHI(ir_.i64, 2);
+  e->addIncoming(first, preheader);
+  stop->addIncoming(cut, preheader);
+  llvm::Value *left = b.CreateSub(stop, e);
+  llvm::Value *srcAt = ir_.byteAddress(src_, byteOffset(e, true));
+  llvm::Value *dstAt = ir_.byteAddress(dst_, byteOffset(e, false));
+  llvm::MDBuilder weights(ir_.context);
+  b.CreateCondBr(b.CreateICmpUGE(left, b.getInt64(blockLanes)), body, partial,
+                 weights.createLikelyBranchWeights());
+
+  b.SetInsertPoint(partial);
+  b.CreateCondBr(b.CreateICmpEQ(left, b.getInt64(0)), exit, staged);
+
+  b.SetInsertPoint(staged);
+  copyElements(stagedInput_, srcAt, left, true);
+  llvm::BasicBlock *stagedEnd = b.GetInsertBlock();
+  b.CreateBr(body);
+
+  b.SetInsertPoint(body);
+  llvm::PHINode *from = b.CreatePHI(ir_.ptr, 2);
+  llvm::PHINode *to = b.CreatePHI(ir_.ptr, 2);
+  llvm::PHINode *done = b.CreatePHI(ir_.i64, 2);
+  llvm::PHINode *isStaged = b.CreatePHI(b.getInt1Ty(), 2);
+  from->addIncoming(srcAt, header);
+  to->addIncoming(dstAt, header);
+  done->addIncoming(b.getInt64(blockLanes), header);
+  isStaged->addIncoming(b.getFalse(), header);
+  from->addIncoming(stagedInput_, stagedEnd);
+  to->addIncoming(stagedOutput_, stagedEnd);
+  done->addIncoming(left, stagedEnd);
+  isStaged->addIncoming(b.getTrue(), stagedEnd);
+  convert(from, to, e, large);
+  b.CreateCondBr(isStaged, copyOut, latch,
+                 weights.createUnlikelyBranchWeights());
+
+  b.SetInsertPoint(copyOut);
+  copyElements(dstAt, stagedOutput_, done, false);
+  b.CreateBr(latch);
+
+  b.SetInsertPoint(latch);
+  e->addIncoming(b.CreateAdd(e, done), latch);
+  stop->addIncoming(end, latch);
+  b.CreateBr(header);
+
+  b.SetInsertPoint(exit);
+  fenceStreamedRun(large);
+}
+
+void KernelEmitter::fenceStreamedRun(llvm::Value *large) {
+  if (!large || callStreams_)
+    return; // Never streamed, or the call's fence follows.
+  llvm::IRBuilder<> &b = ir_.builder;
+  llvm::Function *function = b.GetInsertBlock()->getParent();
+  auto *fence = llvm::BasicBlock::Create(ir_.context, "fence", function);
+  auto *join = llvm::BasicBlock::Create(ir_.context, "fenced", function);
+  b.CreateCondBr(large, fence, join);
+  b.SetInsertPoint(fence);
+  b.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {});
   b.CreateBr(join);
   b.SetInsertPoint(join);
 }
@@ -370,14 +734,25 @@ void KernelEmitter::emitRun(llvm::Value *first, llvm::Value *count,
     };
   };
 
+  // Runs all as long as `count` start at its multiples.
+  auto *staticCount = llvm::dyn_cast<llvm::ConstantInt>(count);
+  bool startsOnBytes =
+      staticCount && staticCount->getZExtValue() % perByte_ == 0;
+  if (auto *staticFirst = llvm::dyn_cast<llvm::ConstantInt>(first))
+    startsOnBytes |= staticFirst->getZExtValue() % perByte_ == 0;
   llvm::Value *e = first;
-  if (perByte_ > 1 && vectorLanes_ > 1) // Reach a byte boundary.
+  if (perByte_ > 1 && vectorLanes_ > 1 &&
+      !startsOnBytes) // Reach a byte boundary.
     e = stepLoop(e, 1, [&](llvm::Value *at) {
       return b.CreateAnd(
           b.CreateICmpULT(at, end),
           b.CreateICmpNE(b.CreateAnd(at, b.getInt64(perByte_ - 1)),
                          b.getInt64(0)));
     });
+  if (stagesRuns(perElement)) {
+    emitStagedRun(e, e == first ? count : b.CreateSub(end, e), paramsAt);
+    return;
+  }
   if (vectorLanes_ > 1) {
     unsigned blockLanes = vectorLanes_ * kUnroll;
     // Runs that write at least kNonTemporalBytes (or any run of a call
@@ -387,7 +762,6 @@ void KernelEmitter::emitRun(llvm::Value *first, llvm::Value *count,
     // Packed input (dcast) streams too: its outputs are whole elements,
     // and an output aligned to perByte_ elements at the byte-aligned e
     // keeps every aligned element a byte boundary of the input.
-    auto *staticCount = llvm::dyn_cast<llvm::ConstantInt>(count);
     bool mayStream = mayStreamStores(ir_) &&
                      (callStreams_ ||
                       !(staticCount && staticCount->getZExtValue() * dstBytes_ <

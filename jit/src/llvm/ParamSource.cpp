@@ -16,6 +16,9 @@ namespace {
 constexpr uint64_t kScalesOffset = 8, kZeroPointsOffset = 16;
 /// Enough zeros for the widest contiguous read of a null zero-point array.
 constexpr unsigned kZeroRun = 64;
+/// Entries past the last parameter in a baked table: one block's lanes
+/// (KernelIr stages partial blocks through whole-block code).
+constexpr size_t kReadSlack = 64;
 
 double toCompute(const KernelSpec &spec, double value) {
   return spec.compute == ValueType::F64
@@ -78,14 +81,16 @@ void ParamSource::bake() {
   for (Table *table :
        {&scale_, &reciprocal_, &limit_, &zeroCompute_, &zeroSum_, &zeroNaN_}) {
     llvm::SmallVector<llvm::Constant *, 64> entries;
-    for (size_t k = 0; k < count_; ++k)
+    // A partial block at the end reads a whole block of entries (its lanes
+    // past the end are discarded): the table repeats its first entries.
+    for (size_t k = 0; k < count_ + kReadSlack; ++k)
       entries.push_back(
           table->element->isFloatingPointTy()
-              ? llvm::ConstantFP::get(table->element, table->reals[k])
+              ? llvm::ConstantFP::get(table->element, table->reals[k % count_])
               : static_cast<llvm::Constant *>(llvm::ConstantInt::getSigned(
                     llvm::cast<llvm::IntegerType>(table->element),
-                    table->integers[k])));
-    auto *type = llvm::ArrayType::get(table->element, count_);
+                    table->integers[k % count_])));
+    auto *type = llvm::ArrayType::get(table->element, entries.size());
     table->global = new llvm::GlobalVariable(
         ir_.module, type, true, llvm::GlobalValue::PrivateLinkage,
         llvm::ConstantArray::get(type, entries), "qjit.params");

@@ -307,10 +307,9 @@ CheckedQuantize emitCheckedQuantize(IrContext &ir, const QuantPlan &plan,
   // Ordered: NaN lanes fail.
   llvm::Value *passes = b.CreateFCmpOLT(
       distance, ir.computeConstant(plan.checkedThreshold, lanes));
-  llvm::Value *exact = lanes == 1 ? passes : b.CreateAndReduce(passes);
   if (!before)
     n = clampKeepingNaN(ir, b.CreateFAdd(n, params.zeroCompute), low, high);
-  return {b.CreateFPToSI(n, ir.vectorOf(ir.i32, lanes)), exact};
+  return {b.CreateFPToSI(n, ir.vectorOf(ir.i32, lanes)), passes};
 }
 
 BracketedQuantize emitBracketedQuantize(IrContext &ir, const QuantPlan &plan,

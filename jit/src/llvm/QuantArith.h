@@ -72,8 +72,8 @@ struct ParamValues {
 llvm::Value *emitQuantize(IrContext &ir, const QuantPlan &plan, llvm::Value *x,
                           const ParamValues &params, unsigned lanes);
 /// The checked-reciprocal attempt of emitQuantize (plan.checked): the
-/// stored values of the lanes, valid only when `exact` (an i1) is true;
-/// otherwise emitQuantize must be used for these lanes.
+/// stored values of the lanes, valid only in the lanes where `exact` (i1
+/// lanes) is true; emitQuantize must be used for the others.
 struct CheckedQuantize {
   llvm::Value *stored = nullptr;
   llvm::Value *exact = nullptr;
