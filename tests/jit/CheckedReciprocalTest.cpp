@@ -135,17 +135,25 @@ float adversarialInput(std::mt19937_64 &rng, const KernelSpec &spec,
   return x;
 }
 
+/// The backend named by the parameter at AVX2 (the checked kernels' level,
+/// also on AVX-512 hosts), and the test's seeded generator.
 class CheckedReciprocalKernels : public ::testing::TestWithParam<const char *> {
+protected:
+  void SetUp() override {
+    IsaLevel isa = std::min(hostIsaLevel(), IsaLevel::Avx2);
+    if (isa < IsaLevel::Avx2)
+      GTEST_SKIP() << "needs AVX2";
+    Expected<std::unique_ptr<Backend>> backend = createBackend(GetParam(), isa);
+    ASSERT_TRUE(backend) << backend.status().message();
+    backend_ = std::move(*backend);
+  }
+
+  std::unique_ptr<Backend> backend_;
+  uint64_t seed = testing::testSeed();
+  std::mt19937_64 rng{seed};
 };
 
 TEST_P(CheckedReciprocalKernels, MatchTheReferenceOnBothSidesOfTheCheck) {
-  IsaLevel isa = std::min(hostIsaLevel(), IsaLevel::Avx2);
-  if (isa < IsaLevel::Avx2)
-    GTEST_SKIP() << "needs AVX2";
-  Expected<std::unique_ptr<Backend>> backend = createBackend(GetParam(), isa);
-  ASSERT_TRUE(backend) << backend.status().message();
-  uint64_t seed = testing::testSeed();
-  std::mt19937_64 rng(seed);
   size_t passing = 0, failing = 0;
   // Unrolled blocks, single vectors and a tail.
   constexpr size_t kElements = 4096 + 53;
@@ -164,7 +172,7 @@ TEST_P(CheckedReciprocalKernels, MatchTheReferenceOnBothSidesOfTheCheck) {
     KernelSpec spec = eightBitSpec(isSigned, knobs, scale, zeroPoint);
     auto plan = planCheckedReciprocal(spec);
     ASSERT_TRUE(plan) << spec.canonicalString();
-    Expected<CompiledCode> code = (*backend)->compile(spec);
+    Expected<CompiledCode> code = backend_->compile(spec);
     ASSERT_TRUE(code) << code.status().message();
 
     std::vector<float> input(kElements);
@@ -202,7 +210,7 @@ TEST_P(CheckedReciprocalKernels, MatchTheReferenceOnBothSidesOfTheCheck) {
         std::all_of(calm.begin() + g, calm.begin() + g + 32,
                     [&](float x) { return passesCheck(spec, *plan, x); });
   EXPECT_GT(passing, 0u);
-  Expected<CompiledCode> code = (*backend)->compile(spec);
+  Expected<CompiledCode> code = backend_->compile(spec);
   ASSERT_TRUE(code) << code.status().message();
   std::vector<int8_t> expected(kElements), actual(kElements);
   ASSERT_TRUE(runReference(spec, calm.data(), expected.data(), kElements));
@@ -246,13 +254,6 @@ float farInput(std::mt19937_64 &rng, int64_t zeroPoint, float scale) {
 }
 
 TEST_P(CheckedReciprocalKernels, SaturateFarTiesAndConversionLimits) {
-  IsaLevel isa = std::min(hostIsaLevel(), IsaLevel::Avx2);
-  if (isa < IsaLevel::Avx2)
-    GTEST_SKIP() << "needs AVX2";
-  Expected<std::unique_ptr<Backend>> backend = createBackend(GetParam(), isa);
-  ASSERT_TRUE(backend) << backend.status().message();
-  uint64_t seed = testing::testSeed();
-  std::mt19937_64 rng(seed);
   constexpr size_t kElements = 1024 + 37;
   // Full container ranges (asmjit brackets nearest-even), a narrower
   // range and nearest-away (both check |w - n|).
@@ -272,7 +273,7 @@ TEST_P(CheckedReciprocalKernels, SaturateFarTiesAndConversionLimits) {
       spec.storage.max = isSigned ? 100 : 254;
     }
     ASSERT_TRUE(planCheckedReciprocal(spec)) << spec.canonicalString();
-    Expected<CompiledCode> code = (*backend)->compile(spec);
+    Expected<CompiledCode> code = backend_->compile(spec);
     ASSERT_TRUE(code) << code.status().message();
     std::vector<float> input(kElements);
     // Runs of far values, so that whole groups pass the check too.
@@ -291,13 +292,6 @@ TEST_P(CheckedReciprocalKernels, SaturateFarTiesAndConversionLimits) {
 }
 
 TEST_P(CheckedReciprocalKernels, RuntimeParametersInAndOutOfTheCheckedRange) {
-  IsaLevel isa = std::min(hostIsaLevel(), IsaLevel::Avx2);
-  if (isa < IsaLevel::Avx2)
-    GTEST_SKIP() << "needs AVX2";
-  Expected<std::unique_ptr<Backend>> backend = createBackend(GetParam(), isa);
-  ASSERT_TRUE(backend) << backend.status().message();
-  uint64_t seed = testing::testSeed();
-  std::mt19937_64 rng(seed);
   constexpr size_t kElements = 2048 + 13;
   // Scales and zero points in the checked range, and beyond it on every
   // side (those runs must divide).
@@ -320,7 +314,7 @@ TEST_P(CheckedReciprocalKernels, RuntimeParametersInAndOutOfTheCheckedRange) {
     spec.params.runtime = true;
     spec.params.scales.clear();
     spec.params.zeroPoints.clear();
-    Expected<CompiledCode> code = (*backend)->compile(spec);
+    Expected<CompiledCode> code = backend_->compile(spec);
     // asmjit leaves the exact int64 after-rounding sum to llvm.
     if (!code && std::string_view(GetParam()) == "asmjit" &&
         knobs.zeroPoint == ZeroPointOrder::AfterRounding &&
@@ -357,13 +351,6 @@ TEST_P(CheckedReciprocalKernels, BlockwiseRuntimeParametersInAndOutOfRange) {
   // parameters at once), and of 48 (single vectors after a block): most
   // blocks in the checked range, some with a scale or zero point beyond
   // it, so that groups mix both.
-  IsaLevel isa = std::min(hostIsaLevel(), IsaLevel::Avx2);
-  if (isa < IsaLevel::Avx2)
-    GTEST_SKIP() << "needs AVX2";
-  Expected<std::unique_ptr<Backend>> backend = createBackend(GetParam(), isa);
-  ASSERT_TRUE(backend) << backend.status().message();
-  uint64_t seed = testing::testSeed();
-  std::mt19937_64 rng(seed);
   constexpr int64_t kChannels = 24;
   const float farScales[] = {0x1.8p-61f,
                              0x1.8p61f,
@@ -388,7 +375,7 @@ TEST_P(CheckedReciprocalKernels, BlockwiseRuntimeParametersInAndOutOfRange) {
     spec.params.runtime = true;
     spec.params.scales.clear();
     spec.params.zeroPoints.clear();
-    Expected<CompiledCode> code = (*backend)->compile(spec);
+    Expected<CompiledCode> code = backend_->compile(spec);
     ASSERT_TRUE(code) << code.status().message();
     std::vector<float> scales(kChannels);
     std::vector<int64_t> zeroPoints(kChannels);
