@@ -280,7 +280,13 @@ TEST(AsmjitFloatStorageAssembly, Avx2CodeWithoutGathersOrMxcsr) {
       unitSpec(KernelOp::QCast, fullRange(FloatType::F8E4M3FN), true, false);
   qcast.params.scales = {0.0137};
   std::string text = listing(qcast, "+avx512f");
-  EXPECT_THAT(text, HasSubstr("vdivps")); // The exact `divide`.
+  // The exact `divide`: vdivps, and for s <= 1 also fl(1/s) and its
+  // residual.
+  EXPECT_THAT(text, HasSubstr("vdivps"));
+  EXPECT_THAT(text, HasSubstr("vfnmadd231ps"));
+  KernelSpec large = qcast;
+  large.params.scales = {3.7};
+  EXPECT_THAT(listing(large, "+avx512f"), Not(HasSubstr("vfnmadd231ps")));
   // RNE to the format by one addition of K (X86FloatStorage.cpp).
   EXPECT_THAT(text, HasSubstr("vaddps"));
   KernelSpec dcast = qcast;
