@@ -389,9 +389,24 @@ def division_lines():
             "to the same integer, without a tie. Every group of 32 lanes "
             "with a failing lane (near a half-integer, NaN, -inf) is "
             "recomputed with the division: about 3% of uniformly spread "
-            "groups for i8 with |z| <= 128. "
+            "groups for i8 with |z| <= 128. With nearest-even rounding "
+            "before the clamp, FMA and the full 8-bit range, both backends "
+            "bracket instead: `a = RN(x * RN(1/s) + (z - m))` and "
+            "`b = RN(x * RN(1/s) + (z + m))`, m = 2^-20·L, must convert "
+            "(`vcvtps2dq`, nearest-even in the default environment) to the "
+            "same integer, compared as saturating i16 sums of `a` and `-b` "
+            "(two FMAs and two conversions per vector: no subtraction, "
+            "absolute value or clamp; the packs saturate). "
             "`tests/jit/CheckedReciprocalTest.cpp` puts inputs on both "
-            "sides of the check.", ""]
+            "sides of the check, and NaN, infinities, far ties and "
+            "conversion limits among passing lanes.",
+            "- asmjit fp8/fp4 qcast with one baked scale in [2^-32, 1] "
+            "(AVX2, f32): two of the four vectors of a main-loop step use "
+            "Markstein's correction, `q = RN(x * RN(1/s))` bounded to "
+            "±2^100, `r = fma(-q, s, x)`, `RN(q + r * RN(1/s))`; the other "
+            "two keep `vdivps`, which runs beside them. Quotients below "
+            "2^-30 (where `r` may be inexact) keep their sign and stay "
+            "nonzero, so they encode as ±0 either way.", ""]
 
 
 def main():
