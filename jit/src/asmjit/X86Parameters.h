@@ -53,8 +53,11 @@ public:
   /// ±2^22 sets reg::zeroPointOutOfRange() for the run and leaves the
   /// operands at z: the body then subtracts laneBiasTable() first.
   void biasZeroPoints(const std::array<float, 8> &laneBiases);
-  /// Runtime zero points may be out of the biased range (see above).
-  bool checksBiasRange() const { return biased_ && runtime_; }
+  /// Runtime zero points may be out of the biased range (see above); not
+  /// in a group whose zero points are all 0 (setGroupZeroPointsZero).
+  bool checksBiasRange() const {
+    return biased_ && runtime_ && !groupZeroPointsZero_;
+  }
   /// The 8 lane biases in memory.
   x86::Mem laneBiasTable(x86::Assembler &a);
   /// Baked scales only (runtime scales are unknown, so false).
