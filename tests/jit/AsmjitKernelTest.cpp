@@ -262,13 +262,15 @@ TEST_P(AsmjitKernelTest, GroupsOfBiasedPackedRuns) {
   axes.layouts = {testing::perAxis(8, 32), testing::perAxis(24, 32),
                   testing::perAxis(16, 64)};
   axes.runtimeParams = {true};
-  // 2 signs × 3 layouts (packed 4-bit only).
-  EXPECT_EQ(checkSweep(axes, /*packedOnly=*/true,
-                       {.lanes = 64,
-                        .largeSize = 4099,
-                        .wideZeroPoints = true,
-                        .mostlyZeroZeroPoints = true}),
-            2u * 3);
+  // 2 signs × 3 layouts (packed 4-bit only), zero points mostly 0 and
+  // all wide (most groups out of the biased range).
+  for (bool mostlyZero : {true, false})
+    EXPECT_EQ(checkSweep(axes, /*packedOnly=*/true,
+                         {.lanes = 64,
+                          .largeSize = 4099,
+                          .wideZeroPoints = true,
+                          .mostlyZeroZeroPoints = mostlyZero}),
+              2u * 3);
 }
 
 TEST_P(AsmjitKernelTest, ShortPeriodsOnTheLastAxis) {
