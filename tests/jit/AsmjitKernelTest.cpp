@@ -251,6 +251,28 @@ TEST_P(AsmjitKernelTest, GroupsOfSymmetricAndAsymmetricRuns) {
             2u * 2 * 3 * 2);
 }
 
+TEST_P(AsmjitKernelTest, GroupsOfBiasedPackedRuns) {
+  // Packed 4-bit dcast loads its codes as laneBias + q: symmetric groups
+  // subtract the lane biases alone, the others the biased zero points, or
+  // (a zero point beyond the biased range in the group) z after
+  // unbiasing the runs that need it.
+  SweepAxes axes;
+  axes.ops = {KernelOp::DCast};
+  axes.widths = {4};
+  axes.layouts = {testing::perAxis(8, 32), testing::perAxis(24, 32),
+                  testing::perAxis(16, 64)};
+  axes.runtimeParams = {true};
+  // 2 signs × 3 layouts (packed 4-bit only), zero points mostly 0 and
+  // all wide (most groups out of the biased range).
+  for (bool mostlyZero : {true, false})
+    EXPECT_EQ(checkSweep(axes, /*packedOnly=*/true,
+                         {.lanes = 64,
+                          .largeSize = 4099,
+                          .wideZeroPoints = true,
+                          .mostlyZeroZeroPoints = mostlyZero}),
+              2u * 3);
+}
+
 TEST_P(AsmjitKernelTest, ShortPeriodsOnTheLastAxis) {
   // Per-axis parameters on the last axis (runs of one or two elements):
   // tables cover whole unrolled vector blocks of periods (every size ends

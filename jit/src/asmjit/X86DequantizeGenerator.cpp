@@ -105,7 +105,7 @@ public:
                : 0;
   }
   int32_t parameterGroupBytes() const override {
-    return X86Parameters::kGroupAreaBytes;
+    return params_.groupAreaBytes();
   }
   void emitGroupParameters(x86::Assembler &a, const x86::Mem &area,
                            const x86::Gp &counter) override {
@@ -114,7 +114,8 @@ public:
   void emitGroupMember(x86::Assembler &a, const x86::Mem &member) override {
     params_.emitGroupMember(a, member);
   }
-  // q − 0 is q: symmetric groups skip the subtraction.
+  // q − 0 is q: symmetric groups skip the subtraction (biased loads
+  // subtract the lane biases alone).
   bool groupsSkipZeroPoints() const override { return parameterGroup() != 0; }
   void emitJumpUnlessGroupZeroPointsZero(
       x86::Assembler &a, const x86::Mem &area,

@@ -350,7 +350,7 @@ void X86Parameters::emitRuntimeLoad(x86::Assembler &a) {
 }
 
 bool X86Parameters::groupsRuntimeLoads() const {
-  return runtime_ && !perElement_ && !biased_ && !isa_.avx512() &&
+  return runtime_ && !perElement_ && !isa_.avx512() &&
          expressed_ != ValueType::F64;
 }
 
@@ -366,6 +366,8 @@ x86::Mem groupEntry(const x86::Mem &area, int32_t offset,
 }
 
 constexpr int32_t kGroupZeroPoints = 32;
+/// Biased zero points: each run's reg::zeroPointOutOfRange, as a dword.
+constexpr int32_t kGroupOutOfRange = 64;
 /// Offsets of emitGroupLoad's vector constants (emitData).
 constexpr int32_t kGroupAbove = 0, kGroupBelow = 32, kGroupPassBits = 64,
                   kGroupOne = 96, kGroupLimit = 128, kGroupNegLimit = 160;
@@ -445,11 +447,17 @@ void X86Parameters::emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
   a.vpermpd(z, z, 0xd8);
   a.vcvtdq2ps(z, z);
   a.vmovups(area.cloneAdjusted(kGroupZeroPoints), z);
+  if (biased_) { // In range: the limit is kBiasedZeroPointLimit.
+    a.vxorps(z, z, z);
+    a.vmovups(area.cloneAdjusted(kGroupOutOfRange), z);
+  }
   a.jmp(done);
 
   a.bind(zeros);
   a.vxorps(z, z, z);
   a.vmovups(area.cloneAdjusted(kGroupZeroPoints), z);
+  if (biased_)
+    a.vmovups(area.cloneAdjusted(kGroupOutOfRange), z);
   a.jmp(done);
 
   a.bind(byRun);
@@ -465,8 +473,17 @@ void X86Parameters::emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
     a.vpor(reciprocal, reciprocal, t.xmm());
   }
   a.vmovss(groupEntry(area, 0, counter), reciprocal);
-  a.vmovss(groupEntry(area, kGroupZeroPoints, counter),
-           isa_.vec(reg::kZeroPoint).xmm());
+  if (biased_) {
+    // f32(z) itself (emitRuntimeLoad leaves it in kScalar): members add
+    // the lane biases unless the run is out of range.
+    a.vmovss(groupEntry(area, kGroupZeroPoints, counter),
+             x86::xmm(reg::kScalar));
+    a.movzx(reg::scratch.r32(), reg::zeroPointOutOfRange());
+    a.mov(groupEntry(area, kGroupOutOfRange, counter), reg::scratch.r32());
+  } else {
+    a.vmovss(groupEntry(area, kGroupZeroPoints, counter),
+             isa_.vec(reg::kZeroPoint).xmm());
+  }
   a.inc(reg::paramIndex);
   a.inc(counter);
   a.cmp(counter, kGroupRuns);
@@ -481,9 +498,20 @@ void X86Parameters::emitGroupMember(x86::Assembler &a, const x86::Mem &member) {
   x86::Mem entry = member;
   entry.setSize(4);
   a.vbroadcastss(isa_.vec(reg::kScale), entry);
-  if (!groupZeroPointsZero_)
-    a.vbroadcastss(isa_.vec(reg::kZeroPoint),
-                   entry.cloneAdjusted(kGroupZeroPoints));
+  if (groupZeroPointsZero_)
+    return;
+  a.vbroadcastss(isa_.vec(reg::kZeroPoint),
+                 entry.cloneAdjusted(kGroupZeroPoints));
+  if (biased_) {
+    asmjit::Label outOfRange = a.newLabel();
+    x86::Gp flag = reg::scratch.r8();
+    a.mov(flag, entry.cloneAdjusted(kGroupOutOfRange).cloneResized(1));
+    a.mov(reg::zeroPointOutOfRange(), flag);
+    a.test(flag, flag);
+    a.jnz(outOfRange);
+    emitAddLaneBiases(a);
+    a.bind(outOfRange);
+  }
 }
 
 void X86Parameters::emitJumpUnlessGroupZeroPointsZero(
@@ -493,8 +521,14 @@ void X86Parameters::emitJumpUnlessGroupZeroPointsZero(
   // The runs without zero points keep the register at 0 all the same:
   // code emitted later (a body's out-of-line divisions) may still add it.
   x86::Ymm z = x86::ymm0;
-  a.vxorps(isa_.vec(reg::kZeroPoint), isa_.vec(reg::kZeroPoint),
-           isa_.vec(reg::kZeroPoint));
+  if (biased_) {
+    // z = 0 is in range: the operands hold the lane biases alone.
+    a.vmovups(isa_.vec(reg::kZeroPoint), laneBiasTable(a));
+    a.mov(reg::zeroPointOutOfRange(), 0);
+  } else {
+    a.vxorps(isa_.vec(reg::kZeroPoint), isa_.vec(reg::kZeroPoint),
+             isa_.vec(reg::kZeroPoint));
+  }
   a.vmovdqu(z, area.cloneAdjusted(kGroupZeroPoints));
   a.vptest(z, z);
   a.jnz(withZeroPoints);
@@ -504,7 +538,9 @@ void X86Parameters::emitData(x86::Assembler &a) {
   if (groupConstants_.isValid()) {
     a.align(asmjit::AlignMode::kData, 32);
     a.bind(groupConstants_);
-    int64_t limit = keepReciprocals_ ? zeroPointLimit_ : kExactZeroPointLimit;
+    int64_t limit = keepReciprocals_ ? zeroPointLimit_
+                    : biased_        ? kBiasedZeroPointLimit
+                                     : kExactZeroPointLimit;
     for (uint32_t value :
          {floatBits(0x1p60f), floatBits(0x1p-60f), passBits_, floatBits(1.0f)})
       for (int lane = 0; lane < 8; ++lane)

@@ -53,8 +53,11 @@ public:
   /// ±2^22 sets reg::zeroPointOutOfRange() for the run and leaves the
   /// operands at z: the body then subtracts laneBiasTable() first.
   void biasZeroPoints(const std::array<float, 8> &laneBiases);
-  /// Runtime zero points may be out of the biased range (see above).
-  bool checksBiasRange() const { return biased_ && runtime_; }
+  /// Runtime zero points may be out of the biased range (see above); not
+  /// in a group whose zero points are all 0 (setGroupZeroPointsZero).
+  bool checksBiasRange() const {
+    return biased_ && runtime_ && !groupZeroPointsZero_;
+  }
   /// The 8 lane biases in memory.
   x86::Mem laneBiasTable(x86::Assembler &a);
   /// Baked scales only (runtime scales are unknown, so false).
@@ -87,14 +90,15 @@ public:
   void emitLoad(x86::Assembler &a);
   void emitData(x86::Assembler &a);
 
-  /// Runtime broadcast parameters on AVX2 (not biased, no f64 scales)
-  /// may be prepared kGroupRuns runs at a time: one vector division and
-  /// range check for eight runs instead of a scalar one per run (short
-  /// blockwise runs would otherwise spend a third of their time there).
+  /// Runtime broadcast parameters on AVX2 (no f64 scales) may be
+  /// prepared kGroupRuns runs at a time: one vector division and range
+  /// check for eight runs instead of a scalar one per run (short blockwise
+  /// runs would otherwise spend a third of their time there).
   bool groupsRuntimeLoads() const;
   static constexpr unsigned kGroupRuns = 8;
-  /// Bytes of the stack area a group is prepared in.
-  static constexpr int32_t kGroupAreaBytes = 64;
+  /// Bytes of the stack area a group is prepared in: scales, zero points,
+  /// and with biased zero points each run's out-of-range flag.
+  int32_t groupAreaBytes() const { return biased_ ? 96 : 64; }
   /// Prepares parameters reg::paramIndex .. + kGroupRuns - 1 into `area`
   /// (clobbers vec(0..7), kScalar*, the scratch registers and `counter`).
   void emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
@@ -104,7 +108,8 @@ public:
   void emitJumpUnlessGroupZeroPointsZero(x86::Assembler &a,
                                          const x86::Mem &area,
                                          const asmjit::Label &withZeroPoints);
-  /// While set, zeroPointsAreZero() holds and emitGroupMember() loads only
+  /// While set, zeroPointsAreZero() holds (biased: the zero point
+  /// operands hold the lane biases) and emitGroupMember() loads only
   /// scales: for the runs of a group whose zero points are all 0.
   void setGroupZeroPointsZero(bool zero) { groupZeroPointsZero_ = zero; }
   /// Loads one run of the prepared group as emitLoad() would: `member`

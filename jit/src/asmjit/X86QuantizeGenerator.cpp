@@ -176,7 +176,7 @@ public:
                : 0;
   }
   int32_t parameterGroupBytes() const override {
-    return X86Parameters::kGroupAreaBytes;
+    return params_.groupAreaBytes();
   }
   void emitGroupParameters(x86::Assembler &a, const x86::Mem &area,
                            const x86::Gp &counter) override {
