@@ -77,6 +77,8 @@ private:
   void makeStagingBuffers();
   /// The fence after a run whose stores streamed when `large` (an i1).
   void fenceStreamedRun(llvm::Value *large);
+  /// An sfence executed when `streamed` (an i1) holds.
+  void emitFenceIf(llvm::Value *streamed);
   /// A stack array of a block's i32 lanes for the division's results,
   /// made on first use.
   llvm::Value *divisionStash();
@@ -143,13 +145,16 @@ void KernelEmitter::streamWholeCall(llvm::Value *n) {
 }
 
 void KernelEmitter::fenceStreamedCall() {
-  if (!callStreams_)
-    return;
+  if (callStreams_)
+    emitFenceIf(callStreams_);
+}
+
+void KernelEmitter::emitFenceIf(llvm::Value *streamed) {
   llvm::IRBuilder<> &b = ir_.builder;
   llvm::Function *function = b.GetInsertBlock()->getParent();
   auto *fence = llvm::BasicBlock::Create(ir_.context, "fence", function);
   auto *join = llvm::BasicBlock::Create(ir_.context, "fenced", function);
-  b.CreateCondBr(callStreams_, fence, join);
+  b.CreateCondBr(streamed, fence, join);
   b.SetInsertPoint(fence);
   b.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {});
   b.CreateBr(join);
@@ -691,15 +696,7 @@ void KernelEmitter::emitStagedRun(llvm::Value *first, llvm::Value *count,
 void KernelEmitter::fenceStreamedRun(llvm::Value *large) {
   if (!large || callStreams_)
     return; // Never streamed, or the call's fence follows.
-  llvm::IRBuilder<> &b = ir_.builder;
-  llvm::Function *function = b.GetInsertBlock()->getParent();
-  auto *fence = llvm::BasicBlock::Create(ir_.context, "fence", function);
-  auto *join = llvm::BasicBlock::Create(ir_.context, "fenced", function);
-  b.CreateCondBr(large, fence, join);
-  b.SetInsertPoint(fence);
-  b.CreateIntrinsic(llvm::Intrinsic::x86_sse_sfence, {});
-  b.CreateBr(join);
-  b.SetInsertPoint(join);
+  emitFenceIf(large);
 }
 
 void KernelEmitter::emitRun(llvm::Value *first, llvm::Value *count,
