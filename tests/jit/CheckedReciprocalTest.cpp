@@ -24,8 +24,11 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <random>
+#include <sstream>
+#include <string>
 #include <string_view>
 
 namespace qjit {
@@ -135,6 +138,12 @@ float adversarialInput(std::mt19937_64 &rng, const KernelSpec &spec,
   return x;
 }
 
+std::string hexFloat(float value) {
+  std::ostringstream text;
+  text << std::hexfloat << value;
+  return text.str();
+}
+
 /// The backend named by the parameter at AVX2 (the checked kernels' level,
 /// also on AVX-512 hosts), and the test's seeded generator.
 class CheckedReciprocalKernels : public ::testing::TestWithParam<const char *> {
@@ -146,6 +155,31 @@ protected:
     Expected<std::unique_ptr<Backend>> backend = createBackend(GetParam(), isa);
     ASSERT_TRUE(backend) << backend.status().message();
     backend_ = std::move(*backend);
+  }
+
+  /// Runs `code` and the reference on `input` (with `params` for runtime
+  /// parameters) and asserts equal codes; `lane(i)` names element i's
+  /// parameters in a failure message (only built on failure).
+  void expectReferenceCodes(const KernelSpec &spec, const CompiledCode &code,
+                            const std::vector<float> &input,
+                            const KernelParams *params,
+                            const std::function<std::string(size_t)> &lane) {
+    size_t n = input.size();
+    std::vector<uint8_t> expected(n), actual(n);
+    Status reference =
+        runReference(spec, input.data(), expected.data(), n, params);
+    ASSERT_TRUE(reference) << reference.message();
+    void *entry = const_cast<void *>(code.entry);
+    if (params)
+      reinterpret_cast<ParamKernelFn>(entry)(input.data(), actual.data(), n,
+                                             params);
+    else
+      reinterpret_cast<KernelFn>(entry)(input.data(), actual.data(), n);
+    for (size_t i = 0; i < n; ++i)
+      ASSERT_EQ(expected[i], actual[i])
+          << GetParam() << " seed " << seed << " " << spec.canonicalString()
+          << " element " << i << " x=" << std::hexfloat << input[i] << " "
+          << lane(i);
   }
 
   std::unique_ptr<Backend> backend_;
@@ -186,14 +220,9 @@ TEST_P(CheckedReciprocalKernels, MatchTheReferenceOnBothSidesOfTheCheck) {
                       [&](float x) { return passesCheck(spec, *plan, x); });
       ++(all ? passing : failing);
     }
-    std::vector<uint8_t> expected(kElements), actual(kElements);
-    ASSERT_TRUE(runReference(spec, input.data(), expected.data(), kElements));
-    reinterpret_cast<KernelFn>(const_cast<void *>(code->entry))(
-        input.data(), actual.data(), kElements);
-    for (size_t i = 0; i < kElements; ++i)
-      ASSERT_EQ(expected[i], actual[i])
-          << GetParam() << " seed " << seed << " " << spec.canonicalString()
-          << " x=" << std::hexfloat << input[i] << " s=" << scale;
+    ASSERT_NO_FATAL_FAILURE(
+        expectReferenceCodes(spec, *code, input, nullptr,
+                             [&](size_t) { return "s=" + hexFloat(scale); }));
   }
   // Adversarial groups almost always hold a close lane; a calmer run
   // below gives the fast path whole groups.
@@ -280,14 +309,9 @@ TEST_P(CheckedReciprocalKernels, SaturateFarTiesAndConversionLimits) {
     for (size_t i = 0; i < kElements; ++i)
       input[i] = i / 64 % 2 ? farInput(rng, zeroPoint, scale)
                             : adversarialInput(rng, spec, scale);
-    std::vector<uint8_t> expected(kElements), actual(kElements);
-    ASSERT_TRUE(runReference(spec, input.data(), expected.data(), kElements));
-    reinterpret_cast<KernelFn>(const_cast<void *>(code->entry))(
-        input.data(), actual.data(), kElements);
-    for (size_t i = 0; i < kElements; ++i)
-      ASSERT_EQ(expected[i], actual[i])
-          << GetParam() << " seed " << seed << " " << spec.canonicalString()
-          << " x=" << std::hexfloat << input[i] << " s=" << scale;
+    ASSERT_NO_FATAL_FAILURE(
+        expectReferenceCodes(spec, *code, input, nullptr,
+                             [&](size_t) { return "s=" + hexFloat(scale); }));
   }
 }
 
@@ -333,16 +357,10 @@ TEST_P(CheckedReciprocalKernels, RuntimeParametersInAndOutOfTheCheckedRange) {
     KernelParams params;
     params.scales = &scale;
     params.zeroPoints = &zeroPoint;
-    std::vector<uint8_t> expected(kElements), actual(kElements);
-    ASSERT_TRUE(
-        runReference(spec, input.data(), expected.data(), kElements, &params));
-    reinterpret_cast<ParamKernelFn>(const_cast<void *>(code->entry))(
-        input.data(), actual.data(), kElements, &params);
-    for (size_t i = 0; i < kElements; ++i)
-      ASSERT_EQ(expected[i], actual[i])
-          << GetParam() << " seed " << seed << " " << spec.canonicalString()
-          << " x=" << std::hexfloat << input[i] << " s=" << scale
-          << " z=" << std::dec << zeroPoint;
+    ASSERT_NO_FATAL_FAILURE(
+        expectReferenceCodes(spec, *code, input, &params, [&](size_t) {
+          return "s=" + hexFloat(scale) + " z=" + std::to_string(zeroPoint);
+        }));
   }
 }
 
@@ -403,20 +421,12 @@ TEST_P(CheckedReciprocalKernels, BlockwiseRuntimeParametersInAndOutOfRange) {
     KernelParams params;
     params.scales = scales.data();
     params.zeroPoints = round / 4 % 2 ? zeroPoints.data() : nullptr;
-    std::vector<uint8_t> expected(kElements), actual(kElements);
-    Status reference =
-        runReference(spec, input.data(), expected.data(), kElements, &params);
-    ASSERT_TRUE(reference) << reference.message();
-    reinterpret_cast<ParamKernelFn>(const_cast<void *>(code->entry))(
-        input.data(), actual.data(), kElements, &params);
-    for (size_t i = 0; i < kElements; ++i) {
-      size_t c = i / kBlock % kChannels;
-      ASSERT_EQ(expected[i], actual[i])
-          << GetParam() << " seed " << seed << " " << spec.canonicalString()
-          << " element " << i << " x=" << std::hexfloat << input[i]
-          << " s=" << scales[c] << " z=" << std::dec
-          << (params.zeroPoints ? zeroPoints[c] : 0);
-    }
+    ASSERT_NO_FATAL_FAILURE(
+        expectReferenceCodes(spec, *code, input, &params, [&](size_t i) {
+          size_t c = i / kBlock % kChannels;
+          return "s=" + hexFloat(scales[c]) +
+                 " z=" + std::to_string(params.zeroPoints ? zeroPoints[c] : 0);
+        }));
   }
 }
 
