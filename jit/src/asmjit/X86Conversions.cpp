@@ -85,6 +85,18 @@ void emitStoreExpressed(x86::Assembler &a, const X86Isa &isa, ValueType type,
   }
 }
 
+void emitStoreF64Pair(x86::Assembler &a, const x86::Mem &dst,
+                      const x86::Ymm &low, const x86::Ymm &high,
+                      bool streaming) {
+  if (streaming) {
+    a.vmovntpd(dst, low);
+    a.vmovntpd(dst.cloneAdjusted(32), high);
+    return;
+  }
+  a.vmovupd(dst, low);
+  a.vmovupd(dst.cloneAdjusted(32), high);
+}
+
 void emitLoadStored(x86::Assembler &a, const X86Isa &isa,
                     const StorageSpec &storage, const x86::Vec &v,
                     const x86::Mem &src, bool masked) {

@@ -27,6 +27,12 @@ void emitLoadExpressed(x86::Assembler &a, const X86Isa &isa, ValueType type,
 void emitStoreExpressed(x86::Assembler &a, const X86Isa &isa, ValueType type,
                         const x86::Mem &dst, const x86::Vec &v, bool masked);
 
+/// Stores the 8 f64 lanes of `low` and `high` (AVX2) to the 64 bytes at
+/// `dst`, with non-temporal stores when `streaming` (the wide kernels).
+void emitStoreF64Pair(x86::Assembler &a, const x86::Mem &dst,
+                      const x86::Ymm &low, const x86::Ymm &high,
+                      bool streaming);
+
 /// Loads i32 lanes: the low `bits` bits of each container, sign- or
 /// zero-extended per the storage's signedness.
 void emitLoadStored(x86::Assembler &a, const X86Isa &isa,

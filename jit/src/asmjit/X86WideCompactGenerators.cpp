@@ -508,13 +508,7 @@ public:
       a.vsubpd(v, v, x86::ymm(wide::kZeroPoint));
       a.vmulpd(v, v, x86::ymm(wide::kScale));
     }
-    if (streamingStores_) {
-      a.vmovntpd(dst, half0);
-      a.vmovntpd(dst.cloneAdjusted(32), half1);
-      return;
-    }
-    a.vmovupd(dst, half0);
-    a.vmovupd(dst.cloneAdjusted(32), half1);
+    emitStoreF64Pair(a, dst, half0, half1, streamingStores_);
   }
 
   /// f64 outputs are the widest ones (8 bytes per 1-byte input).
