@@ -216,8 +216,8 @@ TEST_F(AsmjitFloatStorageTest, CheckedReciprocalQcastOnBothSidesOfTheCheck) {
         around(sign * 0x1p-149, 4);
         around(sign * 0x1p-30, 4);
         around(sign * 0x1p-31, 4);
-        for (double beyond : {-quarter, 2 * quarter, 4 * quarter, 8 * quarter,
-                              f.largest, 1e6})
+        for (double beyond :
+             {-quarter, 2 * quarter, 4 * quarter, 8 * quarter, f.largest, 1e6})
           around(sign * (f.largest + beyond), 4);
         for (int k = 0; k < 8; ++k)
           inputs.push_back(static_cast<float>(sign * k * 0x1p-149));

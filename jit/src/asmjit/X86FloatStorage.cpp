@@ -117,8 +117,9 @@ X86FloatEncoder::X86FloatEncoder(const KernelSpec &spec, const X86Isa &isa,
     : isa_(isa), format_(floatStorageFormat(spec.storage.floatFormat)),
       bounds_(floatStorageBounds(spec.storage)), saturate_(spec.knobs.saturate),
       clampsInput_(clampsInput),
-      constants_(isa, encoderSpares(symmetric(), overflowSignFromV(),
-                                    clampsInput)) {}
+      constants_(isa,
+                 encoderSpares(symmetric(), overflowSignFromV(), clampsInput)) {
+}
 
 void X86FloatEncoder::emitConstants(x86::Assembler &a) {
   if (!clampsInput_)

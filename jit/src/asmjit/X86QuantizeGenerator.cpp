@@ -32,7 +32,9 @@
 // Float storage (X86FloatStorage.h): v = u + z goes to the format encoder
 // instead of the integer rounding and clamp; the main loop packs its four
 // vectors of codes into one 32-byte store (or X86PackedCodes' bytes for
-// packed f4E2M1FN).
+// packed f4E2M1FN). With saturation, zero points 0 and one baked scale in
+// [2^-32, 1], |x| is clamped before the scaling instead
+// (emitClampedQuotient) and the encoder takes u = |x / s| as it is.
 //
 //===----------------------------------------------------------------------===//
 #include "X86Conversions.h"
@@ -568,7 +570,7 @@ private:
     emitLoadExpressed(a, isa_, spec_.expressed, v, src, masked);
     floatEncoder_->emitAbs(a, t, v);
     a.vminps(t, isa_.vec(clamped::kInputBound), t); // NaN stays.
-    a.vcmpps(v, v, t, kLessOrdered);                 // The negative mask.
+    a.vcmpps(v, v, t, kLessOrdered);                // The negative mask.
     if (!markstein) {
       a.vdivps(t, t, isa_.vec(reg::kScale));
       return;
