@@ -210,8 +210,9 @@ void X86FloatEncoder::emitCodes(x86::Assembler &a, const x86::Vec &exponent,
   a.emit(x86::Inst::kIdVpand, exponent, magnitude, c_.exponentMask);
   a.emit(x86::Inst::kIdVpsubusw, exponent, exponent, c_.minNormal);
   // a - e: a's binade moved down to the smallest normal one (or a itself
-  // below it); + K counts its quanta into the low bits. (A magnitude of
-  // -2^-11 .. -0 has e = 0 and no quanta either: K - 2^-11 ties to K.)
+  // below it); + K counts its quanta into the low bits. (A magnitude in
+  // (-q/4, -0], q = ulp(K) the smallest subnormal, has e = 0 and no quanta
+  // either: below K the ulp is q/2, and K - q/4 ties to K.)
   x86::Vec quanta = magnitude;
   a.vpsubd(quanta, magnitude, exponent);
   a.emit(x86::Inst::kIdVaddps, quanta, quanta, c_.magic);

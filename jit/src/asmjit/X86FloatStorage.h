@@ -94,9 +94,9 @@ public:
   /// dst = |src| (bits), NaN lanes stay NaN.
   void emitAbs(x86::Assembler &a, const x86::Vec &dst, const x86::Vec &src);
   /// saturatingQuotient() only: the codes of lanes whose magnitude is in
-  /// [0, largest] or NaN (also -2^-11 .. -0: code magnitude 0), negative
-  /// (all ones) where the code gets the sign, into `negative`. Clobbers
-  /// `magnitude` and `t`.
+  /// [0, largest] or NaN (also (-q/4, -0], q the format's smallest
+  /// subnormal: code magnitude 0), negative (all ones) where the code gets
+  /// the sign, into `negative`. Clobbers `magnitude` and `t`.
   void emitEncodeMagnitude(x86::Assembler &a, const x86::Vec &magnitude,
                            const x86::Vec &negative, const x86::Vec &t);
   void emitData(x86::Assembler &a) { constants_.emitData(a); }

@@ -553,7 +553,8 @@ private:
   ///    Markstein's theorem (see planCorrectedQuotient) gives u = fl(a/s).
   ///  * a/s < 2^-30: q <= 2^-29, |r| <= 4a, |r·y| <= 2^-27, so |u| <
   ///    2^-26: the magnitude code 0, as |fl(x/s)| < 2^-29 has (the encoder
-  ///    takes -2^-11 .. -0 as 0 too).
+  ///    takes (-q/4, -0] as 0 too, q = 2^-9 or 2^-16 the smallest
+  ///    subnormal).
   ///  * NaN x: a, q, r and u are NaN (sign bits aside), the NaN code.
   /// u = |fl(x/s)| in [0, largest] needs no clamp in the encoder. The sign:
   /// x < a exactly for negative x other than -0 and NaN, whose quotients
