@@ -175,10 +175,16 @@ TEST_F(AsmjitFloatStorageTest, CheckedReciprocalQcastOnBothSidesOfTheCheck) {
   // Baked scales whose fl(1/s) is inexact (where a kernel multiplying by
   // it would need a check): inputs a few ulps around every code and every
   // midpoint, quotients around ±2^-150 (x · fl(1/s) and x / s may round
-  // to zero differently), zeros of both signs and the edge inputs.
+  // to zero differently), zeros of both signs and the edge inputs. Scales
+  // in [2^-32, 1] take the clamped input with Markstein's correction in
+  // half the main loop's vectors (X86QuantizeGenerator.cpp): quotients
+  // also around the clamp (a quarter-quantum below the largest code),
+  // beyond the format and around 2^-30, where the correction's residual
+  // may stop being exact; every input once in each kind of vector.
   for (FloatType format :
        {FloatType::F8E4M3FN, FloatType::F8E5M2, FloatType::F4E2M1FN})
-    for (float scale : {3.0f, 0.0137f, 1.1f, 0x1.8p-60f, 0x1.3p59f}) {
+    for (float scale : {3.0f, 0.0137f, 1.1f, 0x1.8p-60f, 0x1.3p59f,
+                        0x1.fffffep-1f, 0.75f, 0x1.8p-32f}) {
       KernelSpec spec =
           unitSpec(KernelOp::QCast, fullRange(format), true, false);
       spec.params.scales = {scale};
@@ -203,12 +209,21 @@ TEST_F(AsmjitFloatStorageTest, CheckedReciprocalQcastOnBothSidesOfTheCheck) {
           around(sign * (value + next) / 2, 3);
         }
       }
+      int top = std::ilogb(f.largest);
+      double quarter = std::ldexp(1.0, top - int(f.mantissaBits) - 2);
       for (double sign : {1.0, -1.0}) {
         around(sign * 0x1p-150, 4);
         around(sign * 0x1p-149, 4);
+        around(sign * 0x1p-30, 4);
+        around(sign * 0x1p-31, 4);
+        for (double beyond :
+             {-quarter, 2 * quarter, 4 * quarter, 8 * quarter, f.largest, 1e6})
+          around(sign * (f.largest + beyond), 4);
         for (int k = 0; k < 8; ++k)
           inputs.push_back(static_cast<float>(sign * k * 0x1p-149));
       }
+      expectQcastMatches(spec, inputs);
+      inputs.insert(inputs.begin(), 8, 0.0f); // The next vector's slot.
       expectQcastMatches(spec, inputs);
     }
 }
@@ -281,9 +296,16 @@ TEST(AsmjitFloatStorageAssembly, Avx2CodeWithoutGathersOrMxcsr) {
   qcast.params.scales = {0.0137};
   std::string text = listing(qcast, "+avx512f");
   // The exact `divide`: vdivps, and for s <= 1 also fl(1/s) and its
-  // residual.
+  // residual; with saturation one vminps clamps |x| for both (no bounds
+  // on the quotient), without it the quotient is bounded.
   EXPECT_THAT(text, HasSubstr("vdivps"));
   EXPECT_THAT(text, HasSubstr("vfnmadd231ps"));
+  EXPECT_THAT(text, Not(HasSubstr("vmaxps")));
+  KernelSpec unsaturated = qcast;
+  unsaturated.knobs.saturate = false;
+  std::string bounded = listing(unsaturated, "+avx512f");
+  EXPECT_THAT(bounded, HasSubstr("vfnmadd231ps"));
+  EXPECT_THAT(bounded, HasSubstr("vmaxps"));
   KernelSpec large = qcast;
   large.params.scales = {3.7};
   EXPECT_THAT(listing(large, "+avx512f"), Not(HasSubstr("vfnmadd231ps")));

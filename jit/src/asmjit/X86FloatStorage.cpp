@@ -96,12 +96,15 @@ void X86VectorConstants::emitData(x86::Assembler &a) {
 namespace {
 
 /// The spare registers of the encoder: vec(reg::kLow) is free when the
-/// clamp needs hi only, vec(reg::kSign) unless it is scratch.
-std::vector<unsigned> encoderSpares(bool symmetric, bool signScratch) {
+/// clamp needs hi only, vec(reg::kSign) unless it is scratch, vec(kHalf)
+/// unless the caller clamps the input.
+std::vector<unsigned> encoderSpares(bool symmetric, bool signScratch,
+                                    bool clampsInput) {
   std::vector<unsigned> spares;
   if (symmetric)
     spares.push_back(reg::kLow);
-  spares.push_back(reg::kHalf);
+  if (!clampsInput)
+    spares.push_back(reg::kHalf);
   if (!signScratch)
     spares.push_back(reg::kSign);
   return spares;
@@ -109,14 +112,19 @@ std::vector<unsigned> encoderSpares(bool symmetric, bool signScratch) {
 
 } // namespace
 
-X86FloatEncoder::X86FloatEncoder(const KernelSpec &spec, const X86Isa &isa)
+X86FloatEncoder::X86FloatEncoder(const KernelSpec &spec, const X86Isa &isa,
+                                 bool clampsInput)
     : isa_(isa), format_(floatStorageFormat(spec.storage.floatFormat)),
       bounds_(floatStorageBounds(spec.storage)), saturate_(spec.knobs.saturate),
-      constants_(isa, encoderSpares(symmetric(), overflowSignFromV())) {}
+      clampsInput_(clampsInput),
+      constants_(isa,
+                 encoderSpares(symmetric(), overflowSignFromV(), clampsInput)) {
+}
 
 void X86FloatEncoder::emitConstants(x86::Assembler &a) {
-  emitBroadcastImmediate(a, isa_, isa_.vec(reg::kHigh),
-                         floatBits(static_cast<float>(bounds_.hi)));
+  if (!clampsInput_)
+    emitBroadcastImmediate(a, isa_, isa_.vec(reg::kHigh),
+                           floatBits(static_cast<float>(bounds_.hi)));
   if (!symmetric())
     emitBroadcastImmediate(a, isa_, isa_.vec(reg::kLow),
                            floatBits(static_cast<float>(bounds_.lo)));
@@ -152,7 +160,6 @@ void X86FloatEncoder::emitConstants(x86::Assembler &a) {
 
 void X86FloatEncoder::emitEncode(x86::Assembler &a, const x86::Vec &v,
                                  const x86::Vec &t) {
-  const unsigned M = format_.mantissaBits;
   x86::Vec negative = isa_.vec(reg::kScalar);
   x86::Vec overflow = isa_.vec(reg::kScalar2);
   x86::Vec high = isa_.vec(reg::kHigh);
@@ -190,30 +197,64 @@ void X86FloatEncoder::emitEncode(x86::Assembler &a, const x86::Vec &v,
     if (overflowSignFromV())
       a.vblendvps(negative, negative, negativeBeforeClamp, overflow);
   }
+  emitCodes(a, v, magnitude, negative, overflow, v);
+}
+
+void X86FloatEncoder::emitCodes(x86::Assembler &a, const x86::Vec &exponent,
+                                const x86::Vec &magnitude,
+                                const x86::Vec &negative,
+                                const x86::Vec &overflow,
+                                const x86::Vec &code) {
+  const unsigned M = format_.mantissaBits;
   // e = (E - Emin)+ << 23: the subtraction saturates in the high 16 bits.
-  x86::Vec exponent = v;
   a.emit(x86::Inst::kIdVpand, exponent, magnitude, c_.exponentMask);
   a.emit(x86::Inst::kIdVpsubusw, exponent, exponent, c_.minNormal);
   // a - e: a's binade moved down to the smallest normal one (or a itself
-  // below it); + K counts its quanta into the low bits.
-  x86::Vec quanta = t;
+  // below it); + K counts its quanta into the low bits. (A magnitude in
+  // (-q/4, -0], q = ulp(K) the smallest subnormal, has e = 0 and no quanta
+  // either: below K the ulp is q/2, and K - q/4 ties to K.)
+  x86::Vec quanta = magnitude;
   a.vpsubd(quanta, magnitude, exponent);
   a.emit(x86::Inst::kIdVaddps, quanta, quanta, c_.magic);
-  x86::Vec code = v; // K + the code's magnitude.
-  a.vpsrld(code, exponent, 23 - M);
-  a.vpaddd(code, code, quanta);
+  // K + the code's magnitude, in the exponent's register.
+  a.vpsrld(exponent, exponent, 23 - M);
+  a.vpaddd(exponent, exponent, quanta);
   if (!saturate_) {
     a.emit(x86::Inst::kIdVpand, overflow, overflow, c_.special);
-    a.vpmaxud(code, code, overflow);
+    a.vpmaxud(exponent, exponent, overflow);
   }
   // A NaN lane's magnitude bits gave a code far above every finite one:
   // the NaN code, or with signed codes what the store saturates to it.
   if (format_.hasNaN && !signedCodes())
-    a.emit(x86::Inst::kIdVpminud, code, code, c_.nanCode);
+    a.emit(x86::Inst::kIdVpminud, exponent, exponent, c_.nanCode);
   // Minus K, or minus K - sign for negative lanes.
   a.emit(x86::Inst::kIdVblendvps, negative, c_.magic, c_.negativeMagic,
          negative);
-  a.vpsubd(code, code, negative);
+  a.vpsubd(code, exponent, negative);
+}
+
+std::optional<double> X86FloatEncoder::saturatingQuotient() const {
+  if (!saturate_ || !format_.hasNaN || !symmetric() ||
+      bounds_.hi != format_.largest)
+    return std::nullopt;
+  // The top code's half-quantum below it is the midpoint to the next code
+  // down, which rounds (ties to even) either way: a quarter-quantum below
+  // the top is inside the top code's interval with room on both sides.
+  int top = std::ilogb(format_.largest);
+  return format_.largest -
+         std::ldexp(1.0, top - static_cast<int>(format_.mantissaBits) - 2);
+}
+
+void X86FloatEncoder::emitAbs(x86::Assembler &a, const x86::Vec &dst,
+                              const x86::Vec &src) {
+  a.emit(x86::Inst::kIdVandps, dst, src, c_.magnitudeMask);
+}
+
+void X86FloatEncoder::emitEncodeMagnitude(x86::Assembler &a,
+                                          const x86::Vec &magnitude,
+                                          const x86::Vec &negative,
+                                          const x86::Vec &t) {
+  emitCodes(a, t, magnitude, negative, x86::Vec(), negative);
 }
 
 std::optional<KernelSpec> foldDecodedExponent(const KernelSpec &spec) {

@@ -59,7 +59,11 @@ private:
 /// signed byte with signedCodes()).
 class X86FloatEncoder {
 public:
-  X86FloatEncoder(const KernelSpec &spec, const X86Isa &isa);
+  /// `clampsInput`: the caller encodes through emitEncodeMagnitude only
+  /// (see saturatingQuotient), which leaves vec(reg::kHigh) and
+  /// vec(reg::kHalf) untouched.
+  X86FloatEncoder(const KernelSpec &spec, const X86Isa &isa,
+                  bool clampsInput = false);
 
   /// True when emitEncode maps NaN lanes of v to the format's NaN code
   /// (with signedCodes(), to a value the store saturates to it).
@@ -73,11 +77,28 @@ public:
   bool signedCodes() const { return format_.positiveNaN == 0x7f; }
 
   /// The format bounds and the encoder's constants, into vec(reg::kLow),
-  /// vec(reg::kHigh), vec(reg::kHalf) and vec(reg::kSign) (or memory).
+  /// vec(reg::kHigh), vec(reg::kHalf) and vec(reg::kSign) (or memory; see
+  /// clampsInput).
   void emitConstants(x86::Assembler &a);
   /// v (f32) → codes (i32). Clobbers `t`, vec(reg::kScalar) and
   /// vec(reg::kScalar2).
   void emitEncode(x86::Assembler &a, const x86::Vec &v, const x86::Vec &t);
+
+  /// With saturate on, NaN codes and bounds ±largest: a value H (exact in
+  /// f32) inside the largest code's rounding interval, a quarter-quantum
+  /// from its ends, so that every |v| >= H stores as ±largest and the
+  /// caller may clamp |v| to any value that rounds to within [H', largest]
+  /// with H' beyond the midpoint below (emitEncodeMagnitude needs no clamp
+  /// then). Otherwise nullopt.
+  std::optional<double> saturatingQuotient() const;
+  /// dst = |src| (bits), NaN lanes stay NaN.
+  void emitAbs(x86::Assembler &a, const x86::Vec &dst, const x86::Vec &src);
+  /// saturatingQuotient() only: the codes of lanes whose magnitude is in
+  /// [0, largest] or NaN (also (-q/4, -0], q the format's smallest
+  /// subnormal: code magnitude 0), negative (all ones) where the code gets
+  /// the sign, into `negative`. Clobbers `magnitude` and `t`.
+  void emitEncodeMagnitude(x86::Assembler &a, const x86::Vec &magnitude,
+                           const x86::Vec &negative, const x86::Vec &t);
   void emitData(x86::Assembler &a) { constants_.emitData(a); }
 
 private:
@@ -88,11 +109,18 @@ private:
   bool overflowSignFromV() const {
     return !saturate_ && !(bounds_.lo < 0 && bounds_.hi > 0);
   }
+  /// The code of `magnitude` (clamped) and the `negative` mask into
+  /// `code`; `exponent` is scratch (it may be `code`), `overflow` the
+  /// lanes beyond the format with saturate off.
+  void emitCodes(x86::Assembler &a, const x86::Vec &exponent,
+                 const x86::Vec &magnitude, const x86::Vec &negative,
+                 const x86::Vec &overflow, const x86::Vec &code);
 
   X86Isa isa_;
   FloatStorageFormat format_;
   FloatStorageBounds bounds_;
   bool saturate_;
+  bool clampsInput_;
   X86VectorConstants constants_;
   struct Operands {
     asmjit::Operand magic, magnitudeMask, exponentMask, minNormal,

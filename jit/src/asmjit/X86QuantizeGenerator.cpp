@@ -32,7 +32,9 @@
 // Float storage (X86FloatStorage.h): v = u + z goes to the format encoder
 // instead of the integer rounding and clamp; the main loop packs its four
 // vectors of codes into one 32-byte store (or X86PackedCodes' bytes for
-// packed f4E2M1FN).
+// packed f4E2M1FN). With saturation, zero points 0 and one baked scale in
+// [2^-32, 1], |x| is clamped before the scaling instead
+// (emitClampedQuotient) and the encoder takes u = |x / s| as it is.
 //
 //===----------------------------------------------------------------------===//
 #include "X86Conversions.h"
@@ -62,6 +64,7 @@ constexpr uint32_t kBelowHalf = 0x3effffffu; ///< pred(0.5) = 0.5 - 2^-25.
 constexpr uint8_t kOrdered = 7;              ///< vcmpps: neither is NaN.
 constexpr uint8_t kRoundNearest = 0x08;      ///< + suppress exceptions.
 constexpr uint8_t kRoundTowardZero = 0x0b;
+constexpr uint8_t kLessOrdered = 0x11; ///< vcmpps LT_OQ.
 
 /// Registers of the checked-reciprocal mode (the exact path's kHalf
 /// constant moves to memory; kScalar* serve runtime parameters only).
@@ -73,6 +76,16 @@ constexpr unsigned kNegLimit = reg::kScalar2;
 constexpr unsigned kLowZero = reg::kScalar;
 constexpr unsigned kHighZeroNegated = reg::kScalar2;
 } // namespace fast
+
+/// Registers of float storage with a clamped input (clampedInput_): zero
+/// points are 0, saturate is on and the encoder leaves kHigh and kHalf free
+/// (X86FloatEncoder::clampsInput), so a slot's third register (its
+/// quotient or its exponent) is kSlotThird[slot].
+namespace clamped {
+constexpr unsigned kInputBound = reg::kZeroPoint;
+constexpr unsigned kSlotThird[reg::kUnroll] = {reg::kHigh, reg::kHalf,
+                                               reg::kScalar, reg::kScalar2};
+} // namespace clamped
 
 class X86QuantizeGenerator final : public X86VectorBody {
 public:
@@ -136,6 +149,9 @@ public:
                                checked_ ? isa_.vec(fast::kThreshold)
                                         : x86::Vec());
     if (floatEncoder_) {
+      if (clampedInput_)
+        emitBroadcastImmediate(a, isa_, isa_.vec(clamped::kInputBound),
+                               floatBits(*clampedInput_));
       floatEncoder_->emitConstants(a);
       return;
     }
@@ -267,11 +283,14 @@ public:
       x86::Vec codes[reg::kUnroll];
       for (unsigned j = 0; j < reg::kUnroll; ++j) {
         codes[j] = isa_.vec(reg::kWork + j);
-        emitScaledFloat(a, j, src.cloneAdjusted(int32_t(j) * srcVectorBytes()),
-                        false);
+        x86::Mem at = src.cloneAdjusted(int32_t(j) * srcVectorBytes());
+        clampedInput_ ? emitClampedQuotient(a, j, at, false, j % 2 == 1)
+                      : emitScaledFloat(a, j, at, false);
       }
       for (unsigned j = 0; j < reg::kUnroll; ++j)
-        floatEncoder_->emitEncode(a, codes[j], isa_.vec(reg::kTemp + j));
+        clampedInput_
+            ? emitClampedCodes(a, j, j % 2 == 1)
+            : floatEncoder_->emitEncode(a, codes[j], isa_.vec(reg::kTemp + j));
       emitPackFour(a, codes, isa_.vec(reg::kTemp), isa_.vec(reg::kTemp + 1),
                    dst);
       return;
@@ -325,7 +344,14 @@ public:
   void emitVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
                   const x86::Mem &dst, bool masked) override {
     if (floatEncoder_) {
-      emitScaledFloat(a, slot, src, masked);
+      if (clampedInput_) {
+        emitClampedQuotient(a, slot, src, masked, false);
+        emitClampedCodes(a, slot, false);
+      } else {
+        emitScaledFloat(a, slot, src, masked);
+        floatEncoder_->emitEncode(a, isa_.vec(reg::kWork + slot),
+                                  isa_.vec(reg::kTemp + slot));
+      }
       emitFloatCodes(a, slot, dst, masked);
       return;
     }
@@ -471,11 +497,10 @@ private:
     if (!params_.zeroPointsAreZero())
       a.emit(x86::Inst::kIdVaddps, v, v, zeroPointOf(slot));
   }
-  /// Float storage: the slot's v encoded and stored.
+  /// Float storage: the slot's codes stored.
   void emitFloatCodes(x86::Assembler &a, unsigned slot, const x86::Mem &dst,
                       bool masked) {
     x86::Vec v = isa_.vec(reg::kWork + slot), t = isa_.vec(reg::kTemp + slot);
-    floatEncoder_->emitEncode(a, v, t);
     if (packed_) {
       packed_->emitStore(a, dst, v, t);
       return;
@@ -506,8 +531,62 @@ private:
       return;
     auto s = static_cast<float>(
         roundToValueType(spec_.params.scales[0], spec_.expressed));
-    if (s >= 0x1p-32f && s <= 1.0f)
-      reciprocal_ = 1.0f / s; // f32 division: fl(1/s).
+    if (!(s >= 0x1p-32f && s <= 1.0f))
+      return;
+    reciprocal_ = 1.0f / s; // f32 division: fl(1/s).
+    std::optional<double> top = floatEncoder_->saturatingQuotient();
+    if (!top || !params_.zeroPointsAreZero() || packed_)
+      return;
+    clampedInput_ = static_cast<float>(*top * s); // RN of an exact product.
+    floatEncoder_.emplace(spec_, isa_, true);
+  }
+
+  /// Float storage with a clamped input (saturate on, zero points 0, one
+  /// baked scale s in [2^-32, 1], f32, AVX2): per lane a = min(|x|, X) with
+  /// X = RN(H·s) (H = saturatingQuotient(): X/s = H(1 + d), |d| <= 2^-24,
+  /// so fl(X/s) rounds to the largest code), then u = fl(a/s) by vdivps,
+  /// or in Markstein slots by q = RN(a·y), r = a - q·s, u = RN(q + r·y)
+  /// with y = fl(1/s), which is fl(a/s) as well where it matters:
+  ///  * a = X (|x| >= X, ±inf): the reference's |fl(x/s)| >= fl(X/s)
+  ///    saturates to the largest code, and so does u = fl(X/s) below.
+  ///  * a/s >= 2^-30: no step overflows (q <= 2·largest) or underflows, and
+  ///    Markstein's theorem (see planCorrectedQuotient) gives u = fl(a/s).
+  ///  * a/s < 2^-30: q <= 2^-29, |r| <= 4a, |r·y| <= 2^-27, so |u| <
+  ///    2^-26: the magnitude code 0, as |fl(x/s)| < 2^-29 has (the encoder
+  ///    takes (-q/4, -0] as 0 too, q = 2^-9 or 2^-16 the smallest
+  ///    subnormal).
+  ///  * NaN x: a, q, r and u are NaN (sign bits aside), the NaN code.
+  /// u = |fl(x/s)| in [0, largest] needs no clamp in the encoder. The sign:
+  /// x < a exactly for negative x other than -0 and NaN, whose quotients
+  /// are nonzero (s <= 1), as the reference's sign rule wants (-0 + 0 =
+  /// +0 stores +0). The main loop's odd slots take Markstein's form, the
+  /// even ones the division: the divider and the FP pipes share the load
+  /// (measured on Zen 1: +5% over clamping after the scaling).
+  /// Leaves the negative mask in vec(kWork + slot) and u in
+  /// vec(kTemp + slot) (division) or kSlotThird[slot] (Markstein).
+  void emitClampedQuotient(x86::Assembler &a, unsigned slot,
+                           const x86::Mem &src, bool masked, bool markstein) {
+    x86::Vec v = isa_.vec(reg::kWork + slot), t = isa_.vec(reg::kTemp + slot);
+    x86::Vec third = isa_.vec(clamped::kSlotThird[slot]);
+    emitLoadExpressed(a, isa_, spec_.expressed, v, src, masked);
+    floatEncoder_->emitAbs(a, t, v);
+    a.vminps(t, isa_.vec(clamped::kInputBound), t); // NaN stays.
+    a.vcmpps(v, v, t, kLessOrdered);                // The negative mask.
+    if (!markstein) {
+      a.vdivps(t, t, isa_.vec(reg::kScale));
+      return;
+    }
+    a.vmulps(third, t, dataAt(kReciprocalOffset));
+    a.vfnmadd231ps(t, third, isa_.vec(reg::kScale)); // r = a - q·s.
+    a.vfmadd231ps(third, t, dataAt(kReciprocalOffset));
+  }
+  /// emitClampedQuotient's lanes → the codes in vec(kWork + slot).
+  void emitClampedCodes(x86::Assembler &a, unsigned slot, bool markstein) {
+    x86::Vec t = isa_.vec(reg::kTemp + slot);
+    x86::Vec third = isa_.vec(clamped::kSlotThird[slot]);
+    floatEncoder_->emitEncodeMagnitude(a, markstein ? third : t,
+                                       isa_.vec(reg::kWork + slot),
+                                       markstein ? t : third);
   }
 
   void emitLimits(x86::Assembler &a) {
@@ -799,6 +878,8 @@ private:
   /// the bounds ±kQuotientBound after it.
   std::optional<float> reciprocal_;
   static constexpr int32_t kReciprocalOffset = 64;
+  /// X of emitClampedQuotient (nullopt: the encoder clamps instead).
+  std::optional<float> clampedInput_;
   static constexpr float kQuotientBound = 0x1p100f;
 };
 
