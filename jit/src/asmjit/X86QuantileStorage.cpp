@@ -390,14 +390,18 @@ void X86QuantileEncoder::emitEncodeNibbles(
     const std::array<x86::Vec, 4> &controls,
     const std::array<x86::Vec, 4> &masks, const x86::Vec &temp,
     const NibbleTables &tables, const x86::Mem &dst) const {
-  // Zen 1 runs a variable vpermilps / vpermps once per 4 cycles, vpshufb
-  // twice per cycle: every lookup is a vpshufb of a plane table
-  // (thresholdPlanes), its control kPlaneBase + e in every byte, e built
-  // by byte adds of the masks (−1 or 0) as the search goes. Steps 1-2
-  // give the group p = 2 · bit1 + bit2; its three thresholds are then
-  // compared at once: the thresholds are sorted, so the position is
-  // 4p + the count of them that x reaches (NaN: of those its predicates
-  // pass, nanPosition's low bits).
+  // Zen 1 issues a 256-bit variable vpermilps / vpermps once per 4
+  // cycles, vpshufb every cycle: every lookup is a vpshufb of a plane
+  // table (thresholdPlanes), its control kPlaneBase + e in every byte
+  // (at most 15: bit 7, which would zero the byte, stays clear), e built
+  // by byte adds of the masks (−1 or 0). Steps 1-2 compare with X7, then
+  // X3 or X11, as the binary search does: the group p = 2 · bit1 + bit2
+  // has X(4p−1) <= x < X(4p+3). The X are sorted (+inf padding last), so
+  // x reaches every X below 4p, none from 4p + 3 on, and its position
+  // #{j : x >= Xj} is 4p + how many of X(4p), X(4p+1), X(4p+2) it
+  // reaches: three compares at once. NaN lanes take steps 1-2 by
+  // nanPosition's bits 3 and 2 and reach the first nanPosition % 4 of the
+  // three (groupPredicates_), so they end at nanPosition.
   x86::Vec stepTwo = temp;
   a.vmovdqa(stepTwo, tables_.at(nibbles_ + kStepTwo));
   for (unsigned j = 0; j < 4; ++j)
