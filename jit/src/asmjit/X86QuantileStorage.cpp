@@ -415,7 +415,8 @@ void X86QuantileEncoder::emitEncodeNibbles(
     a.vcmpps(masks[j], values[j], masks[j], predicates_[1]);
     a.vpsubb(controls[j], controls[j], masks[j]); // e = p.
   }
-  // masks[j] = −(reached among thresholds 4p, 4p + 1), values[j] = −(4p + 2).
+  // masks[j] = −(how many of X(4p), X(4p+1) x reaches), values[j] the
+  // mask of X(4p+2).
   for (unsigned j = 0; j < 4; ++j) {
     a.vpshufb(masks[j], tables[1], controls[j]);
     a.vcmpps(masks[j], values[j], masks[j], groupPredicates_[1]);
@@ -425,7 +426,8 @@ void X86QuantileEncoder::emitEncodeNibbles(
     a.vpshufb(temp, tables[2], controls[j]);
     a.vcmpps(values[j], values[j], temp, groupPredicates_[2]);
   }
-  // The control's top byte is p (kPlaneBase), the byte below it < 64.
+  // control >> 22 = 4p: its top byte is p (kPlaneBase), the byte below
+  // it < 64. Then − masks − mask = the position, 0 to 15.
   x86::Vec codes = controls[0];
   for (unsigned j = 0; j < 4; ++j) {
     a.vpsrld(controls[j], controls[j], 22);
