@@ -283,6 +283,89 @@ TEST_P(CompactKernelTest, QuantileQcastAtEveryThreshold) {
   EXPECT_GT(checked, 0u); // Every backend compiles some quantile tables.
 }
 
+TEST_P(CompactKernelTest, PackedTableQcastEveryLaneAndTail) {
+  // asmjit's packed 4-bit table qcast with one baked scale searches 32
+  // elements at once (vpshufb lookups of byte planes, a group's three
+  // thresholds compared together): each threshold at, below and above it,
+  // and the special values, at every lane of such a block (the input
+  // rotated), and runs of every length, from a misaligned src to a
+  // misaligned dst whose neighbours stay untouched. NF4 (codes are the
+  // positions), signed NF4 (codes mapped), a 9-entry table (the fewest the
+  // path takes: +inf pads its last groups); zero points that send NaN to
+  // the first, a middle and the last position.
+  if (GetParam().backend != "asmjit")
+    GTEST_SKIP() << "llvm's packed tables are covered by the sweeps above";
+  const float specials[] = {std::numeric_limits<float>::quiet_NaN(),
+                            -std::numeric_limits<float>::quiet_NaN(),
+                            std::bit_cast<float>(0x7FA00001u),
+                            std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity(),
+                            0.0f,
+                            -0.0f,
+                            std::numeric_limits<float>::denorm_min(),
+                            -std::numeric_limits<float>::denorm_min(),
+                            std::numeric_limits<float>::max(),
+                            std::numeric_limits<float>::lowest(),
+                            1e30f,
+                            -1e30f};
+  StorageSpec nf4 = testing::compactStorages()[5];
+  ASSERT_TRUE(nf4.packed && nf4.table.size() == 16);
+  StorageSpec signedNf4 = nf4;
+  signedNf4.isSigned = true;
+  signedNf4.min = -8;
+  signedNf4.max = 7;
+  StorageSpec nine = nf4;
+  nine.max = 8;
+  nine.table = {-1.0, -0.7, -0.4, -0.15, 0.0, 0.2, 0.45, 0.7, 1.0};
+  size_t checked = 0;
+  for (const StorageSpec &storage : {nf4, signedNf4, nine}) {
+    QuantileSearch search = buildQuantileSearch(storage.table, ValueType::F32);
+    for (auto [scale, zero] :
+         {std::pair{0.0137, int64_t(0)}, std::pair{0.7, int64_t(-2)},
+          std::pair{0.05, int64_t(3)}})
+      for (ScaleOp op : {ScaleOp::Divide, ScaleOp::Reciprocal}) {
+        KernelSpec spec;
+        spec.storage = storage;
+        spec.params.scales = {static_cast<float>(scale)};
+        spec.params.zeroPoints = {zero};
+        spec.knobs.scaleOp = op;
+        Expected<CompiledCode> code = backend_->compile(spec);
+        ASSERT_TRUE(code) << code.status().message();
+        auto kernel =
+            reinterpret_cast<KernelFn>(const_cast<void *>(code->entry));
+        std::vector<float> inputs(std::begin(specials), std::end(specials));
+        for (double threshold : search.thresholds) {
+          float x = static_cast<float>((threshold - double(zero)) * scale);
+          for (int step = 0; step < 3; ++step)
+            x = std::nextafter(x, -1e30f);
+          for (int step = 0; step < 7; ++step) {
+            inputs.push_back(x);
+            x = std::nextafter(x, 1e30f);
+          }
+        }
+        auto expectRun = [&](const std::vector<float> &run) {
+          size_t bytes = storageBytes(spec.storage, run.size());
+          std::vector<float> src(run.size() + 1);
+          std::copy(run.begin(), run.end(), src.begin() + 1);
+          std::vector<uint8_t> want(bytes + 2, 0xA5), got(bytes + 2, 0xA5);
+          ASSERT_TRUE(
+              runReference(spec, run.data(), want.data() + 1, run.size()));
+          kernel(src.data() + 1, got.data() + 1, run.size());
+          ASSERT_EQ(got, want) << spec.canonicalString() << " over "
+                               << run.size() << " elements";
+        };
+        for (size_t lane = 0; lane < 32; ++lane) {
+          expectRun(inputs);
+          std::rotate(inputs.begin(), inputs.begin() + 1, inputs.end());
+        }
+        for (size_t n = 0; n <= 100; ++n)
+          expectRun(std::vector<float>(inputs.begin(), inputs.begin() + n));
+        ++checked;
+      }
+  }
+  EXPECT_EQ(checked, 18u);
+}
+
 TEST_P(CompactKernelTest, DoubleQuantileQcastAtEveryThreshold) {
   if (skipsDoubleTests())
     GTEST_SKIP() << "llvm: checked at its highest level";

@@ -146,6 +146,28 @@ std::vector<uint32_t> packedBytePlaneSources() {
   return words;
 }
 
+/// emitEncodeNibbles' tables: byte k of entry e (of 4) at byte
+/// kPlaneBase[k] + e of a 16-byte vpshufb table, so that one control
+/// vector, kPlaneBase + e in every byte of a lane, reads entry e, and
+/// adding to every byte moves to another entry. Byte 3's plane comes
+/// first: the control's top byte is then e itself (its >> 22 is 4e).
+constexpr uint8_t kPlaneBase[4] = {4, 8, 12, 0};
+std::vector<uint32_t> thresholdPlanes(const std::array<uint32_t, 4> &entries) {
+  std::vector<uint32_t> words(4, 0);
+  for (unsigned k = 0; k < 4; ++k)
+    for (unsigned e = 0; e < 4; ++e) {
+      unsigned byte = kPlaneBase[k] + e;
+      words[byte / 4] |= ((entries[e] >> (8 * k)) & 0xff) << (8 * (byte % 4));
+    }
+  return words;
+}
+uint32_t planeBases() {
+  uint32_t word = 0;
+  for (unsigned k = 0; k < 4; ++k)
+    word |= uint32_t(kPlaneBase[k]) << (8 * k);
+  return word;
+}
+
 /// The stored value `value` as a table word (bit pattern of the i32 lane).
 uint32_t storedWord(int64_t value) { return static_cast<uint32_t>(value); }
 
@@ -264,9 +286,23 @@ X86QuantileEncoder::X86QuantileEncoder(const KernelSpec &spec)
   }
   addMin_ = identity_ && storage.min != 0;
   if (x86EncodesPackedTable(spec)) {
-    nibbles_ = tables_.add({padded[3]});
-    tables_.add({padded[11]});
-    tables_.add({2});
+    // Group p (positions 4p..4p+3, from steps 1-2) ends at thresholds
+    // 4p..4p+2, its entry p in three tables; step 2 reads thresholds 3 and
+    // 11 as entries 0 and 2 (2 · step 1's bit).
+    std::array<uint32_t, 4> stepTwo = {padded[3], padded[3], padded[11],
+                                       padded[11]};
+    nibbles_ = tables_.add(thresholdPlanes(stepTwo));
+    for (unsigned k = 0; k < 3; ++k) {
+      std::array<uint32_t, 4> group;
+      for (unsigned p = 0; p < 4; ++p)
+        group[p] = padded[4 * p + k];
+      tables_.add(thresholdPlanes(group));
+      // NaN counts this threshold when its position is past it.
+      groupPredicates_[k] =
+          (nanPosition & 3) > k ? kNotLessUnordered : kGreaterEqual;
+    }
+    tables_.add({0x02020202u});
+    tables_.add({planeBases()});
     tables_.add({0x10011001u}); // vpmaddubsw: low nibble + 16 · high.
     // Words of element pairs 0-3, 8-11 (low half), 4-7, 12-15 (high).
     tables_.add({0x09080100u, 0x0b0a0302u, 0x0d0c0504u, 0x0f0e0706u});
@@ -331,69 +367,84 @@ void X86QuantileEncoder::emitEncode(x86::Assembler &a,
 }
 
 namespace {
-/// The registers of X86QuantileEncoder::NibbleConstants, in order.
-enum NibbleConstant : unsigned {
-  kStepOne,    ///< Threshold 7, broadcast.
-  kStepTwoLow, ///< Thresholds 3 and 11, broadcast.
-  kStepTwoHigh,
-  kTwo,         ///< 2 in every word.
-  kStepThree,   ///< Thresholds 1, 5, 9, 13 in each half.
-  kStepFour,    ///< Thresholds 0, 2, ..., 14.
-  kPairWeights, ///< vpmaddubsw's 1, 16.
+/// Offsets from X86QuantileEncoder::nibbles_, in the constructor's order.
+enum NibbleTable : int32_t {
+  kStepTwo = 0,     ///< Thresholds 3, 11 (planes).
+  kGroups = 32,     ///< Thresholds 4p, 4p + 1, 4p + 2 (planes), 32 apart.
+  kTwos = 128,      ///< 2 in every byte.
+  kBases = 160,     ///< kPlaneBase in every word.
+  kWeights = 192,   ///< vpmaddubsw's 1, 16.
+  kPairOrder = 224, ///< vpshufb's order of the paired bytes.
 };
 } // namespace
 
-void X86QuantileEncoder::emitNibbleConstants(
-    x86::Assembler &a, const NibbleConstants &constants) const {
-  const int32_t offsets[kNibbleConstants] = {
-      candidates_[0], nibbles_,       nibbles_ + 32, nibbles_ + 64,
-      candidates_[2], candidates_[3], nibbles_ + 96};
-  for (size_t k = 0; k < kNibbleConstants; ++k)
-    a.vmovaps(constants[k], tables_.at(offsets[k]));
+void X86QuantileEncoder::emitNibbleTables(x86::Assembler &a,
+                                          const NibbleTables &tables) const {
+  for (size_t k = 0; k < kNibbleTables; ++k)
+    a.vmovdqa(tables[k],
+              tables_.at(nibbles_ + kGroups + static_cast<int32_t>(32 * k)));
 }
 
 void X86QuantileEncoder::emitEncodeNibbles(
     x86::Assembler &a, const std::array<x86::Vec, 4> &values,
-    const std::array<x86::Vec, 4> &positions, const x86::Vec &temp,
-    const NibbleConstants &c, const x86::Mem &dst) const {
-  // Each step across the four vectors before the next: their dependency
-  // chains overlap. Masks are −1 or 0, so 2p + bit is 2p − mask.
+    const std::array<x86::Vec, 4> &controls,
+    const std::array<x86::Vec, 4> &masks, const x86::Vec &temp,
+    const NibbleTables &tables, const x86::Mem &dst) const {
+  // Zen 1 issues a 256-bit variable vpermilps / vpermps once per 4
+  // cycles, vpshufb every cycle: every lookup is a vpshufb of a plane
+  // table (thresholdPlanes), its control kPlaneBase + e in every byte
+  // (at most 15: bit 7, which would zero the byte, stays clear), e built
+  // by byte adds of the masks (−1 or 0). Steps 1-2 compare with X7, then
+  // X3 or X11, as the binary search does: the group p = 2 · bit1 + bit2
+  // has X(4p−1) <= x < X(4p+3). The X are sorted (+inf padding last), so
+  // x reaches every X below 4p, none from 4p + 3 on, and its position
+  // #{j : x >= Xj} is 4p + how many of X(4p), X(4p+1), X(4p+2) it
+  // reaches: three compares at once. NaN lanes take steps 1-2 by
+  // nanPosition's bits 3 and 2 and reach the first nanPosition % 4 of the
+  // three (groupPredicates_), so they end at nanPosition.
+  x86::Vec stepTwo = temp;
+  a.vmovdqa(stepTwo, tables_.at(nibbles_ + kStepTwo));
   for (unsigned j = 0; j < 4; ++j)
-    a.vcmpps(positions[j], values[j], c[kStepOne], predicates_[0]);
+    a.vcmpps(masks[j], values[j], tables_.at(candidates_[0]), predicates_[0]);
   for (unsigned j = 0; j < 4; ++j) {
-    a.vblendvps(temp, c[kStepTwoLow], c[kStepTwoHigh], positions[j]);
-    a.vandps(positions[j], positions[j], c[kTwo]);
-    a.vcmpps(temp, values[j], temp, predicates_[1]);
-    a.vpsubd(positions[j], positions[j], temp);
+    a.vpand(controls[j], masks[j], tables_.at(nibbles_ + kTwos));
+    a.vpaddb(controls[j], controls[j], tables_.at(nibbles_ + kBases));
   }
   for (unsigned j = 0; j < 4; ++j) {
-    a.vpermilps(temp, c[kStepThree], positions[j]);
-    a.vpaddd(positions[j], positions[j], positions[j]);
-    a.vcmpps(temp, values[j], temp, predicates_[2]);
-    a.vpsubd(positions[j], positions[j], temp);
+    a.vpshufb(masks[j], stepTwo, controls[j]);
+    a.vcmpps(masks[j], values[j], masks[j], predicates_[1]);
+    a.vpsubb(controls[j], controls[j], masks[j]); // e = p.
   }
+  // masks[j] = −(how many of X(4p), X(4p+1) x reaches), values[j] the
+  // mask of X(4p+2).
   for (unsigned j = 0; j < 4; ++j) {
-    a.vpermps(temp, positions[j], c[kStepFour]);
-    a.vcmpps(values[j], values[j], temp, predicates_[3]);
+    a.vpshufb(masks[j], tables[1], controls[j]);
+    a.vcmpps(masks[j], values[j], masks[j], groupPredicates_[1]);
+    a.vpshufb(temp, tables[0], controls[j]);
+    a.vcmpps(temp, values[j], temp, groupPredicates_[0]);
+    a.vpaddd(masks[j], masks[j], temp);
+    a.vpshufb(temp, tables[2], controls[j]);
+    a.vcmpps(values[j], values[j], temp, groupPredicates_[2]);
   }
-  // In-lane packs: bytes of elements 0-3, 8-11, 16-19, 24-27 in the low
-  // half, 4-7, ... in the high one; the last step joins there.
-  for (const std::array<x86::Vec, 4> *v : {&positions, &values}) {
-    a.vpackssdw((*v)[0], (*v)[0], (*v)[1]);
-    a.vpackssdw((*v)[2], (*v)[2], (*v)[3]);
-    a.vpacksswb((*v)[0], (*v)[0], (*v)[2]);
+  // control >> 22 = 4p: its top byte is p (kPlaneBase), the byte below
+  // it < 64. Then − masks − mask = the position, 0 to 15.
+  x86::Vec codes = controls[0];
+  for (unsigned j = 0; j < 4; ++j) {
+    a.vpsrld(controls[j], controls[j], 22);
+    a.vpsubd(controls[j], controls[j], masks[j]);
+    a.vpsubd(controls[j], controls[j], values[j]);
   }
-  x86::Vec codes = positions[0];
-  a.vpaddb(codes, codes, codes);
-  a.vpsubb(codes, codes, values[0]);
+  a.vpackssdw(controls[0], controls[0], controls[1]);
+  a.vpackssdw(controls[2], controls[2], controls[3]);
+  a.vpacksswb(codes, controls[0], controls[2]);
   if (nibbleCodes_ >= 0) {
     a.vmovdqa(temp, tables_.at(nibbleCodes_));
     a.vpshufb(codes, temp, codes);
   }
-  a.vpmaddubsw(codes, codes, c[kPairWeights]);
+  a.vpmaddubsw(codes, codes, tables_.at(nibbles_ + kWeights));
   a.vextracti128(temp.xmm(), codes, 1);
   a.vpackuswb(codes.xmm(), codes.xmm(), temp.xmm());
-  a.vpshufb(codes.xmm(), codes.xmm(), tables_.at(nibbles_ + 128));
+  a.vpshufb(codes.xmm(), codes.xmm(), tables_.at(nibbles_ + kPairOrder));
   x86::Mem bytes = dst;
   bytes.setSize(16);
   a.vmovdqu(bytes, codes.xmm());

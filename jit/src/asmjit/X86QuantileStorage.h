@@ -17,9 +17,9 @@
 // except: dcast of 4-bit codes (NF4 and packed f4E2M1FN, whose 16 codes
 // decode as a table too), whole blocks through byte planes; qcast of 4-bit
 // tables of 9 to 16 distinct entries with one baked scale
-// (x86EncodesPackedTable), whose 32-element blocks finish the search on
-// packed bytes (emitEncodeNibbles) while heads and tails go through
-// X86PackedCodes.
+// (x86EncodesPackedTable), whose 32-element blocks search through vpshufb
+// lookups and pack their nibbles (emitEncodeNibbles) while heads and tails
+// go through X86PackedCodes.
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_ASMJIT_X86QUANTILESTORAGE_H
@@ -94,25 +94,25 @@ public:
                   std::span<const x86::Vec> positions) const;
   void emitData(x86::Assembler &a) { tables_.emitData(a); }
 
-  /// x86EncodesPackedTable: the constants emitEncodeNibbles reads from
-  /// registers (memory operands of 256-bit vectors cost Zen 1 two of its
-  /// two loads per cycle each, and loads would bound the loop).
-  static constexpr size_t kNibbleConstants = 7;
-  using NibbleConstants = std::array<x86::Vec, kNibbleConstants>;
-  void emitNibbleConstants(x86::Assembler &a,
-                           const NibbleConstants &constants) const;
+  /// x86EncodesPackedTable: the three tables emitEncodeNibbles reads from
+  /// registers (vpshufb reads its table from a register only), loaded
+  /// once per run.
+  static constexpr size_t kNibbleTables = 3;
+  using NibbleTables = std::array<x86::Vec, kNibbleTables>;
+  void emitNibbleTables(x86::Assembler &a, const NibbleTables &tables) const;
   /// x86EncodesPackedTable: the 32 f32 inputs in values[0..3] (elements
-  /// 0-7, ...) → their 16 packed bytes at `dst`, the llvm kernel's shape:
-  /// step 1 against a broadcast threshold, step 2 one blend of its mask,
-  /// steps 3-4 thresholds permuted by the partial index (2p + bit from the
-  /// masks, no shifts), step 4 joined on packed bytes; vpmaddubsw pairs
-  /// the nibbles, one pack narrows and one vpshufb orders them. values[]
-  /// and positions[] are clobbered, so is `temp`; `constants` as
-  /// emitNibbleConstants left them.
+  /// 0-7, ...) → their 16 packed bytes at `dst`, without a variable
+  /// vpermilps / vpermps: steps 1-2 of the search pick the group of four
+  /// positions, whose three thresholds are compared at once, every lookup a
+  /// vpshufb of a table of four thresholds' byte planes; vpmaddubsw pairs
+  /// the nibbles, one pack narrows and one vpshufb orders them. values[],
+  /// controls[], masks[] and `temp` are clobbered; `tables` as
+  /// emitNibbleTables left them.
   void emitEncodeNibbles(x86::Assembler &a,
                          const std::array<x86::Vec, 4> &values,
-                         const std::array<x86::Vec, 4> &positions,
-                         const x86::Vec &temp, const NibbleConstants &constants,
+                         const std::array<x86::Vec, 4> &controls,
+                         const std::array<x86::Vec, 4> &masks,
+                         const x86::Vec &temp, const NibbleTables &tables,
                          const x86::Mem &dst) const;
 
 private:
@@ -126,10 +126,12 @@ private:
   bool identity_;             ///< Stored value = position + storage min.
   int32_t stored_ = 0;        ///< The min (identity) or position → stored.
   bool addMin_;
-  /// x86EncodesPackedTable: the step-2 thresholds (low, high, each
-  /// broadcast), 2 in every word, then the byte weights and order of the
-  /// nibble pairing; else −1.
+  /// x86EncodesPackedTable: the planes of the step-2 and group
+  /// thresholds, the byte constants of the controls, then the byte weights
+  /// and order of the nibble pairing; else −1.
   int32_t nibbles_ = -1;
+  /// x86EncodesPackedTable: the vcmpps predicates of the group thresholds.
+  std::array<uint8_t, 3> groupPredicates_ = {};
   /// x86EncodesPackedTable: the code of each of the 16 positions (bytes),
   /// when they are not the positions themselves; else −1.
   int32_t nibbleCodes_ = -1;

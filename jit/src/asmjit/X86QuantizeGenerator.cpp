@@ -170,11 +170,11 @@ public:
   void emitParameters(x86::Assembler &a) override {
     // (Runtime parameters, which use the kScalar* registers, only come
     // here before rounding: after rounding they take the wide kernels.)
-    // The search of nibbles_ reads x itself: the parameter registers and
-    // the rest of those reg::kUnroll vectors' slots leave free hold its
-    // constants, reloaded per run (heads and tails clobber kLow only).
+    // The search of nibbles_ reads x itself: the parameter registers hold
+    // its tables, reloaded per run (heads and tails clobber kLow and
+    // kHigh at most).
     if (nibbles_)
-      quantile_->emitNibbleConstants(a, nibbleConstants());
+      quantile_->emitNibbleTables(a, nibbleTables());
     else if (runtimeTables_)
       runtimeTables_->emitLoad(a);
     else
@@ -260,8 +260,11 @@ public:
                           src.cloneAdjusted(int32_t(j) * srcVectorBytes()),
                           false);
       }
-      quantile_->emitEncodeNibbles(a, values, positions, isa_.vec(reg::kLow),
-                                   nibbleConstants(), dst);
+      const std::array<x86::Vec, reg::kUnroll> masks = {
+          isa_.vec(reg::kHigh), isa_.vec(reg::kHalf), isa_.vec(reg::kSign),
+          isa_.vec(reg::kScalar)};
+      quantile_->emitEncodeNibbles(a, values, positions, masks,
+                                   isa_.vec(reg::kLow), nibbleTables(), dst);
       return;
     }
     if (packsQuantile()) {
@@ -432,10 +435,8 @@ private:
     }
   }
 
-  X86QuantileEncoder::NibbleConstants nibbleConstants() const {
-    return {isa_.vec(reg::kScale),  isa_.vec(reg::kZeroPoint),
-            isa_.vec(reg::kHigh),   isa_.vec(reg::kHalf),
-            isa_.vec(reg::kSign),   isa_.vec(reg::kScalar),
+  X86QuantileEncoder::NibbleTables nibbleTables() const {
+    return {isa_.vec(reg::kScale), isa_.vec(reg::kZeroPoint),
             isa_.vec(reg::kScalar2)};
   }
 
