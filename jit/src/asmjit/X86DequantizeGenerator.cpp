@@ -129,6 +129,14 @@ public:
     params_.setGroupZeroPointsZero(zero);
     groupZeroPointsZero_ = zero;
   }
+  bool loadsAhead() const override { return topCodes_; }
+  void emitLoadAhead(x86::Assembler &a, const x86::Mem &src) override {
+    packed_->emitLoadTopNibbles(a, isa_.vec(reg::kTemp), src);
+  }
+  void setLoadsAhead(bool loaded, bool next) override {
+    loadedAhead_ = loaded;
+    loadsNext_ = next;
+  }
   void emitData(x86::Assembler &a) override {
     emitUnbiases(a);
     params_.emitData(a);
@@ -186,7 +194,14 @@ public:
       // whole unrolled block with byte shuffles.
       quantile_->emitDecodeBytePlanes(a, src, values, temp);
     } else if (topCodes_ && groupZeroPointsZero_) {
-      packed_->emitLoadTopGroup(a, values, temp[0], src);
+      // temp[0] carries the nibbles of runs loaded ahead.
+      if (!loadedAhead_)
+        packed_->emitLoadTopNibbles(a, temp[0], src);
+      packed_->emitPlaceTopNibbles(a, values, temp[0]);
+      if (loadsNext_)
+        packed_->emitLoadTopNibbles(
+            a, temp[0],
+            src.cloneAdjusted(srcVectorBytes() * int32_t(reg::kUnroll)));
       for (unsigned j = 0; j < reg::kUnroll; ++j)
         emitFinishTop(a, values[j],
                       dst.cloneAdjusted(int32_t(j) * dstVectorBytes()));
@@ -367,7 +382,8 @@ private:
   /// (and whose shifted scales are exact) load as q · 2^28 instead: a
   /// conversion in place of the bias's subtraction, and a shorter decode.
   bool topCodes_ = false;
-  bool groupZeroPointsZero_ = false; ///< setGroupZeroPointsZero().
+  bool groupZeroPointsZero_ = false;             ///< setGroupZeroPointsZero().
+  bool loadedAhead_ = false, loadsNext_ = false; ///< setLoadsAhead().
   /// Unrolled blocks of 8/16-bit integers with one baked z ≠ 0 take
   /// their values as 1.5·2^23 + q (emitUnrolled).
   bool magicValues_ = false;

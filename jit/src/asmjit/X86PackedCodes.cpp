@@ -154,9 +154,8 @@ void X86PackedCodes::emitLoadTop(x86::Assembler &a, const x86::Vec &v,
   a.vpand(v, v, data(kTopMask));
 }
 
-void X86PackedCodes::emitLoadTopGroup(x86::Assembler &a,
-                                      const std::array<x86::Vec, 4> &v,
-                                      const x86::Vec &t, const x86::Mem &src) {
+void X86PackedCodes::emitLoadTopNibbles(x86::Assembler &a, const x86::Vec &t,
+                                        const x86::Mem &src) {
   if (!data_.isValid())
     data_ = a.newLabel();
   x86::Mem m = src;
@@ -168,6 +167,13 @@ void X86PackedCodes::emitLoadTopGroup(x86::Assembler &a,
   // the mask clears); bytes 8-15 keep their high nibbles.
   a.vpmullw(t, t, data(kTopWeights));
   a.vpand(t, t, data(kTopMask));
+}
+
+void X86PackedCodes::emitPlaceTopNibbles(x86::Assembler &a,
+                                         const std::array<x86::Vec, 4> &v,
+                                         const x86::Vec &t) {
+  if (!data_.isValid())
+    data_ = a.newLabel();
   for (unsigned j = 0; j < 4; ++j)
     a.vpshufb(v[j], t, data(kTopPlace + 32 * int32_t(j)));
 }
