@@ -11,7 +11,13 @@
 // floats laneBias + q (no conversion) whenever the zero point operands can
 // hold laneBias + z exactly: (laneBias + q) − (laneBias + z) is then q − z
 // with one rounding. Runs whose runtime z is out of that range subtract
-// the biases first (exact: the difference is q), then z. Packed 4-bit
+// the biases first (exact: the difference is q), then z. Signed 4-bit
+// runs of runtime groups whose zero points are all 0 load i32 lanes
+// q · 2^28 instead (the nibble on top, sign included), converted and
+// multiplied by s · 2^-28 (prepared per group, exact or the group takes
+// the biased loads): q · s with one rounding, one instruction fewer per
+// vector and a shorter decode, which loads the next run's nibbles ahead
+// (X86VectorBody::loadsAhead). Packed 4-bit
 // tables (NF4, f4E2M1FN) decode whole unrolled blocks through byte planes
 // instead, and fp8 codes a whole unrolled block too
 // (X86FloatDecoder::emitLoadBlock). Unrolled blocks of unpacked 8/16-bit

@@ -15,6 +15,9 @@
 // Signed codes are biased by 8 (the nibble's top bit flipped), so the
 // float is laneBias + q. The group load first spreads each lane's 8 bytes
 // as low and high nibbles (16 bytes), then places one nibble per lane.
+// Top loads place each signed nibble in bits 28-31 of its lane instead
+// (an i32 q · 2^28): the spread bytes meant for low nibbles are multiplied
+// by 16 as words, both halves masked to their top nibbles.
 // Stores pack lanes to bytes (saturating packs and a dword permutation, as
 // 8-bit storage does), then merge neighbouring codes with multiply-adds
 // (4 and 2 bits) or collect the low bits with vpmovmskb (1 bit).
