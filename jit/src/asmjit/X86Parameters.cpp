@@ -581,7 +581,7 @@ void X86Parameters::emitData(x86::Assembler &a) {
       for (int lane = 0; lane < 4; ++lane)
         a.embedInt64(value);
     for (float value : {kGroupScaleShift, 1.0f / kGroupScaleShift})
-      for (int lane = 0; lane < 8; ++lane)
+      for (int lane = 0; shiftedScales_ && lane < 8; ++lane)
         a.embedUInt32(floatBits(value));
   }
   if (laneBiasTable_.isValid()) {
