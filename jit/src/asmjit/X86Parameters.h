@@ -103,13 +103,12 @@ public:
     return (biased_ ? 96 : 64) + (shiftedScales_ ? 64 : 0);
   }
   /// Groups also prepare s · 2^-28 (kGroupRuns at once): the scales of
-  /// codes loaded as i32 lanes q · 2^28 (X86PackedCodes::emitLoadTopGroup),
+  /// codes loaded as i32 lanes q · 2^28 (X86PackedCodes::emitLoadTop),
   /// exact unless a scale's product underflows. Runs of a group whose zero
   /// points are all 0 then load those (emitGroupMember), and
   /// emitJumpUnlessGroupZeroPointsZero also jumps when one of them is
   /// inexact. Biased zero points only (biasZeroPoints() first).
   void shiftGroupScales() { shiftedScales_ = biased_; }
-  bool shiftsGroupScales() const { return shiftedScales_; }
   static constexpr float kGroupScaleShift = 0x1p-28f;
   /// Prepares parameters reg::paramIndex .. + kGroupRuns - 1 into `area`
   /// (clobbers vec(0..7), kScalar*, the scratch registers and `counter`).
