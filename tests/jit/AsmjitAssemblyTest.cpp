@@ -357,6 +357,30 @@ TEST_F(AsmjitAssemblyTest, PackedInt4Blocks32RunsAvx2CodeWithGroupedNibbles) {
   }
 }
 
+TEST_F(AsmjitAssemblyTest, SymmetricPackedInt4GroupsLoadNibblesAhead) {
+  // Runtime blocks of 32 in groups of eight runs: groups whose zero points
+  // are all 0 (and whose scales shift exactly) place each code's nibble on
+  // top of an i32 lane and convert it, loading the next run's nibbles
+  // before this run's arithmetic; the group's last run is apart.
+  KernelSpec spec = packedInt4Blocks32(KernelOp::DCast);
+  spec.layout.channels = 8;
+  spec.params = {};
+  spec.params.runtime = true;
+  for (const std::string &text : {avx512(spec), avx2(spec)}) {
+    EXPECT_THAT(text, HasSubstr("vpmullw ymm4, ymm4"));
+    EXPECT_THAT(text, HasSubstr("vbroadcasti128 ymm4, xmmword ptr [rdi+0x10]"));
+    EXPECT_THAT(text, HasSubstr("vcvtdq2ps ymm3, ymm3"));
+    EXPECT_THAT(text, HasSubstr("cmp r8, 7"));
+    // The other groups keep the biased loads.
+    EXPECT_THAT(text, HasSubstr("vsubps ymm3, ymm3, ymm9"));
+  }
+  // Unsigned codes: biased loads only.
+  spec.storage.isSigned = false;
+  spec.storage.min = 0;
+  spec.storage.max = 15;
+  EXPECT_THAT(avx2(spec), Not(HasSubstr("vpmullw")));
+}
+
 TEST_F(AsmjitAssemblyTest, AArch64QuantizeUsesNeonConvertsAndNarrows) {
   std::string text = aarch64(specOf(kI8, KernelOp::QCast));
   EXPECT_THAT(text, HasSubstr("# target: aarch64-linux-gnu"));

@@ -6,6 +6,7 @@
 // refused with ErrorCode::Unsupported, never miscompiled.
 //
 //===----------------------------------------------------------------------===//
+#include "ExpressedValues.h"
 #include "KernelTester.h"
 #include "LayoutSpecs.h"
 #include "TestSeed.h"
@@ -21,7 +22,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <bit>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -271,6 +275,102 @@ TEST_P(AsmjitKernelTest, GroupsOfBiasedPackedRuns) {
                           .wideZeroPoints = true,
                           .mostlyZeroZeroPoints = mostlyZero}),
               2u * 3);
+}
+
+TEST_P(AsmjitKernelTest, SymmetricPackedInt4GroupsAtEveryScale) {
+  // Signed packed 4-bit runs of groups whose zero points are all 0 load
+  // their codes as q · 2^28 and scale by s · 2^-28, prepared per group:
+  // groups with a scale whose shift is inexact (tiny and subnormal ones),
+  // or with a zero point, take the biased loads. Scales at the ends of
+  // that check, 0, inf, NaN, overflowing products, and products at ties
+  // (odd significands); every code; runs of 16, 32, 48 and 64 (single
+  // vectors, unrolled steps and both).
+  const float inf = std::numeric_limits<float>::infinity();
+  const float special[] = {0x1p-98f,
+                           0x1.8p-99f, // Shifted: subnormal, still exact.
+                           0x1.000002p-98f,
+                           0x1.000002p-100f, // Inexact once shifted.
+                           0x1p-126f,
+                           0x1p-140f,
+                           0.0f,
+                           -0.0f,
+                           inf,
+                           -inf,
+                           std::numeric_limits<float>::quiet_NaN(),
+                           std::bit_cast<float>(0x7fa00001u), // Signaling.
+                           std::bit_cast<float>(0xffc00005u),
+                           0x1.fffffep127f,
+                           -0x1.8p126f,
+                           0x1.000002p0f,
+                           -0x1.000006p-3f,
+                           0x1.7ffffep-20f};
+  std::mt19937_64 rng(qjit::testing::testSeed());
+  for (ValueType expressed : {ValueType::F32, ValueType::BF16})
+    for (int64_t inner : {16, 32, 48, 64}) {
+      constexpr int64_t kChannels = 40; // Five groups of eight runs.
+      Expected<TypeDescriptor> type = parseTypeOrError(
+          expressed == ValueType::F32 ? "!quant.uniform<i4:f32, 1.0>"
+                                      : "!quant.uniform<i4:bf16, 1.0>");
+      ASSERT_TRUE(type) << type.status().message();
+      Expected<KernelSpec> spec = lowerToKernelSpec(*type, KernelOp::DCast, {});
+      ASSERT_TRUE(spec) << spec.status().message();
+      spec->layout.kind = LayoutSpec::Kind::PerAxis;
+      spec->layout.channels = kChannels;
+      spec->layout.inner = inner;
+      spec->params = {};
+      spec->params.runtime = true;
+      Expected<CompiledCode> code = backend_->compile(*spec);
+      ASSERT_TRUE(code) << code.status().message();
+      auto kernel =
+          reinterpret_cast<ParamKernelFn>(const_cast<void *>(code->entry));
+      for (int round = 0; round < 4; ++round) {
+        // Round 0: special scales in every group; then fewer of them, and
+        // from round 2 zero points, 0 in most groups, at the storage
+        // ends in the others.
+        std::vector<float> scales(kChannels);
+        std::vector<uint16_t> halfScales(kChannels);
+        std::vector<int64_t> zeroPoints(kChannels, 0);
+        for (int64_t k = 0; k < kChannels; ++k) {
+          bool pick = rng() % (round == 0 ? 2 : 8) == 0;
+          scales[k] =
+              pick ? special[rng() % std::size(special)]
+                   : std::ldexp(1.0f + float(rng() % (1 << 23)) * 0x1p-23f,
+                                int(rng() % 24) - 12);
+          halfScales[k] =
+              static_cast<uint16_t>(std::bit_cast<uint32_t>(scales[k]) >> 16);
+          if (round >= 2 && k % 8 == 3 && rng() % 2)
+            zeroPoints[k] = rng() % 2 ? -8 : 7;
+        }
+        KernelParams params;
+        params.scales = expressed == ValueType::F32
+                            ? static_cast<const void *>(scales.data())
+                            : static_cast<const void *>(halfScales.data());
+        params.zeroPoints = round >= 2 ? zeroPoints.data() : nullptr;
+        // Two periods (ten groups of eight runs) from a byte offset of 1;
+        // once past the streaming threshold (2^21 elements) into a 32-byte
+        // aligned output.
+        bool streamed =
+            round == 1 && inner == 32 && expressed == ValueType::F32;
+        size_t n = size_t((streamed ? 1640 : 2) * kChannels * inner);
+        size_t inBytes = storageBytes(spec->storage, n);
+        size_t outBytes = expressedBytes(expressed, n);
+        std::vector<uint8_t> src(inBytes + 1);
+        for (uint8_t &b : src)
+          b = static_cast<uint8_t>(rng());
+        std::vector<uint8_t> expected(outBytes + 64, 0xA5);
+        std::vector<uint8_t> actual(outBytes + 96, 0xA5);
+        uint8_t *out =
+            actual.data() + (-reinterpret_cast<uintptr_t>(actual.data()) & 31);
+        Status reference =
+            runReference(*spec, src.data() + 1, expected.data(), n, &params);
+        ASSERT_TRUE(reference) << reference.message();
+        kernel(src.data() + 1, out, n, &params);
+        testing::equateNaNs(expressed, expected.data(), out, n);
+        ASSERT_TRUE(std::equal(expected.begin(), expected.end(), out))
+            << spec->canonicalString() << " round " << round << " seed "
+            << qjit::testing::testSeed();
+      }
+    }
 }
 
 TEST_P(AsmjitKernelTest, ShortPeriodsOnTheLastAxis) {

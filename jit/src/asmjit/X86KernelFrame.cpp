@@ -474,14 +474,29 @@ private:
     Label member = a_.newLabel();
     x86::Mem entry = ready;
     entry.setIndex(reg::runCount, 2);
+    // Loads ahead stay inside the group: its last run is emitted apart.
+    const bool ahead =
+        zeroPointsZero && body_.loadsAhead() &&
+        levels_.back().block == int64_t(body_.lanes()) * reg::kUnroll;
+    if (ahead) {
+      body_.emitLoadAhead(a_, x86::ptr(reg::src));
+      body_.setLoadsAhead(true, true);
+    }
     a_.xor_(reg::runCount.r32(), reg::runCount.r32());
     a_.bind(member);
     body_.emitGroupMember(a_, entry);
     emitWholeRun(streaming);
     a_.inc(reg::paramIndex);
     a_.inc(reg::runCount);
-    a_.cmp(reg::runCount, group);
+    a_.cmp(reg::runCount, ahead ? group - 1 : group);
     a_.jb(member);
+    if (ahead) {
+      body_.setLoadsAhead(true, false);
+      body_.emitGroupMember(a_, entry);
+      emitWholeRun(streaming);
+      a_.inc(reg::paramIndex);
+      body_.setLoadsAhead(false, false);
+    }
     body_.setGroupZeroPointsZero(false);
   }
 

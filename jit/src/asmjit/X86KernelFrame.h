@@ -104,6 +104,22 @@ public:
     (void)area, (void)withZeroPoints;
   }
   virtual void setGroupZeroPointsZero(bool zero) { (void)zero; }
+  /// Whether runs of one unrolled step in groups whose zero points are all
+  /// 0 may load (part of) the next run's input ahead: the frame then calls
+  /// emitLoadAhead for the group's first run and brackets the runs with
+  /// setLoadsAhead; the next load enters the core's queues before this
+  /// run's arithmetic instead of behind it (measured on znver1).
+  virtual bool loadsAhead() const { return false; }
+  /// Loads (part of) the unrolled step at `src` into registers that the
+  /// next emitUnrolled reads instead of its input.
+  virtual void emitLoadAhead(x86::Assembler &, const x86::Mem &src) {
+    (void)src;
+  }
+  /// `loaded`: emitUnrolled's input was loaded ahead; `next`: it loads
+  /// the step after its own ahead (a whole run of the buffer follows).
+  virtual void setLoadsAhead(bool loaded, bool next) {
+    (void)loaded, (void)next;
+  }
   /// Bytes at rsp the body keeps per-element tables in, filled in
   /// emitConstants (only with parameterBytes(): no nest levels there).
   virtual int32_t parameterStackBytes() const { return 0; }

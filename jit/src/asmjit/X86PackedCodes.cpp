@@ -15,6 +15,9 @@
 // Signed codes are biased by 8 (the nibble's top bit flipped), so the
 // float is laneBias + q. The group load first spreads each lane's 8 bytes
 // as low and high nibbles (16 bytes), then places one nibble per lane.
+// Top loads place each signed nibble in bits 28-31 of its lane instead
+// (an i32 q · 2^28): the spread bytes meant for low nibbles are multiplied
+// by 16 as words, both halves masked to their top nibbles.
 // Stores pack lanes to bytes (saturating packs and a dword permutation, as
 // 8-bit storage does), then merge neighbouring codes with multiply-adds
 // (4 and 2 bits) or collect the low bits with vpmovmskb (1 bit).
@@ -28,19 +31,24 @@ namespace qjit::asmjit_backend {
 
 namespace {
 /// Offsets in the constant block (32 bytes each).
-constexpr int32_t kShiftCounts = 0;     ///< Dwords 32 - bits - bits·i.
-constexpr int32_t kPermutation = 32;    ///< Dwords 0, 4, 1, 5, 2, 6, 3, 7.
-constexpr int32_t kCodeMask = 64;       ///< Bytes 2^bits - 1.
-constexpr int32_t kByteWeights = 96;    ///< Bytes 1, 2^bits, 1, 2^bits, ...
-constexpr int32_t kWordWeights = 128;   ///< Words 1, 16, ... (2-bit codes).
-constexpr int32_t kSignedNibbles = 160; ///< Bytes n sign-extended, n < 16.
-constexpr int32_t kSpread = 192;        ///< Per lane: its 8 bytes, twice.
-constexpr int32_t kSplitMask = 224;     ///< Per lane: 0x0f ×8, 0xf0 ×8.
-constexpr int32_t kPlace = 256;         ///< 4 × 32: vector j's nibble bytes.
-constexpr int32_t kPlaceVector = 384;   ///< One vector's bytes from a dword.
-constexpr int32_t kLaneMask = 416;      ///< Dwords 0x0f, 0xf0, ...
-constexpr int32_t kExponents = 448;     ///< Dwords of 2^23, 2^19, ... + bias.
-constexpr int32_t kDataBytes = 480;
+constexpr int32_t kShiftCounts = 0;      ///< Dwords 32 - bits - bits·i.
+constexpr int32_t kPermutation = 32;     ///< Dwords 0, 4, 1, 5, 2, 6, 3, 7.
+constexpr int32_t kCodeMask = 64;        ///< Bytes 2^bits - 1.
+constexpr int32_t kByteWeights = 96;     ///< Bytes 1, 2^bits, 1, 2^bits, ...
+constexpr int32_t kWordWeights = 128;    ///< Words 1, 16, ... (2-bit codes).
+constexpr int32_t kSignedNibbles = 160;  ///< Bytes n sign-extended, n < 16.
+constexpr int32_t kSpread = 192;         ///< Per lane: its 8 bytes, twice.
+constexpr int32_t kSplitMask = 224;      ///< Per lane: 0x0f ×8, 0xf0 ×8.
+constexpr int32_t kPlace = 256;          ///< 4 × 32: vector j's nibble bytes.
+constexpr int32_t kPlaceVector = 384;    ///< One vector's bytes from a dword.
+constexpr int32_t kLaneMask = 416;       ///< Dwords 0x0f, 0xf0, ...
+constexpr int32_t kExponents = 448;      ///< Dwords of 2^23, 2^19, ... + bias.
+constexpr int32_t kTopWeights = 480;     ///< Per lane: words 16 ×4, 1 ×4.
+constexpr int32_t kTopMask = 512;        ///< Bytes 0xf0.
+constexpr int32_t kTopPlace = 544;       ///< 4 × 32: kPlace, in byte 3.
+constexpr int32_t kTopPlaceVector = 672; ///< kPlaceVector, in byte 3.
+constexpr int32_t kTopShifts = 704;      ///< Dwords 4, 0, 4, 0, ...
+constexpr int32_t kDataBytes = 736;
 
 /// Exponent fields of 2^23 (even lanes) and 2^19 (odd lanes).
 constexpr uint32_t kEvenExponent = 0x4b000000u;
@@ -135,6 +143,42 @@ void X86PackedCodes::emitLoadBiasedGroup(x86::Assembler &a,
     a.vpshufb(v[j], t, data(kPlace + 32 * int32_t(j)));
     a.vpxor(v[j], v[j], data(kExponents));
   }
+}
+
+void X86PackedCodes::emitLoadTop(x86::Assembler &a, const x86::Vec &v,
+                                 const x86::Mem &src) {
+  if (!data_.isValid())
+    data_ = a.newLabel();
+  x86::Mem m = src;
+  m.setSize(4);
+  a.vpbroadcastd(v, m);
+  a.vpshufb(v, v, data(kTopPlaceVector));
+  a.vpsllvd(v, v, data(kTopShifts)); // Low nibbles up (the high one out).
+  a.vpand(v, v, data(kTopMask));
+}
+
+void X86PackedCodes::emitLoadTopNibbles(x86::Assembler &a, const x86::Vec &t,
+                                        const x86::Mem &src) {
+  if (!data_.isValid())
+    data_ = a.newLabel();
+  x86::Mem m = src;
+  m.setSize(16);
+  a.vbroadcasti128(t, m);
+  a.vpshufb(t, t, data(kSpread));
+  // Bytes 0-7 of each half · 16 as words: each byte's low nibble on top
+  // (the byte below it brings its high nibble into the low bits, which
+  // the mask clears); bytes 8-15 keep their high nibbles.
+  a.vpmullw(t, t, data(kTopWeights));
+  a.vpand(t, t, data(kTopMask));
+}
+
+void X86PackedCodes::emitPlaceTopNibbles(x86::Assembler &a,
+                                         const std::array<x86::Vec, 4> &v,
+                                         const x86::Vec &t) {
+  if (!data_.isValid())
+    data_ = a.newLabel();
+  for (unsigned j = 0; j < 4; ++j)
+    a.vpshufb(v[j], t, data(kTopPlace + 32 * int32_t(j)));
 }
 
 void X86PackedCodes::emitStore(x86::Assembler &a, const x86::Mem &dst,
@@ -249,15 +293,28 @@ void X86PackedCodes::emitData(x86::Assembler &a) {
         uint8_t *place = block + kPlace + 32 * j + 4 * lane;
         place[0] = static_cast<uint8_t>((d % 2 ? 8 : 0) + 2 * j + d / 2);
         place[1] = place[2] = place[3] = kZeroByte;
+        uint8_t *top = block + kTopPlace + 32 * j + 4 * lane;
+        top[0] = top[1] = top[2] = kZeroByte;
+        top[3] = place[0];
       }
       uint8_t *place = block + kPlaceVector + 4 * lane;
       place[0] = static_cast<uint8_t>(2 * half + d / 2);
       place[1] = place[2] = place[3] = kZeroByte;
+      uint8_t *top = block + kTopPlaceVector + 4 * lane;
+      top[0] = top[1] = top[2] = kZeroByte;
+      top[3] = place[0];
     }
+  }
+  for (unsigned i = 0; i < 32; ++i)
+    block[kTopMask + i] = 0xf0;
+  for (unsigned i = 0; i < 16; ++i) {
+    uint32_t weight = i % 8 < 4 ? 16u : 1u;
+    block[kTopWeights + 2 * i] = static_cast<uint8_t>(weight);
   }
   uint32_t signBias = isSigned_ ? 8u : 0u;
   for (unsigned i = 0; i < 8; ++i) {
     bool odd = i % 2;
+    putDword(kTopShifts, i, odd ? 0u : 4u);
     putDword(kLaneMask, i, odd ? 0xf0u : 0x0fu);
     putDword(kExponents, i,
              odd ? kOddExponent | signBias << 4 : kEvenExponent | signBias);

@@ -51,6 +51,18 @@ public:
   void emitLoadBiasedGroup(x86::Assembler &a, const std::array<x86::Vec, 4> &v,
                            const x86::Vec &t, const x86::Mem &src);
 
+  /// Signed 4-bit codes as i32 lanes q · 2^28 (the code in the top
+  /// nibble, sign included): converted, they are exactly q · 2^28, so
+  /// that · (s · 2^-28) rounds q · s once, with neither a bias nor a shift
+  /// to undo. 8 codes at `src` (4 bytes) into `v`.
+  void emitLoadTop(x86::Assembler &a, const x86::Vec &v, const x86::Mem &src);
+  /// 32 codes at `src` (16 bytes) as such lanes of v[0..3], in two
+  /// steps: the codes' nibbles into `t`, then from `t` into v[0..3].
+  void emitLoadTopNibbles(x86::Assembler &a, const x86::Vec &t,
+                          const x86::Mem &src);
+  void emitPlaceTopNibbles(x86::Assembler &a, const std::array<x86::Vec, 4> &v,
+                           const x86::Vec &t);
+
   /// The low `bits` bits of the 8 lanes of `v` as codes at `dst` (`bits`
   /// bytes). `v` and `temp` are clobbered; so is reg::scratch.
   void emitStore(x86::Assembler &a, const x86::Mem &dst, const x86::Vec &v,

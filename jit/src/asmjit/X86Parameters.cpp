@@ -365,12 +365,24 @@ x86::Mem groupEntry(const x86::Mem &area, int32_t offset,
   return entry;
 }
 
+/// The dword at `offset` bytes into `area`.
+x86::Mem groupDword(const x86::Mem &area, int32_t offset) {
+  x86::Mem dword = area.cloneAdjusted(offset);
+  dword.setSize(4);
+  return dword;
+}
+
 constexpr int32_t kGroupZeroPoints = 32;
 /// Biased zero points: each run's reg::zeroPointOutOfRange, as a dword.
 constexpr int32_t kGroupOutOfRange = 64;
+/// Shifted scales (after the out-of-range flags): s · 2^-28 of each run,
+/// then a dword that is non-zero when one of them is inexact.
+constexpr int32_t kGroupShiftedScales = 96;
+constexpr int32_t kGroupShiftInexact = 128;
 /// Offsets of emitGroupLoad's vector constants (emitData).
 constexpr int32_t kGroupAbove = 0, kGroupBelow = 32, kGroupPassBits = 64,
-                  kGroupOne = 96, kGroupLimit = 128, kGroupNegLimit = 160;
+                  kGroupOne = 96, kGroupLimit = 128, kGroupNegLimit = 160,
+                  kGroupShiftDown = 192, kGroupShiftUp = 224;
 /// Zero points of at most 2^24 in magnitude convert to f32 exactly from
 /// their low 32 bits (the scalar path converts all 64).
 constexpr int64_t kExactZeroPointLimit = int64_t(1) << 24;
@@ -422,6 +434,17 @@ void X86Parameters::emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
   if (keepReciprocals_)
     a.vpor(s, s, out);
   a.vmovups(area, s);
+  if (shiftedScales_) {
+    // s · 2^-28 is exact when scaling it back gives s's bits again (NaN
+    // payloads too: x86 multiplications pass a quiet NaN operand on).
+    a.vmulps(t, s, constant(kGroupShiftDown));
+    a.vmovups(area.cloneAdjusted(kGroupShiftedScales), t);
+    a.vmulps(t, t, constant(kGroupShiftUp));
+    a.vpcmpeqd(t, t, s);
+    a.vmovmskps(p.r32(), t);
+    a.xor_(p.r32(), 0xff);
+    a.mov(groupDword(area, kGroupShiftInexact), p.r32());
+  }
 
   asmjit::Label zeros = a.newLabel(), byRun = a.newLabel(), done = a.newLabel();
   a.mov(p, x86::qword_ptr(reg::params, offsetof(KernelParams, zeroPoints)));
@@ -497,6 +520,11 @@ void X86Parameters::emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
 void X86Parameters::emitGroupMember(x86::Assembler &a, const x86::Mem &member) {
   x86::Mem entry = member;
   entry.setSize(4);
+  if (groupZeroPointsZero_ && shiftedScales_) {
+    a.vbroadcastss(isa_.vec(reg::kScale),
+                   entry.cloneAdjusted(kGroupShiftedScales));
+    return;
+  }
   a.vbroadcastss(isa_.vec(reg::kScale), entry);
   if (groupZeroPointsZero_)
     return;
@@ -532,6 +560,10 @@ void X86Parameters::emitJumpUnlessGroupZeroPointsZero(
   a.vmovdqu(z, area.cloneAdjusted(kGroupZeroPoints));
   a.vptest(z, z);
   a.jnz(withZeroPoints);
+  if (shiftedScales_) {
+    a.cmp(groupDword(area, kGroupShiftInexact), 0);
+    a.jne(withZeroPoints);
+  }
 }
 
 void X86Parameters::emitData(x86::Assembler &a) {
@@ -548,6 +580,9 @@ void X86Parameters::emitData(x86::Assembler &a) {
     for (int64_t value : {limit, -limit})
       for (int lane = 0; lane < 4; ++lane)
         a.embedInt64(value);
+    for (float value : {kGroupScaleShift, 1.0f / kGroupScaleShift})
+      for (int lane = 0; shiftedScales_ && lane < 8; ++lane)
+        a.embedUInt32(floatBits(value));
   }
   if (laneBiasTable_.isValid()) {
     a.align(asmjit::AlignMode::kData, 32);

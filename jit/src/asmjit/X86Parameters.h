@@ -97,8 +97,19 @@ public:
   bool groupsRuntimeLoads() const;
   static constexpr unsigned kGroupRuns = 8;
   /// Bytes of the stack area a group is prepared in: scales, zero points,
-  /// and with biased zero points each run's out-of-range flag.
-  int32_t groupAreaBytes() const { return biased_ ? 96 : 64; }
+  /// with biased zero points each run's out-of-range flag, and with
+  /// shifted scales those scales and whether any of them is inexact.
+  int32_t groupAreaBytes() const {
+    return (biased_ ? 96 : 64) + (shiftedScales_ ? 64 : 0);
+  }
+  /// Groups also prepare s · 2^-28 (kGroupRuns at once): the scales of
+  /// codes loaded as i32 lanes q · 2^28 (X86PackedCodes::emitLoadTop),
+  /// exact unless a scale's product underflows. Runs of a group whose zero
+  /// points are all 0 then load those (emitGroupMember), and
+  /// emitJumpUnlessGroupZeroPointsZero also jumps when one of them is
+  /// inexact. Biased zero points only (biasZeroPoints() first).
+  void shiftGroupScales() { shiftedScales_ = biased_; }
+  static constexpr float kGroupScaleShift = 0x1p-28f;
   /// Prepares parameters reg::paramIndex .. + kGroupRuns - 1 into `area`
   /// (clobbers vec(0..7), kScalar*, the scratch registers and `counter`).
   void emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
@@ -139,6 +150,7 @@ private:
   uint32_t passBits_ = 0;
   int64_t zeroPointLimit_ = 0;
   bool biased_ = false;
+  bool shiftedScales_ = false; ///< shiftGroupScales().
   std::array<float, 8> laneBiases_{};
   asmjit::Label laneBiasTable_;
   std::vector<float> divisors_; ///< Baked s, in f32.
