@@ -58,14 +58,14 @@ constexpr uint32_t kOddExponent = 0x49000000u;
 X86PackedCodes::X86PackedCodes(unsigned bits, bool isSigned)
     : bits_(bits), isSigned_(isSigned) {}
 
-x86::Mem X86PackedCodes::data(int32_t offset) {
+x86::Mem X86PackedCodes::data(x86::Assembler &a, int32_t offset) {
+  if (!data_.isValid())
+    data_ = a.newLabel();
   return x86::ptr(data_, offset);
 }
 
 void X86PackedCodes::emitLoad(x86::Assembler &a, const x86::Vec &v,
                               const x86::Mem &src) {
-  if (!data_.isValid())
-    data_ = a.newLabel();
   x86::Mem m = src;
   m.setSize(bits_);
   if (bits_ == 4)
@@ -74,7 +74,7 @@ void X86PackedCodes::emitLoad(x86::Assembler &a, const x86::Vec &v,
     a.vpbroadcastw(v, m);
   else
     a.vpbroadcastb(v, m);
-  a.vpsllvd(v, v, data(kShiftCounts));
+  a.vpsllvd(v, v, data(a, kShiftCounts));
   isSigned_ ? a.vpsrad(v, v, 32 - bits_) : a.vpsrld(v, v, 32 - bits_);
 }
 
@@ -87,16 +87,14 @@ void X86PackedCodes::emitLoadGroup(x86::Assembler &a,
       emitLoad(a, v[j], src.cloneAdjusted(int32_t(j * bits_)));
     return;
   }
-  if (!data_.isValid())
-    data_ = a.newLabel();
   x86::Xmm low = t0.xmm(), high = t1.xmm();
   a.vmovdqu(low, src);
   a.vpsrlw(high, low, 4);
-  a.vpand(low, low, data(kCodeMask));
-  a.vpand(high, high, data(kCodeMask));
+  a.vpand(low, low, data(a, kCodeMask));
+  a.vpand(high, high, data(a, kCodeMask));
   if (isSigned_) {
     // Each nibble's byte, sign-extended, from a 16-entry table.
-    a.vmovdqu(v[1].xmm(), data(kSignedNibbles));
+    a.vmovdqu(v[1].xmm(), data(a, kSignedNibbles));
     a.vpshufb(low, v[1].xmm(), low);
     a.vpshufb(high, v[1].xmm(), high);
   }
@@ -118,73 +116,61 @@ std::array<float, 8> X86PackedCodes::laneBiases() const {
 
 void X86PackedCodes::emitLoadBiased(x86::Assembler &a, const x86::Vec &v,
                                     const x86::Mem &src) {
-  if (!data_.isValid())
-    data_ = a.newLabel();
   x86::Mem m = src;
   m.setSize(4);
   a.vpbroadcastd(v, m);
-  a.vpshufb(v, v, data(kPlaceVector));
-  a.vpand(v, v, data(kLaneMask));
-  a.vpxor(v, v, data(kExponents));
+  a.vpshufb(v, v, data(a, kPlaceVector));
+  a.vpand(v, v, data(a, kLaneMask));
+  a.vpxor(v, v, data(a, kExponents));
 }
 
 void X86PackedCodes::emitLoadBiasedGroup(x86::Assembler &a,
                                          const std::array<x86::Vec, 4> &v,
                                          const x86::Vec &t,
                                          const x86::Mem &src) {
-  if (!data_.isValid())
-    data_ = a.newLabel();
   x86::Mem m = src;
   m.setSize(16);
   a.vbroadcasti128(t, m);
-  a.vpshufb(t, t, data(kSpread));
-  a.vpand(t, t, data(kSplitMask));
+  a.vpshufb(t, t, data(a, kSpread));
+  a.vpand(t, t, data(a, kSplitMask));
   for (unsigned j = 0; j < 4; ++j) {
-    a.vpshufb(v[j], t, data(kPlace + 32 * int32_t(j)));
-    a.vpxor(v[j], v[j], data(kExponents));
+    a.vpshufb(v[j], t, data(a, kPlace + 32 * int32_t(j)));
+    a.vpxor(v[j], v[j], data(a, kExponents));
   }
 }
 
 void X86PackedCodes::emitLoadTop(x86::Assembler &a, const x86::Vec &v,
                                  const x86::Mem &src) {
-  if (!data_.isValid())
-    data_ = a.newLabel();
   x86::Mem m = src;
   m.setSize(4);
   a.vpbroadcastd(v, m);
-  a.vpshufb(v, v, data(kTopPlaceVector));
-  a.vpsllvd(v, v, data(kTopShifts)); // Low nibbles up (the high one out).
-  a.vpand(v, v, data(kTopMask));
+  a.vpshufb(v, v, data(a, kTopPlaceVector));
+  a.vpsllvd(v, v, data(a, kTopShifts)); // Low nibbles up (the high one out).
+  a.vpand(v, v, data(a, kTopMask));
 }
 
 void X86PackedCodes::emitLoadTopNibbles(x86::Assembler &a, const x86::Vec &t,
                                         const x86::Mem &src) {
-  if (!data_.isValid())
-    data_ = a.newLabel();
   x86::Mem m = src;
   m.setSize(16);
   a.vbroadcasti128(t, m);
-  a.vpshufb(t, t, data(kSpread));
+  a.vpshufb(t, t, data(a, kSpread));
   // Bytes 0-7 of each half · 16 as words: each byte's low nibble on top
   // (the byte below it brings its high nibble into the low bits, which
   // the mask clears); bytes 8-15 keep their high nibbles.
-  a.vpmullw(t, t, data(kTopWeights));
-  a.vpand(t, t, data(kTopMask));
+  a.vpmullw(t, t, data(a, kTopWeights));
+  a.vpand(t, t, data(a, kTopMask));
 }
 
 void X86PackedCodes::emitPlaceTopNibbles(x86::Assembler &a,
                                          const std::array<x86::Vec, 4> &v,
                                          const x86::Vec &t) {
-  if (!data_.isValid())
-    data_ = a.newLabel();
   for (unsigned j = 0; j < 4; ++j)
-    a.vpshufb(v[j], t, data(kTopPlace + 32 * int32_t(j)));
+    a.vpshufb(v[j], t, data(a, kTopPlace + 32 * int32_t(j)));
 }
 
 void X86PackedCodes::emitStore(x86::Assembler &a, const x86::Mem &dst,
                                const x86::Vec &v, const x86::Vec &temp) {
-  if (!data_.isValid())
-    data_ = a.newLabel();
   x86::Mem m = dst;
   if (bits_ == 1) {
     a.vpslld(v, v, 31);
@@ -196,7 +182,7 @@ void X86PackedCodes::emitStore(x86::Assembler &a, const x86::Mem &dst,
   // Lane i's code to bits [bits·i, bits·(i+1)), zeros elsewhere; then OR
   // the 8 lanes together.
   a.vpslld(v, v, 32 - bits_);
-  a.vpsrlvd(v, v, data(kShiftCounts));
+  a.vpsrlvd(v, v, data(a, kShiftCounts));
   x86::Xmm x = v.xmm(), t = temp.xmm();
   a.vextracti128(t, v, 1);
   a.vpor(x, x, t);
@@ -214,12 +200,10 @@ void X86PackedCodes::emitStore(x86::Assembler &a, const x86::Mem &dst,
 
 void X86PackedCodes::emitStoreGroup(x86::Assembler &a, const x86::Mem &dst,
                                     const std::array<x86::Vec, 4> &v) {
-  if (!data_.isValid())
-    data_ = a.newLabel();
   a.vpackssdw(v[0], v[0], v[1]);
   a.vpackssdw(v[2], v[2], v[3]);
   a.vpacksswb(v[0], v[0], v[2]);
-  a.vmovdqu(v[1], data(kPermutation));
+  a.vmovdqu(v[1], data(a, kPermutation));
   a.vpermd(v[0], v[1], v[0]);
   emitStoreBytes(a, dst, v[0], v[1]);
 }
@@ -227,8 +211,6 @@ void X86PackedCodes::emitStoreGroup(x86::Assembler &a, const x86::Mem &dst,
 void X86PackedCodes::emitStoreBytes(x86::Assembler &a, const x86::Mem &dst,
                                     const x86::Vec &bytes,
                                     const x86::Vec &temp) {
-  if (!data_.isValid())
-    data_ = a.newLabel();
   x86::Mem m = dst;
   if (bits_ == 1) {
     // Bit 0 of each byte to its top bit (the word shift carries nothing
@@ -239,18 +221,18 @@ void X86PackedCodes::emitStoreBytes(x86::Assembler &a, const x86::Mem &dst,
     a.mov(m, reg::scratch.r32());
     return;
   }
-  a.vpand(bytes, bytes, data(kCodeMask));
-  a.vpmaddubsw(bytes, bytes, data(kByteWeights)); // Pairs into words.
+  a.vpand(bytes, bytes, data(a, kCodeMask));
+  a.vpmaddubsw(bytes, bytes, data(a, kByteWeights)); // Pairs into words.
   if (bits_ == 4) {
     a.vpackuswb(bytes, bytes, bytes);
     a.vpermq(bytes, bytes, 0x08); // Each lane's low 8 bytes.
     a.vmovdqu(dst, bytes.xmm());
     return;
   }
-  a.vpmaddwd(bytes, bytes, data(kWordWeights)); // Pairs of words: 4 codes.
+  a.vpmaddwd(bytes, bytes, data(a, kWordWeights)); // Pairs of words: 4 codes.
   a.vpackssdw(bytes, bytes, bytes);
   a.vpackuswb(bytes, bytes, bytes);
-  a.vmovdqu(temp, data(kPermutation));
+  a.vmovdqu(temp, data(a, kPermutation));
   a.vpermd(bytes, temp, bytes); // Each lane's low 4 bytes.
   a.vmovq(dst, bytes.xmm());
 }

@@ -82,7 +82,9 @@ public:
   void emitData(x86::Assembler &a);
 
 private:
-  x86::Mem data(int32_t offset);
+  /// The constant at `offset` of the data block (whose label this makes on
+  /// first use: emitData emits the block only when some code reads it).
+  x86::Mem data(x86::Assembler &a, int32_t offset);
 
   unsigned bits_;
   bool isSigned_;
