@@ -131,6 +131,8 @@ public:
       a_.add(x86::rsp, frameBytes);
     a_.vzeroupper();
     a_.ret();
+    if (prepareGroup_.isValid())
+      emitPrepareGroup();
     body_.emitData(a_);
   }
 
@@ -421,7 +423,7 @@ private:
           inPeriod = a_.newLabel(), nextInPeriod = a_.newLabel();
     a_.cmp(reg::remaining, groupElements);
     a_.jb(runs);
-    body_.emitGroupParameters(a_, next, reg::runCount);
+    a_.call(prepareGroup());
     a_.align(AlignMode::kCode, 32);
     a_.bind(top);
     // Groups are AVX2-only (X86Parameters::groupsRuntimeLoads), and
@@ -438,7 +440,7 @@ private:
     a_.jb(nextInPeriod);
     a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
     a_.bind(nextInPeriod);
-    body_.emitGroupParameters(a_, next, reg::runCount);
+    a_.call(prepareGroup());
     a_.mov(reg::paramIndex, savedIndex);
     a_.bind(prepared);
     if (body_.groupsSkipZeroPoints()) {
@@ -460,6 +462,26 @@ private:
     a_.cmp(reg::remaining, groupElements);
     a_.jae(top);
     a_.jmp(runs);
+  }
+
+  /// The subroutine that prepares the parameters of the group at
+  /// paramIndex into the next-group area (emitWholeRunGroups): the
+  /// preparation (a vector load and division with a scalar fallback) is
+  /// the bulk of a blockwise kernel, and its four callers (ahead of the
+  /// first group and one group ahead, with and without streamed stores)
+  /// share one copy of it, called once per group of runs.
+  const Label &prepareGroup() {
+    if (!prepareGroup_.isValid())
+      prepareGroup_ = a_.newLabel();
+    return prepareGroup_;
+  }
+  void emitPrepareGroup() {
+    a_.bind(prepareGroup_);
+    // The return address moved rsp down by 8 bytes.
+    const int32_t areaBytes = body_.parameterGroupBytes();
+    body_.emitGroupParameters(
+        a_, groupArea_.cloneAdjusted(areaBytes + 8), reg::runCount);
+    a_.ret();
   }
 
   /// The runs of a prepared group (see emitWholeRunGroups), their
@@ -828,6 +850,7 @@ private:
   bool midByte_ = false; ///< Packed cursors are element addresses.
   x86::Mem groupArea_;   ///< X86VectorBody::parameterGroup's stack area.
   Label exit_;
+  Label prepareGroup_; ///< emitPrepareGroup, once some group calls it.
 };
 
 } // namespace
