@@ -298,13 +298,25 @@ private:
   }
 
   /// The nest of sequentialRuns() as one loop, its state in registers.
-  /// `streaming`: see emitRun.
+  /// `streaming`: see emitRun. After whole runs, the run loop only takes
+  /// what they leave (less than a group of runs): the streaming copy
+  /// fences and leaves that to the regular copy's loop (emitted next, see
+  /// emitStreamingChoice) instead of emitting its own.
   void emitSequentialRuns(bool streaming) {
     int64_t parameters = 1;
     for (const NestLevel &level : levels_)
       parameters *= level.grid;
-    Label top = a_.newLabel();
     a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
+    if (streaming && wholeRuns()) {
+      Label fence = a_.newLabel();
+      emitWholeRuns(parameters, fence, streaming);
+      a_.bind(fence);
+      a_.sfence();
+      leftoverRuns_ = a_.newLabel();
+      a_.jmp(leftoverRuns_);
+      return;
+    }
+    Label top = leftoverRuns_.isValid() ? leftoverRuns_ : a_.newLabel();
     emitWholeRuns(parameters, top, streaming);
     a_.bind(top);
     a_.test(reg::remaining, reg::remaining);
@@ -851,6 +863,7 @@ private:
   x86::Mem groupArea_;   ///< X86VectorBody::parameterGroup's stack area.
   Label exit_;
   Label prepareGroup_; ///< emitPrepareGroup, once some group calls it.
+  Label leftoverRuns_; ///< emitSequentialRuns' run loop, once streamed to.
 };
 
 } // namespace
