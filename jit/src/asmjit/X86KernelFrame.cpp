@@ -491,8 +491,8 @@ private:
     a_.bind(prepareGroup_);
     // The return address moved rsp down by 8 bytes.
     const int32_t areaBytes = body_.parameterGroupBytes();
-    body_.emitGroupParameters(
-        a_, groupArea_.cloneAdjusted(areaBytes + 8), reg::runCount);
+    body_.emitGroupParameters(a_, groupArea_.cloneAdjusted(areaBytes + 8),
+                              reg::runCount);
     a_.ret();
   }
 
