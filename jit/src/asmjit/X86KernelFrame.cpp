@@ -131,6 +131,8 @@ public:
       a_.add(x86::rsp, frameBytes);
     a_.vzeroupper();
     a_.ret();
+    if (prepareGroup_.isValid())
+      emitPrepareGroup();
     body_.emitData(a_);
   }
 
@@ -296,13 +298,25 @@ private:
   }
 
   /// The nest of sequentialRuns() as one loop, its state in registers.
-  /// `streaming`: see emitRun.
+  /// `streaming`: see emitRun. After whole runs, the run loop only takes
+  /// what they leave (less than a group of runs): the streaming copy
+  /// fences and leaves that to the regular copy's loop (emitted next, see
+  /// emitStreamingChoice) instead of emitting its own.
   void emitSequentialRuns(bool streaming) {
     int64_t parameters = 1;
     for (const NestLevel &level : levels_)
       parameters *= level.grid;
-    Label top = a_.newLabel();
     a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
+    if (streaming && wholeRuns()) {
+      Label fence = a_.newLabel();
+      emitWholeRuns(parameters, fence, streaming);
+      a_.bind(fence);
+      a_.sfence();
+      leftoverRuns_ = a_.newLabel();
+      a_.jmp(leftoverRuns_);
+      return;
+    }
+    Label top = leftoverRuns_.isValid() ? leftoverRuns_ : a_.newLabel();
     emitWholeRuns(parameters, top, streaming);
     a_.bind(top);
     a_.test(reg::remaining, reg::remaining);
@@ -421,7 +435,7 @@ private:
           inPeriod = a_.newLabel(), nextInPeriod = a_.newLabel();
     a_.cmp(reg::remaining, groupElements);
     a_.jb(runs);
-    body_.emitGroupParameters(a_, next, reg::runCount);
+    a_.call(prepareGroup());
     a_.align(AlignMode::kCode, 32);
     a_.bind(top);
     // Groups are AVX2-only (X86Parameters::groupsRuntimeLoads), and
@@ -438,7 +452,12 @@ private:
     a_.jb(nextInPeriod);
     a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
     a_.bind(nextInPeriod);
-    body_.emitGroupParameters(a_, next, reg::runCount);
+    // Inline in the regular loop: the call cost its groups 2% at 4K
+    // elements.
+    if (streaming)
+      a_.call(prepareGroup());
+    else
+      body_.emitGroupParameters(a_, next, reg::runCount);
     a_.mov(reg::paramIndex, savedIndex);
     a_.bind(prepared);
     if (body_.groupsSkipZeroPoints()) {
@@ -460,6 +479,25 @@ private:
     a_.cmp(reg::remaining, groupElements);
     a_.jae(top);
     a_.jmp(runs);
+  }
+
+  /// The subroutine that prepares the parameters of the group at
+  /// paramIndex into the next-group area (emitWholeRunGroups): the
+  /// preparation (a vector load and division with a scalar fallback) is
+  /// the bulk of a blockwise kernel, and its callers (ahead of the first
+  /// group, and one group ahead with streamed stores) share one copy.
+  const Label &prepareGroup() {
+    if (!prepareGroup_.isValid())
+      prepareGroup_ = a_.newLabel();
+    return prepareGroup_;
+  }
+  void emitPrepareGroup() {
+    a_.bind(prepareGroup_);
+    // The return address moved rsp down by 8 bytes.
+    const int32_t areaBytes = body_.parameterGroupBytes();
+    body_.emitGroupParameters(a_, groupArea_.cloneAdjusted(areaBytes + 8),
+                              reg::runCount);
+    a_.ret();
   }
 
   /// The runs of a prepared group (see emitWholeRunGroups), their
@@ -843,6 +881,8 @@ private:
   bool midByte_ = false; ///< Packed cursors are element addresses.
   x86::Mem groupArea_;   ///< X86VectorBody::parameterGroup's stack area.
   Label exit_;
+  Label prepareGroup_; ///< emitPrepareGroup, once some group calls it.
+  Label leftoverRuns_; ///< emitSequentialRuns' run loop, once streamed to.
 };
 
 } // namespace

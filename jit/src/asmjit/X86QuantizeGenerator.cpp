@@ -212,12 +212,21 @@ public:
   }
   void setGroupZeroPointsZero(bool zero) override {
     params_.setGroupZeroPointsZero(zero);
+    if (zero) {
+      zeroFreeDivisions_.clear();
+      nextTwin_ = 0;
+    }
+    inZeroFreeCopy_ = zero;
   }
   void emitData(x86::Assembler &a) override {
     // The divisions of failing groups, out of the way of the fast path
     // (before the parameter data: they may create its labels).
     for (const Division &division : divisions_) {
+      if (division.withTwin)
+        continue;
       a.bind(division.start);
+      if (division.zeroFreeTwin.isValid())
+        a.bind(division.zeroFreeTwin);
       for (unsigned j = 0; j < division.vectors; ++j)
         emitExactVector(
             a, division.slot + j,
@@ -339,7 +348,7 @@ public:
     a.jnz(divide);
     emitPackFour(a, result, fail[0], fail[1], dst);
     a.bind(done);
-    divisions_.push_back({divide, done, src, dst, 0, reg::kUnroll});
+    addDivision({divide, done, src, dst, 0, reg::kUnroll, {}, false});
   }
 
   bool canStreamStores() const override { return packsFour(); }
@@ -378,6 +387,40 @@ public:
   }
 
 private:
+  /// A group to divide after all, emitted after the kernel's code.
+  struct Division {
+    asmjit::Label start, back;
+    x86::Mem src, dst;
+    unsigned slot, vectors; ///< Register slots slot .. slot + vectors - 1.
+    /// The same division in the zero-point-free copy of the group's runs
+    /// (addDivision): it shares this one's code.
+    asmjit::Label zeroFreeTwin;
+    bool withTwin = false; ///< A zero-free copy's, emitted by its twin.
+  };
+
+  /// Records a division to emit out of line (emitData). The general copy
+  /// of a group's runs (setGroupZeroPointsZero) shares the code of its
+  /// divisions with the zero-point-free copy, whose division returns into
+  /// the general copy: the zero point register holds 0 in both, and the
+  /// general runs are exact for groups without zero points too (see
+  /// groupsSkipZeroPoints).
+  void addDivision(Division division) {
+    if (inZeroFreeCopy_) {
+      zeroFreeDivisions_.push_back(divisions_.size());
+    } else if (nextTwin_ < zeroFreeDivisions_.size()) {
+      Division &twin = divisions_[zeroFreeDivisions_[nextTwin_]];
+      if (twin.src == division.src && twin.dst == division.dst &&
+          twin.slot == division.slot && twin.vectors == division.vectors) {
+        twin.withTwin = true;
+        division.zeroFreeTwin = twin.start;
+        ++nextTwin_;
+      } else {
+        zeroFreeDivisions_.clear(); // Not the general copy: no pairs.
+      }
+    }
+    divisions_.push_back(division);
+  }
+
   /// One vector of integer storage with the exact scaling (the division,
   /// in the checked mode).
   void emitExactVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
@@ -411,7 +454,7 @@ private:
         : a.vpackuswb(result.xmm(), result.xmm(), result.xmm());
     a.vmovq(dst, result.xmm());
     a.bind(done);
-    divisions_.push_back({divide, done, src, dst, slot, 1});
+    addDivision({divide, done, src, dst, slot, 1, {}, false});
   }
   /// Expressed values at `src` to i32 stored values in vec(kWork + slot)
   /// (within the bounds on AVX2; AVX-512 stores may saturate them).
@@ -720,7 +763,7 @@ private:
     a.jnz(divide);
     emitPackWords(a, low[0], low[2], high[0], high[1], dst);
     a.bind(done);
-    divisions_.push_back({divide, done, src, dst, 0, reg::kUnroll});
+    addDivision({divide, done, src, dst, 0, reg::kUnroll, {}, false});
   }
 
   /// Whether the main loop brackets the rounding (emitBracketedFour).
@@ -864,13 +907,12 @@ private:
   std::optional<X86QuantileEncoder> quantile_;
   bool nibbles_ = false; ///< Main loop through emitEncodeNibbles.
   std::optional<X86FloatEncoder> floatEncoder_; ///< Float storage only.
-  /// A group to divide after all, emitted after the kernel's code.
-  struct Division {
-    asmjit::Label start, back;
-    x86::Mem src, dst;
-    unsigned slot, vectors; ///< Register slots slot .. slot + vectors - 1.
-  };
   std::vector<Division> divisions_;
+  /// The divisions (indices) of the last zero-point-free copy of a
+  /// group's runs, paired in order from nextTwin_ with the general copy's.
+  std::vector<size_t> zeroFreeDivisions_;
+  size_t nextTwin_ = 0;
+  bool inZeroFreeCopy_ = false;
   std::optional<X86PackedCodes> packed_;
   bool checkedClampLow_ = true, checkedClampHigh_ = true;
   bool bracket_ = false; ///< Main loop through emitBracketedFour.
