@@ -31,7 +31,7 @@ PACKAGES = ("g++", "llvm-22-dev", "libasmjit-dev", "libdnnl-dev",
             "libxnnpack-dev", "libbenchmark-dev")
 
 
-def run_harness(bench, min_time, bench_filter):
+def run_harness(bench, min_time, bench_filter, repetitions):
     """Runs the harness; returns (parsed JSON, its stderr log lines)."""
     with tempfile.NamedTemporaryFile(suffix=".json", delete=False) as out:
         path = out.name
@@ -40,6 +40,12 @@ def run_harness(bench, min_time, bench_filter):
                "--benchmark_min_time=%g" % min_time]
     if bench_filter:
         command.append("--benchmark_filter=" + bench_filter)
+    if repetitions > 1:
+        # Interleaved repetitions spread a passing disturbance over many
+        # rows' samples instead of ruining one row; the report keeps each
+        # row's median.
+        command += ["--benchmark_repetitions=%d" % repetitions,
+                    "--benchmark_enable_random_interleaving=true"]
     print("report: running " + " ".join(command), file=sys.stderr)
     proc = subprocess.run(command, stdout=subprocess.DEVNULL,
                           stderr=subprocess.PIPE, text=True, check=False)
@@ -59,7 +65,13 @@ def command_output(command):
         return ""
 
 
-def machine_lines(context):
+def machine_lines(data):
+    context = data.get("context", {})
+    repetitions = max((b.get("repetitions", 1)
+                       for b in data.get("benchmarks", [])), default=1)
+    rates = "rates from CPU time" if repetitions <= 1 else (
+        "rates from CPU time, each the median of %d interleaved "
+        "repetitions" % repetitions)
     cpu = ""
     for line in command_output(["lscpu"]).splitlines():
         if line.startswith("Model name:"):
@@ -77,9 +89,9 @@ def machine_lines(context):
         "- Caches: " + (caches or "?"),
         "- OS: %s %s" % (platform.system(), platform.release()),
         "- Run: %s, single thread (XNNPACK without a threadpool, oneDNN with "
-        "OpenMP pinned to 1 thread); rates from CPU time; qjit_bench "
-        "built %s" % (context.get("date", "?"),
-                      context.get("qjit_build_type", "?")),
+        "OpenMP pinned to 1 thread); %s; qjit_bench built %s" % (
+            context.get("date", "?"), rates,
+            context.get("qjit_build_type", "?")),
         "- qjit commit: %s" % (command_output(
             ["git", "-C", ROOT, "rev-parse", "--short", "HEAD"]) or "?"),
     ]
@@ -107,10 +119,16 @@ class Results:
             match = re.match(r"(\S+): check: (.*)$", line)
             if match:
                 self.notes[match.group(1)] = match.group(2)
-        for bench in data.get("benchmarks", []):
-            if bench.get("run_type") == "aggregate":
-                continue
-            self._add(bench)
+        benches = data.get("benchmarks", [])
+        medians = [b for b in benches
+                   if b.get("aggregate_name") == "median"]
+        for bench in benches:
+            if bench.get("error_occurred"):
+                self._add(bench)
+            elif not medians and bench.get("run_type") != "aggregate":
+                self._add(bench)
+        for bench in medians:
+            self._add(dict(bench, name=bench["run_name"]))
 
     def _add(self, bench):
         parts = bench["name"].split("/")
@@ -417,6 +435,9 @@ def main():
                         "running the harness")
     parser.add_argument("--min-time", type=float, default=0.5)
     parser.add_argument("--filter", default="")
+    parser.add_argument("--repetitions", type=int, default=1,
+                        help="run each benchmark this many times, "
+                        "interleaved, and report the medians")
     parser.add_argument("--out-md", default=os.path.join(
         ROOT, "docs", "performance.md"))
     parser.add_argument("--out-png", default=os.path.join(
@@ -427,14 +448,15 @@ def main():
         with open(args.json, encoding="utf-8") as f:
             data, log = json.load(f), []
     else:
-        data, log = run_harness(args.bench, args.min_time, args.filter)
+        data, log = run_harness(args.bench, args.min_time, args.filter,
+                                args.repetitions)
     results = Results(data, log)
 
     plotted = write_plot(results, args.out_png)
     lines = ["# qjit performance", "",
              "Written by `bench/report.py` from a `qjit_bench` run; do not "
              "edit by hand.", "", "## Machine", ""]
-    lines += machine_lines(data.get("context", {})) + [""]
+    lines += machine_lines(data) + [""]
     if plotted:
         lines += ["![throughput vs N](%s)" % os.path.relpath(
             args.out_png, os.path.dirname(args.out_md)), ""]
