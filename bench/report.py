@@ -120,8 +120,13 @@ class Results:
             if match:
                 self.notes[match.group(1)] = match.group(2)
         benches = data.get("benchmarks", [])
-        medians = [b for b in benches
-                   if b.get("aggregate_name") == "median"]
+        # Interleaved repetitions come in random order; the tables keep
+        # the harness's registration order.
+        medians = sorted((b for b in benches
+                          if b.get("aggregate_name") == "median"),
+                         key=lambda b: (b.get("family_index", 0),
+                                        b.get("per_family_instance_index",
+                                              0)))
         for bench in benches:
             if bench.get("error_occurred"):
                 self._add(bench)
