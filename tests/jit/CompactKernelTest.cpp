@@ -216,6 +216,38 @@ TEST_P(CompactKernelTest, Layouts) {
   EXPECT_EQ(check(axes), compiled(axes, expected));
 }
 
+/// One baked scale and zero point, per tensor, the given scale op.
+KernelSpec bakedSpec(const StorageSpec &storage, double scale, int64_t zero,
+                     ScaleOp op) {
+  KernelSpec spec;
+  spec.storage = storage;
+  spec.params.scales = {static_cast<float>(scale)};
+  spec.params.zeroPoints = {zero};
+  spec.knobs.scaleOp = op;
+  return spec;
+}
+
+/// The f32 inputs `below` ulps under to `count - below - 1` ulps over each
+/// input-side position of a quantile threshold ((t − z) · s), in order;
+/// `after` may append to the inputs after each threshold's run.
+template <typename After>
+std::vector<float> inputsAroundThresholds(const QuantileSearch &search,
+                                          double scale, int64_t zero, int below,
+                                          int count, After after) {
+  std::vector<float> inputs;
+  for (double threshold : search.thresholds) {
+    float x = static_cast<float>((threshold - double(zero)) * scale);
+    for (int step = 0; step < below; ++step)
+      x = std::nextafter(x, -1e30f);
+    for (int step = 0; step < count; ++step) {
+      inputs.push_back(x);
+      x = std::nextafter(x, 1e30f);
+    }
+    after(inputs);
+  }
+  return inputs;
+}
+
 TEST_P(CompactKernelTest, QuantileQcastAtEveryThreshold) {
   // Baked per-tensor quantile qcast compares inputs with thresholds moved
   // to the input side: check the few ulps around each one, both scale ops,
@@ -258,26 +290,15 @@ TEST_P(CompactKernelTest, QuantileQcastAtEveryThreshold) {
          {std::pair{0.0137, int64_t(0)}, std::pair{3.0, int64_t(1)},
           std::pair{0.7, int64_t(-2)}})
       for (ScaleOp op : {ScaleOp::Divide, ScaleOp::Reciprocal}) {
-        KernelSpec spec;
-        spec.storage = storage;
-        spec.params.scales = {static_cast<float>(scale)};
-        spec.params.zeroPoints = {zero};
-        spec.knobs.scaleOp = op;
+        KernelSpec spec = bakedSpec(storage, scale, zero, op);
         if (!compiles(spec))
           continue;
         ++checked;
-        std::vector<float> inputs;
-        for (double threshold : search.thresholds) {
-          float x = static_cast<float>((threshold - double(zero)) * scale);
-          for (int step = 0; step < 6; ++step)
-            x = std::nextafter(x, -1e30f);
-          for (int step = 0; step < 12; ++step) {
-            inputs.push_back(x);
-            x = std::nextafter(x, 1e30f);
-          }
-          inputs.push_back(specials[inputs.size() % std::size(specials)]);
-        }
-        expectQcastMatchesReference(spec, inputs);
+        expectQcastMatchesReference(
+            spec, inputsAroundThresholds(
+                      search, scale, zero, 6, 12, [&](std::vector<float> &in) {
+                        in.push_back(specials[in.size() % std::size(specials)]);
+                      }));
       }
   }
   EXPECT_GT(checked, 0u); // Every backend compiles some quantile tables.
@@ -324,25 +345,15 @@ TEST_P(CompactKernelTest, PackedTableQcastEveryLaneAndTail) {
          {std::pair{0.0137, int64_t(0)}, std::pair{0.7, int64_t(-2)},
           std::pair{0.05, int64_t(3)}})
       for (ScaleOp op : {ScaleOp::Divide, ScaleOp::Reciprocal}) {
-        KernelSpec spec;
-        spec.storage = storage;
-        spec.params.scales = {static_cast<float>(scale)};
-        spec.params.zeroPoints = {zero};
-        spec.knobs.scaleOp = op;
+        KernelSpec spec = bakedSpec(storage, scale, zero, op);
         Expected<CompiledCode> code = backend_->compile(spec);
         ASSERT_TRUE(code) << code.status().message();
         auto kernel =
             reinterpret_cast<KernelFn>(const_cast<void *>(code->entry));
         std::vector<float> inputs(std::begin(specials), std::end(specials));
-        for (double threshold : search.thresholds) {
-          float x = static_cast<float>((threshold - double(zero)) * scale);
-          for (int step = 0; step < 3; ++step)
-            x = std::nextafter(x, -1e30f);
-          for (int step = 0; step < 7; ++step) {
-            inputs.push_back(x);
-            x = std::nextafter(x, 1e30f);
-          }
-        }
+        std::vector<float> around = inputsAroundThresholds(
+            search, scale, zero, 3, 7, [](std::vector<float> &) {});
+        inputs.insert(inputs.end(), around.begin(), around.end());
         auto expectRun = [&](const std::vector<float> &run) {
           size_t bytes = storageBytes(spec.storage, run.size());
           std::vector<float> src(run.size() + 1);
