@@ -369,8 +369,13 @@ TEST_P(CompactKernelTest, PackedTableQcastEveryLaneAndTail) {
           expectRun(inputs);
           std::rotate(inputs.begin(), inputs.begin() + 1, inputs.end());
         }
-        for (size_t n = 0; n <= 100; ++n)
-          expectRun(std::vector<float>(inputs.begin(), inputs.begin() + n));
+        // Every tail length: the inputs repeat as often as a run needs.
+        for (size_t n = 0; n <= 100; ++n) {
+          std::vector<float> run(n);
+          for (size_t i = 0; i < n; ++i)
+            run[i] = inputs[i % inputs.size()];
+          expectRun(run);
+        }
         ++checked;
       }
   }
