@@ -318,6 +318,14 @@ TEST_F(AsmjitAssemblyTest, PackedNf4QcastPairsNibblesOfPackedBytes) {
   }
 }
 
+size_t occurrences(const std::string &text, const std::string &word) {
+  size_t count = 0;
+  for (size_t at = text.find(word); at != std::string::npos;
+       at = text.find(word, at + word.size()))
+    ++count;
+  return count;
+}
+
 /// Packed i4 in blocks of 32 along the last axis (the GPTQ / AWQ shape).
 KernelSpec packedInt4Blocks32(KernelOp op) {
   KernelSpec spec = specOf("!quant.uniform<i4:f32, 0.5:1>", op);
@@ -344,6 +352,9 @@ TEST_F(AsmjitAssemblyTest, PackedInt4Blocks32RunsAvx2CodeWithGroupedNibbles) {
     EXPECT_THAT(text, HasSubstr("vbroadcasti128 ymm4, xmmword ptr [rdi]"));
     EXPECT_THAT(text, HasSubstr("vpshufb ymm3, ymm4"));
     EXPECT_THAT(text, Not(HasSubstr("vcvtdq2ps")));
+    // The streamed copy fences once, then its leftover runs join the
+    // regular copy's.
+    EXPECT_EQ(occurrences(text, "sfence"), 1u);
   }
   // Zero points beyond the biased range: the widening loads.
   dcast.params.zeroPoints[3] = int64_t(1) << 23;

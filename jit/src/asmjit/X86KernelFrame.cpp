@@ -246,9 +246,12 @@ private:
       exit_ = fenced;
       loops(true);
       exit_ = exit;
-      a_.bind(fenced);
-      a_.sfence();
-      a_.jmp(exit_);
+      // A streaming copy that fences on its own way out never comes here.
+      if (a_.code()->labelEntry(fenced)->links()) {
+        a_.bind(fenced);
+        a_.sfence();
+        a_.jmp(exit_);
+      }
       a_.bind(regular);
     }
     loops(false);
