@@ -17,6 +17,8 @@ const char kKernelFlagsHelp[] =
     "  --unpacked                  1/2/4-bit storage one value per byte\n"
     "  --semantics=default|mlir|onnx|pytorch|tflite\n"
     "                              a named set of the three knobs below\n"
+    "                              (pytorch: per-axis dcast in f64, as\n"
+    "                              PyTorch's per-channel dequantize)\n"
     "  --rounding=nearest-even|nearest-away|toward-zero\n"
     "  --scale-op=divide|reciprocal\n"
     "  --zero-point=before-rounding|after-rounding\n"
@@ -73,7 +75,8 @@ readChoice(const CommandLine &flags, const std::string &flag,
                " (expected one of " + expected + ")");
 }
 
-Expected<QuantKnobs> readKnobs(const CommandLine &flags) {
+/// --semantics (its lowering options), then the knob flags over it.
+Expected<LoweringOptions> readSemantics(const CommandLine &flags) {
   auto preset = readChoice(flags, "semantics",
                            {SemanticsPreset::Default, SemanticsPreset::Mlir,
                             SemanticsPreset::Onnx, SemanticsPreset::PyTorch,
@@ -99,12 +102,14 @@ Expected<QuantKnobs> readKnobs(const CommandLine &flags) {
   if (!zeroPoint)
     return zeroPoint.status();
 
-  QuantKnobs knobs = knobsForPreset(preset->value_or(SemanticsPreset::Default));
+  LoweringOptions options =
+      loweringForPreset(preset->value_or(SemanticsPreset::Default));
+  QuantKnobs &knobs = options.knobs;
   knobs.rounding = rounding->value_or(knobs.rounding);
   knobs.scaleOp = scaleOp->value_or(knobs.scaleOp);
   knobs.zeroPoint = zeroPoint->value_or(knobs.zeroPoint);
   knobs.saturate = !flags.has("no-saturate");
-  return knobs;
+  return options;
 }
 
 } // namespace
@@ -140,10 +145,10 @@ Expected<KernelRequest> readKernelRequest(const CommandLine &flags) {
     return usage("missing --op=qcast|dcast|scast");
   request.op = **op;
 
-  Expected<QuantKnobs> knobs = readKnobs(flags);
-  if (!knobs)
-    return knobs.status();
-  request.lowering.knobs = *knobs;
+  Expected<LoweringOptions> semantics = readSemantics(flags);
+  if (!semantics)
+    return semantics.status();
+  request.lowering = *semantics;
   request.lowering.unpacked = flags.has("unpacked");
   if (std::optional<std::string> shape = flags.get("shape")) {
     Expected<std::vector<int64_t>> dims = parseShape(*shape);

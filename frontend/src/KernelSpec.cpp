@@ -1,6 +1,8 @@
 //===- KernelSpec.cpp - Names, canonical form and checks of KernelSpec ----===//
 #include "qjit/KernelSpec.h"
 
+#include "qjit/HostFloat.h"
+
 #include "ShortestDecimal.h"
 
 #include <charconv>
@@ -27,6 +29,20 @@ QuantKnobs knobsForPreset(SemanticsPreset preset) {
             RoundingMode::NearestAway};
   }
   return {};
+}
+
+LoweringOptions loweringForPreset(SemanticsPreset preset) {
+  LoweringOptions options;
+  options.knobs = knobsForPreset(preset);
+  options.perAxisDequantizeInF64 = preset == SemanticsPreset::PyTorch;
+  return options;
+}
+
+double bakedScale(const KernelSpec &spec, size_t k) {
+  double scale = spec.params.scales[k];
+  return spec.compute == ValueType::F64
+             ? scale
+             : roundToValueType(scale, spec.expressed);
 }
 
 std::string_view kernelOpName(KernelOp op) {
@@ -319,11 +335,16 @@ Status verifyKernelSpec(const KernelSpec &spec) {
     return status;
   ValueType wantCompute =
       spec.expressed == ValueType::F64 ? ValueType::F64 : ValueType::F32;
-  if (spec.compute != wantCompute)
+  bool f64Dequantize =
+      spec.op == KernelOp::DCast && spec.expressed == ValueType::F32 &&
+      spec.storage.kind == StorageType::Kind::Integer && !spec.params.runtime;
+  if (spec.compute != wantCompute &&
+      !(f64Dequantize && spec.compute == ValueType::F64))
     return invalid("compute type must be " +
                    std::string(valueTypeName(wantCompute)) + " for " +
                    std::string(valueTypeName(spec.expressed)) +
-                   " expressed values");
+                   " expressed values" +
+                   (f64Dequantize ? " (or f64 for this dcast)" : ""));
   if (Status status = verifyLayout(spec.layout); !status)
     return status;
   if (!spec.knobs.saturate && (spec.storage.kind != StorageType::Kind::Float ||

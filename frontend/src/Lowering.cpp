@@ -443,10 +443,18 @@ Expected<KernelSpec> lowerToKernelSpec(const TypeDescriptor &type, KernelOp op,
   spec.op = op;
   spec.expressed = *expressed;
   spec.compute = *expressed == ValueType::F64 ? ValueType::F64 : ValueType::F32;
+  // PyTorch's per-channel dequantize: f64 arithmetic, unrounded scales.
+  if (op == KernelOp::DCast && options.perAxisDequantizeInF64 &&
+      element.family == QuantType::Family::Uniform &&
+      element.granularity == QuantType::Granularity::PerAxis &&
+      element.storage.kind == StorageType::Kind::Integer &&
+      *expressed == ValueType::F32 && !options.runtimeParameters)
+    spec.compute = ValueType::F64;
   spec.storage = lowerStorage(element, spec.compute, options.unpacked);
   spec.layout = toLayoutSpec(layout->dims);
-  Expected<ParameterSpec> params =
-      lowerParameters(element, *expressed, options.runtimeParameters);
+  Expected<ParameterSpec> params = lowerParameters(
+      element, spec.compute == ValueType::F64 ? ValueType::F64 : *expressed,
+      options.runtimeParameters);
   if (!params)
     return params.status();
   spec.params = std::move(*params);

@@ -92,8 +92,7 @@ planCheckedReciprocal(const KernelSpec &spec) {
     return std::nullopt;
   int64_t zeroPointBound = 0;
   for (size_t k = 0; k < spec.params.scales.size(); ++k) {
-    float scale = static_cast<float>(
-        roundToValueType(spec.params.scales[k], spec.expressed));
+    float scale = static_cast<float>(bakedScale(spec, k));
     if (!(std::fabs(scale) >= 0x1p-60f && std::fabs(scale) <= 0x1p60f))
       return std::nullopt;
     plan.reciprocals.push_back(1.0f / scale);

@@ -31,8 +31,7 @@ template <typename C, typename Bits> C fromOrderedKey(Bits key) {
 template <typename C, typename Bits>
 std::vector<double> inputThresholds(const KernelSpec &spec,
                                     const std::vector<double> &thresholds) {
-  C scale =
-      static_cast<C>(roundToValueType(spec.params.scales[0], spec.expressed));
+  C scale = static_cast<C>(bakedScale(spec, 0));
   C zero = static_cast<C>(spec.params.zeroPoints[0]);
   C reciprocal = C(1) / scale;
   bool divide = spec.knobs.scaleOp == ScaleOp::Divide;
@@ -62,7 +61,7 @@ std::vector<double> inputThresholds(const KernelSpec &spec,
 bool quantileThresholdsMoveToInput(const KernelSpec &spec) {
   if (spec.params.runtime || spec.layout.kind != LayoutSpec::Kind::PerTensor)
     return false;
-  double scale = roundToValueType(spec.params.scales[0], spec.expressed);
+  double scale = bakedScale(spec, 0);
   double reciprocal = spec.compute == ValueType::F64
                           ? 1 / scale
                           : double(1.0f / static_cast<float>(scale));

@@ -192,7 +192,10 @@ qjit_status qjit_runtime_create(const qjit_runtime_options *options,
                      std::to_string(rawValue(c.semantics)));
     RuntimeOptions cpp;
     cpp.backend = static_cast<BackendKind>(c.backend);
-    cpp.knobs = knobsForPreset(static_cast<SemanticsPreset>(c.semantics));
+    LoweringOptions semantics =
+        loweringForPreset(static_cast<SemanticsPreset>(c.semantics));
+    cpp.knobs = semantics.knobs;
+    cpp.perAxisDequantizeInF64 = semantics.perAxisDequantizeInF64;
     cpp.cache = CacheLimits{c.cache_max_kernels, c.cache_max_code_bytes};
     if (c.max_isa) {
       Expected<IsaLevel> isa = parseIsaLevel(c.max_isa);

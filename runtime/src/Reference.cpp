@@ -46,8 +46,7 @@ Parameters<C> gatherParameters(const KernelSpec &spec,
   gathered.zeroPoints.assign(count, 0);
   if (!spec.params.runtime) {
     for (size_t k = 0; k < count; ++k) {
-      gathered.scales[k] = static_cast<C>(
-          roundToValueType(spec.params.scales[k], spec.expressed));
+      gathered.scales[k] = static_cast<C>(bakedScale(spec, k));
       gathered.zeroPoints[k] = spec.params.zeroPoints[k];
     }
     return gathered;

@@ -170,6 +170,7 @@ Runtime::compile(const KernelSpec &spec) {
 LoweringOptions Runtime::defaultLowering() const {
   LoweringOptions lowering;
   lowering.knobs = impl_->options.knobs;
+  lowering.perAxisDequantizeInF64 = impl_->options.perAxisDequantizeInF64;
   return lowering;
 }
 

@@ -28,7 +28,9 @@ TypeTextMemo::TextKey::TextKey(std::string_view text, KernelOp op,
   for (uint64_t word :
        {uint64_t(op), uint64_t(options.knobs.scaleOp),
         uint64_t(options.knobs.zeroPoint), uint64_t(options.knobs.rounding),
-        uint64_t(options.unpacked), uint64_t(options.runtimeParameters)})
+        uint64_t(options.knobs.saturate),
+        uint64_t(options.perAxisDequantizeInF64), uint64_t(options.unpacked),
+        uint64_t(options.runtimeParameters)})
     state = mix(state, word);
   state = wordhash::mixWords(state, options.shape.size(), [&](size_t i) {
     return static_cast<uint64_t>(options.shape[i]);
@@ -38,7 +40,9 @@ TypeTextMemo::TextKey::TextKey(std::string_view text, KernelOp op,
 
 bool TypeTextMemo::TextKey::sameOptions(const LoweringOptions &a,
                                         const LoweringOptions &b) {
-  return a.knobs == b.knobs && a.unpacked == b.unpacked &&
+  return a.knobs == b.knobs &&
+         a.perAxisDequantizeInF64 == b.perAxisDequantizeInF64 &&
+         a.unpacked == b.unpacked &&
          a.runtimeParameters == b.runtimeParameters && a.shape == b.shape;
 }
 

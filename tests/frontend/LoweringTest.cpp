@@ -62,6 +62,50 @@ TEST(Lowering, KnobsOnlyForQCast) {
   EXPECT_EQ(lower(type, KernelOp::SCast, options).op, KernelOp::SCast);
 }
 
+TEST(Lowering, PyTorchPerAxisDequantizeComputesInF64) {
+  // PyTorch's per-channel dequantize multiplies by the double scale in
+  // double; its per-tensor one by the scale rounded to float.
+  LoweringOptions options = loweringForPreset(SemanticsPreset::PyTorch);
+  EXPECT_TRUE(options.perAxisDequantizeInF64);
+  EXPECT_EQ(options.knobs, knobsForPreset(SemanticsPreset::PyTorch));
+  EXPECT_FALSE(loweringForPreset(SemanticsPreset::Onnx).perAxisDequantizeInF64);
+  const std::string perAxis = "tensor<2x3x!quant.uniform<i8:f32:1, "
+                              "{0.1:1, 0.7771:-5, 3.0}>>";
+  KernelSpec spec = lower(perAxis, KernelOp::DCast, options);
+  EXPECT_EQ(spec.expressed, ValueType::F32);
+  EXPECT_EQ(spec.compute, ValueType::F64);
+  EXPECT_EQ(spec.params.scales, (std::vector<double>{0.1, 0.7771, 3.0}));
+  EXPECT_EQ(bakedScale(spec, 1), 0.7771);
+  EXPECT_EQ(spec.knobs, QuantKnobs{});
+  EXPECT_TRUE(verifyKernelSpec(spec).isOk());
+
+  // Everything else keeps the f32 contract.
+  auto compute = [&](const std::string &type, KernelOp op,
+                     LoweringOptions with) {
+    return lower(type, op, with).compute;
+  };
+  EXPECT_EQ(compute(perAxis, KernelOp::DCast, {}), ValueType::F32);
+  EXPECT_EQ(compute(perAxis, KernelOp::QCast, options), ValueType::F32);
+  EXPECT_EQ(compute("!quant.uniform<i8:f32, 0.1:1>", KernelOp::DCast, options),
+            ValueType::F32);
+  EXPECT_EQ(compute("tensor<2x4x!quant.uniform<i8:f32:{0:1, 1:2}, {{0.1, 0.2}, "
+                    "{0.3, 0.4}}>>",
+                    KernelOp::DCast, options),
+            ValueType::F32);
+  EXPECT_EQ(compute("tensor<2x3x!quant.uniform<i8:f16:1, {0.1, 0.2, 0.3}>>",
+                    KernelOp::DCast, options),
+            ValueType::F32);
+  LoweringOptions runtime = options;
+  runtime.runtimeParameters = true;
+  EXPECT_EQ(compute(perAxis, KernelOp::DCast, runtime), ValueType::F32);
+  EXPECT_EQ(lower(perAxis, KernelOp::DCast).params.scales[1], double(0.7771f));
+
+  // Only that dcast computes f32 values in f64.
+  KernelSpec qcast = lower(perAxis, KernelOp::QCast);
+  qcast.compute = ValueType::F64;
+  EXPECT_FALSE(verifyKernelSpec(qcast).isOk());
+}
+
 TEST(Lowering, Storage) {
   KernelSpec bounded = lower("!quant.uniform<u8<1:200>:f32, 1.0>");
   EXPECT_FALSE(bounded.storage.isSigned);

@@ -452,6 +452,24 @@ TEST_P(AsmjitKernelTest, PackedInt4FarBakedZeroPoints) {
   }
 }
 
+TEST_P(AsmjitKernelTest, RefusesF64ArithmeticOnF32Values) {
+  // The pytorch preset's per-axis dcast (compute f64, expressed f32) is
+  // llvm's: asmjit says so rather than computing in f32.
+  LoweringOptions options = loweringForPreset(SemanticsPreset::PyTorch);
+  Expected<TypeDescriptor> type =
+      parseTypeOrError("tensor<8x3x!quant.uniform<i8:f32:1, {0.7771:-5, "
+                       "0.1:3, 3.0}>>");
+  ASSERT_TRUE(type) << type.status().message();
+  Expected<KernelSpec> spec =
+      lowerToKernelSpec(*type, KernelOp::DCast, options);
+  ASSERT_TRUE(spec) << spec.status().message();
+  ASSERT_EQ(spec->compute, ValueType::F64);
+  EXPECT_EQ(backend_->fit(*spec), KernelFit::Unsupported);
+  Expected<CompiledCode> code = backend_->compile(*spec);
+  ASSERT_FALSE(code);
+  EXPECT_EQ(code.status().code(), ErrorCode::Unsupported);
+}
+
 // Blockwise runs of whole unrolled iterations, per-axis runs (long ones,
 // and periods of per-element tables) and per-tensor packed sources stream
 // outputs above 8 MiB that start on a vector boundary (the other one

@@ -201,7 +201,7 @@ size_t KernelTester::parameterIndex(size_t i) const {
 double KernelTester::elementScale(size_t i) const {
   size_t k = parameterIndex(i);
   if (!spec_.params.runtime)
-    return roundToValueType(spec_.params.scales[k], spec_.expressed);
+    return bakedScale(spec_, k);
   return loadExpressedBits(spec_.expressed, call_.scales.data(), k);
 }
 

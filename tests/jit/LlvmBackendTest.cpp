@@ -12,6 +12,7 @@
 
 #include "qjit/Backend.h"
 #include "qjit/Isa.h"
+#include "qjit/TypeParser.h"
 
 #include <gtest/gtest.h>
 
@@ -145,6 +146,30 @@ TEST_P(LlvmKernelTest, LargeOutputsOfManyRunsStreamPastTheCache) {
     for (size_t dstOffset : {0, 4, 1})
       EXPECT_TRUE(tester.checkOnce(code->entry, size_t(2) << 20, 0, dstOffset))
           << spec.canonicalString() << " output offset " << dstOffset;
+  }
+}
+
+TEST_P(LlvmKernelTest, PyTorchPerAxisDequantizeInF64) {
+  // f64 arithmetic on f32 values (LoweringOptions::perAxisDequantizeInF64):
+  // last and first axis, 8 and 16 bits, scales f32 does not hold.
+  LoweringOptions options = loweringForPreset(SemanticsPreset::PyTorch);
+  for (const char *text :
+       {"tensor<8x3x!quant.uniform<i8:f32:1, {0.7771:-5, 0.1:3, 1.0e-40:0}>>",
+        "tensor<3x40x!quant.uniform<u8:f32:0, {0.123456789:128, 3.0:0, "
+        "0.3:255}>>",
+        "tensor<5x!quant.uniform<i16:f32:0, {1.1, 2.2:-7, 0.0001:30000, "
+        "7.0e10:1, 0.5:-32768}>>"}) {
+    Expected<TypeDescriptor> type = parseTypeOrError(text);
+    ASSERT_TRUE(type) << text << ": " << type.status().message();
+    Expected<KernelSpec> spec =
+        lowerToKernelSpec(*type, KernelOp::DCast, options);
+    ASSERT_TRUE(spec) << text << ": " << spec.status().message();
+    ASSERT_EQ(spec->compute, ValueType::F64) << text;
+    Expected<CompiledCode> code = backend_->compile(*spec);
+    ASSERT_TRUE(code) << code.status().message();
+    testing::KernelTester tester(*spec, testing::testSeed(),
+                                 {.lanes = 64, .largeSize = 4099});
+    EXPECT_TRUE(tester.check(code->entry)) << text;
   }
 }
 

@@ -14,6 +14,8 @@
 //===----------------------------------------------------------------------===//
 #include "ReferenceTestSupport.h"
 
+#include "qjit/TypeParser.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -38,6 +40,13 @@ int64_t atenQuantizeVal(double scale, int64_t zeroPoint, float value,
 float atenDequantizeVal(double scale, int64_t zeroPoint, int64_t value) {
   return static_cast<float>(scale) *
          static_cast<float>(value - static_cast<int32_t>(zeroPoint));
+}
+
+/// ATen's dequantize_per_channel_affine_kernel: double scales, double
+/// arithmetic, one store to float.
+float atenDequantizePerChannelVal(double scale, int64_t zeroPoint,
+                                  int64_t value) {
+  return static_cast<float>((value - zeroPoint) * scale);
 }
 
 struct Quantizer {
@@ -103,6 +112,38 @@ TEST(CompatPyTorch, DequantizeMatchesATen) {
     }
     EXPECT_EQ(dequantize(spec, stored), expected)
         << "scale " << quantizer.scale << " zero point " << quantizer.zeroPoint;
+  }
+}
+
+TEST(CompatPyTorch, PerChannelDequantizeMatchesATenInDouble) {
+  // The pytorch preset lowers per-axis dcast to f64 arithmetic with the
+  // scale literals' doubles; every i8 and u8 value of three channels whose
+  // scales f32 does not hold.
+  for (const char *storage : {"i8", "u8"}) {
+    const std::vector<double> scales = {0.7771, 0.123456789, 1.0 / 3};
+    const std::vector<int64_t> zeroPoints = {-5, 3, 100};
+    std::string type = std::string("tensor<256x3x!quant.uniform<") + storage +
+                       ":f32:1, {0.7771:-5, 0.123456789:3, " +
+                       "0.33333333333333331:100}>>";
+    Expected<TypeDescriptor> parsed = parseTypeOrError(type);
+    ASSERT_TRUE(parsed) << parsed.status().message();
+    LoweringOptions options = loweringForPreset(SemanticsPreset::PyTorch);
+    Expected<KernelSpec> spec =
+        lowerToKernelSpec(*parsed, KernelOp::DCast, options);
+    ASSERT_TRUE(spec) << spec.status().message();
+    std::vector<int64_t> stored;
+    std::vector<double> expected;
+    size_t mismatchesInF32 = 0;
+    for (int64_t q = spec->storage.min; q <= spec->storage.max; ++q)
+      for (size_t c = 0; c < 3; ++c) {
+        stored.push_back(q);
+        expected.push_back(
+            atenDequantizePerChannelVal(scales[c], zeroPoints[c], q));
+        mismatchesInF32 +=
+            expected.back() != atenDequantizeVal(scales[c], zeroPoints[c], q);
+      }
+    EXPECT_EQ(dequantize(*spec, stored), expected) << type;
+    EXPECT_GT(mismatchesInF32, 0u); // The f32 formula would not do.
   }
 }
 

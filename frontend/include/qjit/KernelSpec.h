@@ -108,7 +108,8 @@ struct ParameterSpec {
   /// true: the kernel is specialized on layout only and reads them from
   /// KernelParams at call time.
   bool runtime = false;
-  /// Baked scales, already rounded to the expressed type (held as double).
+  /// Baked scales, already rounded to the expressed type (held as double);
+  /// with an f64 compute type for f32 values, the literals' doubles.
   std::vector<double> scales;
   std::vector<int64_t> zeroPoints;
   friend bool operator==(const ParameterSpec &,
@@ -119,7 +120,9 @@ struct KernelSpec {
   KernelOp op = KernelOp::QCast;
   StorageSpec storage;
   ValueType expressed = ValueType::F32;
-  ValueType compute = ValueType::F32; ///< F32, or F64 for f64 expressed.
+  /// F32, or F64 for f64 expressed values and for the dcast of
+  /// LoweringOptions::perAxisDequantizeInF64.
+  ValueType compute = ValueType::F32;
   LayoutSpec layout;
   ParameterSpec params;
   QuantKnobs knobs; ///< Meaningful for QCast only (normalized otherwise).
@@ -139,6 +142,10 @@ struct KernelSpec {
 
   friend bool operator==(const KernelSpec &, const KernelSpec &) = default;
 };
+
+/// Baked scale k as the spec's arithmetic uses it (docs/semantics.md, 3):
+/// rounded to the expressed type, or held as is with an f64 compute type.
+double bakedScale(const KernelSpec &spec, size_t k);
 
 /// Call-time inputs of kernels whose spec takesParams().
 struct KernelParams {
@@ -161,11 +168,21 @@ using ParamKernelFn = void (*)(const void *src, void *dst, size_t n,
 /// Options that select among the computations a type allows.
 struct LoweringOptions {
   QuantKnobs knobs;
+  /// dcast of per-axis (not sub-channel) types with integer storage, f32
+  /// expressed values and baked scales: multiply in f64 by each scale's
+  /// double, unrounded, then round once to f32, as PyTorch's per-channel
+  /// dequantize does (docs/semantics.md, 5.5). The spec says so through
+  /// its compute type (f64) and scales.
+  bool perAxisDequantizeInF64 = false;
   bool unpacked = false;          ///< Keep sub-byte storage one per byte.
   bool runtimeParameters = false; ///< Do not bake scales / zero points.
   /// Fills dynamic dims, or shapes a bare type (empty: keep the type's).
   std::vector<int64_t> shape;
 };
+
+/// The lowering options a preset names: its knobs, and for PyTorch
+/// perAxisDequantizeInF64.
+LoweringOptions loweringForPreset(SemanticsPreset preset);
 
 /// Lowers a verified type to the spec of `op`. Normalizes first. Fails with
 /// ErrorCode::Unsupported for what no kernel computes (!quant.any,

@@ -79,6 +79,8 @@ Status checkA64Support(const KernelSpec &spec) {
     return unsupported("scast");
   if (spec.expressed != ValueType::F32 && spec.expressed != ValueType::F16)
     return unsupported("bf16 and f64 expressed values");
+  if (spec.compute != ValueType::F32)
+    return unsupported("f64 arithmetic on f32 values");
   const StorageSpec &s = spec.storage;
   if (s.kind != StorageType::Kind::Integer || s.packed ||
       (s.bits != 8 && s.bits != 16))
@@ -335,8 +337,7 @@ private:
     a_.bind(paramData);
     if (!spec_.params.runtime) {
       for (size_t k = 0; k < spec_.params.scales.size(); ++k) {
-        float scale = static_cast<float>(
-            roundToValueType(spec_.params.scales[k], spec_.expressed));
+        float scale = static_cast<float>(bakedScale(spec_, k));
         if (isReciprocal())
           scale = 1.0f / scale;
         int64_t zero = spec_.params.zeroPoints[k];

@@ -462,8 +462,7 @@ X86QuantileDecoder::X86QuantileDecoder(const KernelSpec &spec)
   const std::vector<double> &table = table_;
   float scale = 1, zero = 0;
   if (bakesParameters_) {
-    scale = static_cast<float>(
-        roundToValueType(spec.params.scales[0], spec.expressed));
+    scale = static_cast<float>(bakedScale(spec, 0));
     zero = static_cast<float>(spec.params.zeroPoints[0]);
   }
   auto last = static_cast<int64_t>(table.size()) - 1;

@@ -573,8 +573,7 @@ private:
         spec_.expressed != ValueType::F32 ||
         params_.scaleInstruction() != x86::Inst::kIdVdivps)
       return;
-    auto s = static_cast<float>(
-        roundToValueType(spec_.params.scales[0], spec_.expressed));
+    auto s = static_cast<float>(bakedScale(spec_, 0));
     if (!(s >= 0x1p-32f && s <= 1.0f))
       return;
     reciprocal_ = 1.0f / s; // f32 division: fl(1/s).

@@ -37,7 +37,7 @@ X86WideParameters::X86WideParameters(const KernelSpec &spec, bool reciprocal,
   for (size_t k = 0; k < count_; ++k) {
     // The scale in C, as the reference gathers it, and its reciprocal
     // computed in C.
-    double scale = roundToValueType(spec.params.scales[k], spec.expressed);
+    double scale = bakedScale(spec, k);
     double used =
         f64_ ? (reciprocal ? 1.0 / scale : scale)
              : static_cast<double>(reciprocal ? 1.0f / static_cast<float>(scale)

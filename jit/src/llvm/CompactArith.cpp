@@ -67,8 +67,7 @@ std::optional<std::vector<double>> bakedResultTable(IrContext &ir) {
   if (spec.params.runtime || spec.layout.kind != LayoutSpec::Kind::PerTensor ||
       storage.bits > kMaxDirectBits || spec.compute != ValueType::F32)
     return std::nullopt;
-  float scale = static_cast<float>(
-      roundToValueType(spec.params.scales[0], spec.expressed));
+  float scale = static_cast<float>(bakedScale(spec, 0));
   float zero = static_cast<float>(spec.params.zeroPoints[0]);
   std::vector<double> results;
   int64_t lowest = lowestStored(storage);

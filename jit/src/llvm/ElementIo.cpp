@@ -78,7 +78,7 @@ void storeExpressed(IrContext &ir, llvm::Value *base, llvm::Value *index,
   llvm::Value *narrow = values;
   if (ir.spec.expressed == ValueType::BF16)
     narrow = roundToBfloat16(ir, values, lanes.count);
-  else if (ir.spec.expressed == ValueType::F16)
+  else if (ir.compute != expressedMemoryType(ir)) // f16, or f32 from f64.
     narrow = b.CreateFPTrunc(values,
                              ir.vectorOf(expressedMemoryType(ir), lanes.count));
   ir.store(narrow, address, lanes);

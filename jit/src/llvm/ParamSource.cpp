@@ -58,8 +58,7 @@ void ParamSource::bake() {
   count_ = spec.params.scales.size();
   bool f64 = spec.compute == ValueType::F64;
   for (size_t k = 0; k < count_; ++k) {
-    double scale = toCompute(
-        spec, roundToValueType(spec.params.scales[k], spec.expressed));
+    double scale = toCompute(spec, bakedScale(spec, k));
     int64_t zero = spec.params.zeroPoints[k];
     scale_.reals.push_back(scale);
     reciprocal_.reals.push_back(

@@ -48,7 +48,7 @@ namespace {
 
 /// The scale of parameter k as the compute type sees it.
 double computeScale(const KernelSpec &spec, size_t k) {
-  double scale = roundToValueType(spec.params.scales[k], spec.expressed);
+  double scale = bakedScale(spec, k);
   return spec.compute == ValueType::F64
              ? scale
              : static_cast<double>(static_cast<float>(scale));

@@ -89,6 +89,9 @@ struct RuntimeOptions {
   std::optional<IsaLevel> maxIsa;
   /// The knobs compile(typeText, op) uses, e.g. knobsForPreset(Onnx).
   QuantKnobs knobs;
+  /// Its LoweringOptions::perAxisDequantizeInF64 (loweringForPreset(PyTorch)
+  /// sets it).
+  bool perAxisDequantizeInF64 = false;
   CacheLimits cache;
 };
 
