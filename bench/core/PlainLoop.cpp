@@ -112,9 +112,10 @@ public:
   Status prepare(Workload &w) override {
     const KernelSpec &spec = w.spec();
     const StorageSpec &s = spec.storage;
-    if (spec.expressed != ValueType::F32 || !w.channelView() ||
-        s.kind != StorageType::Kind::Integer)
-      return unsupported("needs f32, integer storage and a channel layout");
+    if (spec.expressed != ValueType::F32 || spec.compute != ValueType::F32 ||
+        !w.channelView() || s.kind != StorageType::Kind::Integer)
+      return unsupported("needs f32 values and arithmetic, integer storage "
+                         "and a channel layout");
     if (!s.packed && s.bits == 8)
       form_ = s.isSigned ? StorageForm::I8 : StorageForm::U8;
     else if (s.packed && s.bits == 4 && w.channelView()->inner % 2 == 0)

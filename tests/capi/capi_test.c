@@ -306,6 +306,39 @@ static void test_native_function(void) {
   qjit_runtime_destroy(runtime);
 }
 
+/* QJIT_SEMANTICS_PYTORCH dequantizes per-axis types as PyTorch's
+ * per-channel dequantize: in double with the double scale, then to float
+ * (-72 * 0.7771 is one f32 ulp apart from the f32 product). */
+static void test_pytorch_per_channel_dequantize(void) {
+  static const char type[] =
+      "tensor<1x2x!quant.uniform<i8:f32:1, {0.7771:-5, 0.1:3}>>";
+  const int8_t q[2] = {-77, 100};
+  const float inDouble[2] = {(float)((-77.0 + 5.0) * 0.7771),
+                             (float)((100.0 - 3.0) * 0.1)};
+  const float inFloat = (float)(-77 + 5) * 0.7771f;
+  CHECK(inDouble[0] != inFloat);
+  const qjit_semantics semantics[2] = {QJIT_SEMANTICS_PYTORCH,
+                                       QJIT_SEMANTICS_DEFAULT};
+  for (int s = 0; s < 2; ++s) {
+    qjit_runtime_options options;
+    qjit_runtime_options_init(&options);
+    options.semantics = semantics[s];
+    qjit_runtime *runtime = NULL;
+    CHECK(qjit_runtime_create(&options, &runtime) == QJIT_OK);
+    qjit_kernel *kernel = NULL;
+    CHECK(qjit_kernel_compile(runtime, type, QJIT_OP_DCAST, NULL, &kernel) ==
+          QJIT_OK);
+    float y[2] = {0};
+    CHECK(qjit_kernel_run(kernel, QJIT_DTYPE_I8, q, sizeof q, QJIT_DTYPE_F32, y,
+                          sizeof y, 2, NULL) == QJIT_OK);
+    CHECK(y[0] == (s == 0 ? inDouble[0] : inFloat));
+    if (s == 0)
+      CHECK(y[1] == inDouble[1]);
+    qjit_kernel_release(kernel);
+    qjit_runtime_destroy(runtime);
+  }
+}
+
 int main(void) {
   test_runtime_create();
   test_compile();
@@ -313,6 +346,7 @@ int main(void) {
   test_run_errors();
   test_saturate_option();
   test_native_function();
+  test_pytorch_per_channel_dequantize();
   if (failures) {
     fprintf(stderr, "%d check(s) failed\n", failures);
     return 1;

@@ -59,7 +59,7 @@ typedef enum qjit_semantics {
   QJIT_SEMANTICS_DEFAULT = 0, /* docs/semantics.md defaults */
   QJIT_SEMANTICS_MLIR = 1,
   QJIT_SEMANTICS_ONNX = 2,
-  QJIT_SEMANTICS_PYTORCH = 3,
+  QJIT_SEMANTICS_PYTORCH = 3, /* per-axis dcast in f64 (semantics 5.5) */
   QJIT_SEMANTICS_TFLITE = 4
 } qjit_semantics;
 
