@@ -1,7 +1,8 @@
 //===- QuantArith.cpp - qcast and dcast arithmetic on lanes ---------------===//
 //
 // Exact division without a divider (Scaling::Markstein), f32 only, for
-// baked scales with 2^-60 <= |s| <= 2^60. With y = RN(1/s) and
+// baked scales with 2^-60 <= |s| <= 2^60 and baked zero points with
+// |z| < 2^33 (kMarksteinZeroLimit). With y = RN(1/s) and
 // H = |s|·2^40 (exact), each lane computes
 //     x' = clamp(x, -H, H)             (NaN stays NaN)
 //     q0 = RN(x'·y)
@@ -23,8 +24,8 @@
 //    half an ulp of 1/s, q1 within one ulp of x/s, no underflow) then gives
 //    e1 = x' - s·q1 exactly and u = RN(x'/s). e1 is a multiple of
 //    2^(exp(s)+exp(q1)-46) >= 2^-149, so it is representable.
-// tests/jit/DivisionTest.cpp checks the identity on values next to every
-// rounding boundary over many scales.
+// tests/jit/LlvmDivisionTest.cpp checks the identity on values next to
+// every rounding boundary over many scales.
 //
 //===----------------------------------------------------------------------===//
 #include "QuantArith.h"
@@ -53,6 +54,18 @@ double computeScale(const KernelSpec &spec, size_t k) {
              ? scale
              : static_cast<double>(static_cast<float>(scale));
 }
+
+/// Whether every zero point is baked and within ±limit.
+bool zeroPointsWithin(const KernelSpec &spec, int64_t limit) {
+  return !spec.params.runtime &&
+         std::all_of(spec.params.zeroPoints.begin(),
+                     spec.params.zeroPoints.end(),
+                     [&](int64_t z) { return z >= -limit && z <= limit; });
+}
+
+/// Markstein's clamp to ±|s|·2^40 saturates like the exact quotient only
+/// while the zero point cannot pull ±2^40 back inside the bounds (±2^32).
+constexpr int64_t kMarksteinZeroLimit = (int64_t(1) << 33) - 1;
 
 bool allScales(const KernelSpec &spec, bool (*predicate)(double)) {
   if (spec.params.runtime)
@@ -96,9 +109,13 @@ QuantPlan planQuantization(const KernelSpec &spec, const VectorTarget &target) {
                return mantissa == 0.5 && exponent >= -120 && exponent <= 120;
              })) {
     plan.scaling = Scaling::Multiply; // x / 2^k == x · 2^-k, one rounding.
-  } else if (target.fmaDivision && !f64 && allScales(spec, [](double s) {
-               return std::fabs(s) >= 0x1p-60 && std::fabs(s) <= 0x1p60;
-             })) {
+  } else if (target.fmaDivision && !f64 &&
+             allScales(spec,
+                       [](double s) {
+                         return std::fabs(s) >= 0x1p-60 &&
+                                std::fabs(s) <= 0x1p60;
+                       }) &&
+             zeroPointsWithin(spec, kMarksteinZeroLimit)) {
     plan.scaling = Scaling::Markstein;
   }
   if (plan.scaling == Scaling::Divide && target.vectorBits > 0 &&
@@ -127,14 +144,9 @@ QuantPlan planQuantization(const KernelSpec &spec, const VectorTarget &target) {
     plan.needZeroSum = true;
     bool wide = spec.storage.bits > 16;
     int64_t zeroLimit = wide ? int64_t(1) << 61 : kNarrowZeroLimit;
-    bool zerosSmall = !spec.params.runtime &&
-                      std::all_of(spec.params.zeroPoints.begin(),
-                                  spec.params.zeroPoints.end(), [&](int64_t z) {
-                                    return z >= -zeroLimit && z <= zeroLimit;
-                                  });
-    plan.sum = !zerosSmall ? SumKind::Split
-               : wide      ? SumKind::Wide
-                           : SumKind::Narrow;
+    plan.sum = !zeroPointsWithin(spec, zeroLimit) ? SumKind::Split
+               : wide                             ? SumKind::Wide
+                                                  : SumKind::Narrow;
     plan.needZeroCompute = plan.checked;
   }
   return plan;
