@@ -13,6 +13,8 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <sstream>
@@ -575,11 +577,19 @@ std::vector<StorageSpec> compactStorages() {
   return storages;
 }
 
+IsaLevel runnableIsaLevel() {
+  Expected<IsaLevel> level = effectiveIsaLevel();
+  if (level)
+    return *level;
+  // Read while gtest instantiates the suites, before any test can fail.
+  std::fprintf(stderr, "QJIT_MAX_ISA: %s\n", level.status().message().c_str());
+  std::exit(2);
+}
+
 std::vector<IsaLevel> runnableIsaLevels() {
   std::vector<IsaLevel> levels;
-  for (IsaLevel level :
-       {IsaLevel::Scalar, IsaLevel::Sse4, IsaLevel::Avx2, IsaLevel::Avx512})
-    if (level <= hostIsaLevel())
+  for (IsaLevel level : kAllIsaLevels)
+    if (level <= runnableIsaLevel())
       levels.push_back(level);
   return levels;
 }
@@ -589,6 +599,9 @@ std::vector<KernelSpec> farZeroPointSpecs() {
   for (const char *text : {"!quant.uniform<i8:f32, 1.0:-1073741825>",
                            "!quant.uniform<u16:f16, 0.5:9007199254740993>",
                            "!quant.uniform<i32:f32, 3.0:-9223372036854775808>",
+                           // Either side of the llvm Markstein form's limit.
+                           "!quant.uniform<i32:f32, 3.0:-8589934591>",
+                           "!quant.uniform<i16:f32, 3.0:8589934592>",
                            "!quant.uniform<u32:bf16, 0.75:9223372036854775807>",
                            "!quant.uniform<i8:f64, 0.25:4611686018427387905>",
                            "!quant.uniform<u8:f32, 1.5:16777217>"}) {
@@ -750,11 +763,57 @@ std::vector<KernelSpec> specSweep(const SweepAxes &axes) {
   return specs;
 }
 
+namespace {
+
+/// Backends of `backend`'s kind at the x86 levels above the host's, when
+/// `backend` is at the highest level the host runs (once per sweep).
+std::vector<std::unique_ptr<Backend>> compileOnlyBackends(Backend &backend) {
+  std::vector<std::unique_ptr<Backend>> backends;
+  if (backend.isa() != runnableIsaLevel())
+    return backends;
+  for (IsaLevel level : kAllIsaLevels)
+    if (level > backend.isa()) {
+      Expected<std::unique_ptr<Backend>> above =
+          createBackend(backend.name(), level);
+      EXPECT_TRUE(above) << above.status().message();
+      if (above)
+        backends.push_back(std::move(*above));
+    }
+  return backends;
+}
+
+/// Generates `spec` with `backend` without running it: for `triple`
+/// (AArch64), or for the host's architecture at the backend's level.
+void expectGenerates(Backend &backend, const KernelSpec &spec,
+                     const char *triple) {
+  AsmOptions options;
+  if (triple)
+    options.triple = triple;
+  Expected<std::string> text = backend.assembly(spec, options);
+  EXPECT_TRUE(text || text.status().code() == ErrorCode::Unsupported)
+      << backend.name() << " at "
+      << (triple ? triple : std::string(isaLevelName(backend.isa())))
+      << " (compile only): " << spec.canonicalString() << ": "
+      << text.status().message();
+}
+
+} // namespace
+
 size_t checkSweep(Backend &backend, const SweepAxes &axes,
                   KernelTester::Options options) {
   size_t checked = 0;
   uint64_t seed = testSeed();
+  // Every spec is also generated for the levels the host cannot run, and
+  // for AArch64, so that an instruction-selection failure, an assertion or
+  // a bad encoding in their generators shows on any host.
+  std::vector<std::unique_ptr<Backend>> compileOnly =
+      compileOnlyBackends(backend);
+  bool aarch64 = backend.isa() == runnableIsaLevel();
   for (const KernelSpec &spec : specSweep(axes)) {
+    for (std::unique_ptr<Backend> &above : compileOnly)
+      expectGenerates(*above, spec, nullptr);
+    if (aarch64)
+      expectGenerates(backend, spec, "aarch64-linux-gnu");
     Expected<CompiledCode> code = backend.compile(spec);
     if (!code) {
       EXPECT_EQ(code.status().code(), ErrorCode::Unsupported)

@@ -9,7 +9,8 @@ namespace qjit::llvmjit {
 
 namespace {
 
-constexpr unsigned kSlice = 8; ///< Entries one AVX2 register holds.
+constexpr unsigned kSlice = 8;     ///< Entries one AVX2 register holds.
+constexpr unsigned kZmmSlice = 16; ///< Entries one AVX-512 register holds.
 
 llvm::Constant *constantOf(llvm::Type *element, double value) {
   if (element->isFloatingPointTy())
@@ -96,6 +97,40 @@ llvm::Value *permuteLookup(IrContext &ir, llvm::Type *element,
     level = std::move(next);
   }
   return level[0];
+}
+
+/// One 16-lane chunk of AVX-512: tables of up to 16 entries in one zmm
+/// (vpermps / vpermd), up to 32 in two (vpermi2ps / vpermi2d), up to 64
+/// as two of those and a select on bit 5 of the index.
+llvm::Value *zmmLookup(IrContext &ir, llvm::Type *element,
+                       const std::vector<double> &entries, llvm::Value *index) {
+  llvm::IRBuilder<> &b = ir.builder;
+  bool isFloat = element->isFloatTy();
+  auto slice = [&](size_t first) {
+    llvm::SmallVector<llvm::Constant *, kZmmSlice> values;
+    for (size_t k = first; k < first + kZmmSlice; ++k)
+      values.push_back(
+          constantOf(element, entries[std::min(k, entries.size() - 1)]));
+    return llvm::ConstantVector::get(values);
+  };
+  if (entries.size() <= kZmmSlice)
+    return b.CreateIntrinsic(isFloat
+                                 ? llvm::Intrinsic::x86_avx512_permvar_sf_512
+                                 : llvm::Intrinsic::x86_avx512_permvar_si_512,
+                             {}, {slice(0), index});
+  llvm::Intrinsic::ID twoSlices =
+      isFloat ? llvm::Intrinsic::x86_avx512_vpermi2var_ps_512
+              : llvm::Intrinsic::x86_avx512_vpermi2var_d_512;
+  llvm::Value *low =
+      b.CreateIntrinsic(twoSlices, {}, {slice(0), index, slice(kZmmSlice)});
+  if (entries.size() <= 2 * kZmmSlice)
+    return low;
+  llvm::Value *high = b.CreateIntrinsic(
+      twoSlices, {}, {slice(2 * kZmmSlice), index, slice(3 * kZmmSlice)});
+  llvm::Value *upper = b.CreateICmpNE(
+      b.CreateAnd(index, ir.intConstant(ir.i32, 2 * kZmmSlice, kZmmSlice)),
+      ir.intConstant(ir.i32, 0, kZmmSlice));
+  return b.CreateSelect(upper, high, low);
 }
 
 /// AVX2's in-lane unpack (punpckl* / punpckh*) of two 256-bit vectors of
@@ -190,14 +225,24 @@ llvm::Value *emitTableLookup(IrContext &ir, llvm::Type *element,
                              const std::vector<double> &entries,
                              llvm::Value *index, unsigned lanes) {
   llvm::IRBuilder<> &b = ir.builder;
-  bool permutes =
-      ir.target.isX86 && ir.target.vectorBits >= 256 && lanes % kSlice == 0 &&
-      (element->isFloatTy() || element == ir.i32) && entries.size() <= 64;
-  if (permutes) {
+  // Two entries are a select. (LLVM 22 aborts selecting the AND that its
+  // x86 combines make of a two-valued vpermilps joined into 512 bits.)
+  if (entries.size() <= 2)
+    return b.CreateSelect(
+        b.CreateICmpNE(index, ir.intConstant(ir.i32, 0, lanes)),
+        ir.splat(constantOf(element, entries.back()), lanes),
+        ir.splat(constantOf(element, entries.front()), lanes));
+  bool permutes = ir.target.isX86 && ir.target.vectorBits >= 256 &&
+                  (element->isFloatTy() || element == ir.i32) &&
+                  entries.size() <= 64;
+  unsigned slice = ir.target.vectorBits >= 512 ? kZmmSlice : kSlice;
+  if (permutes && lanes % slice == 0) {
     std::vector<llvm::Value *> parts;
-    for (unsigned first = 0; first < lanes; first += kSlice) {
-      llvm::Value *chunk = lanesOf(ir, index, first, kSlice);
-      parts.push_back(entries.size() <= kInLaneEntries
+    for (unsigned first = 0; first < lanes; first += slice) {
+      llvm::Value *chunk = lanesOf(ir, index, first, slice);
+      parts.push_back(slice == kZmmSlice
+                          ? zmmLookup(ir, element, entries, chunk)
+                      : entries.size() <= kInLaneEntries
                           ? inLaneLookup(ir, element, entries, chunk)
                           : permuteLookup(ir, element, entries, chunk));
     }

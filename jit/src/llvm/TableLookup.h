@@ -4,7 +4,9 @@
 // register permutes: on AVX2, 8-entry slices of the table live in vector
 // registers and vpermps / vpermd pick each lane's entry, and a select tree
 // on the index's high bits combines the slices (16 entries: 2 permutes and
-// a blend). Elsewhere a constant global is read per lane (a gather).
+// a blend); on AVX-512, 16-entry slices in zmm registers (up to 32 entries
+// in one vpermi2ps). Two entries are a select. Elsewhere a constant
+// global is read per lane (a gather).
 // Packed 4-bit elements with 16 entries have a byte-shuffle variant.
 //
 //===----------------------------------------------------------------------===//
