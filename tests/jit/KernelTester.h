@@ -152,8 +152,16 @@ std::vector<KernelSpec> specSweep(const SweepAxes &axes);
 /// duplicates and narrow bounds, a 64-entry u6 table.
 std::vector<StorageSpec> compactStorages();
 
-/// Every ISA level this host runs, lowest first (a level below the host's
-/// is reached through the cap, as on an AVX-512 host testing AVX2 code).
+constexpr IsaLevel kAllIsaLevels[] = {IsaLevel::Scalar, IsaLevel::Sse4,
+                                      IsaLevel::Avx2, IsaLevel::Avx512};
+
+/// The highest ISA level kernels under test run at: the host's, capped by
+/// QJIT_MAX_ISA (with QJIT_MAX_ISA=avx2 an AVX-512 host tests as an AVX2
+/// one would, the AVX-512 generators compile-only).
+IsaLevel runnableIsaLevel();
+/// Every ISA level up to runnableIsaLevel(), lowest first (a level below
+/// the host's is reached through the cap, as on an AVX-512 host testing
+/// AVX2 code).
 std::vector<IsaLevel> runnableIsaLevels();
 
 /// All 12 qcast knob combinations.
@@ -172,7 +180,10 @@ std::vector<KernelSpec> farZeroPointSpecs();
 
 /// Compiles every spec of the sweep with `backend` and checks it with a
 /// KernelTester; specs the backend refuses with ErrorCode::Unsupported are
-/// skipped (any other refusal fails). Returns how many were checked.
+/// skipped (any other refusal fails). Returns how many were checked. When
+/// `backend` is at runnableIsaLevel(), every spec is also generated
+/// (compile only) by the same kind of backend at each level above it and
+/// for AArch64: their generators must not fail or abort on any spec.
 size_t checkSweep(Backend &backend, const SweepAxes &axes,
                   KernelTester::Options options = {});
 

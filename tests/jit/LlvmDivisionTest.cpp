@@ -15,6 +15,7 @@
 #include "llvm/JitSession.h"
 #include "llvm/KernelIr.h"
 #include "llvm/Optimizer.h"
+#include "llvm/TargetObject.h"
 
 #include "qjit/LlvmBackend.h"
 #include "qjit/Reference.h"
@@ -105,9 +106,11 @@ protected:
     if (!machine)
       return machine.status();
     optimizeModule(**module, **machine, kLlvmJitOptLevel);
-    return session_->add(
-        llvm::orc::ThreadSafeModule(std::move(*module), std::move(context)),
-        name);
+    Expected<std::unique_ptr<llvm::MemoryBuffer>> object =
+        emitObject(**module, **machine);
+    if (!object)
+      return object.status();
+    return session_->add(std::move(*object), name);
   }
 
   std::shared_ptr<llvmjit::JitSession> session_;

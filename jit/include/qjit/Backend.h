@@ -69,6 +69,9 @@ class Backend {
 public:
   virtual ~Backend() = default;
   virtual std::string_view name() const = 0;
+  /// The x86 ISA level the backend was created for. It may be above the
+  /// host's: then compile() fails and assembly() still generates.
+  virtual IsaLevel isa() const = 0;
   /// Compiles `spec` for the host at this backend's ISA level.
   virtual Expected<CompiledCode> compile(const KernelSpec &spec) = 0;
   /// What compile(spec) would make, without compiling (cheap: no code is

@@ -32,9 +32,15 @@ public:
       : isa_(isa), runtime_(std::make_shared<asmjit::JitRuntime>()) {}
 
   std::string_view name() const override { return "asmjit"; }
+  IsaLevel isa() const override { return isa_; }
 
   Expected<CompiledCode> compile(const KernelSpec &spec) override {
     auto start = std::chrono::steady_clock::now();
+    if (isa_ > hostIsaLevel())
+      return Status::error(ErrorCode::BackendFailure,
+                           "asmjit backend: this host cannot run " +
+                               std::string(isaLevelName(isa_)) +
+                               " code (assembly only)");
     asmjit::CodeHolder code;
     code.init(runtime_->environment());
     if (Status status = assembleX86Kernel(code, X86Isa(isa_), spec); !status)
@@ -99,12 +105,12 @@ private:
 } // namespace
 
 Expected<std::unique_ptr<Backend>> createAsmjitBackend(IsaLevel isa) {
-  // The caller applied the cap; the host may still be below it.
-  isa = std::min(isa, hostIsaLevel());
+  // A level above the host's generates listings (and compile-only test
+  // sweeps) but cannot compile(); the runtime asks for capped levels.
   if (isa < IsaLevel::Avx2)
     return Status::error(
         ErrorCode::Unsupported,
-        "asmjit backend: needs AVX2 (effective ISA level is " +
+        "asmjit backend: needs AVX2 (ISA level is " +
             std::string(isaLevelName(isa)) +
             "); fall back to the llvm backend or the reference");
   return std::unique_ptr<Backend>(std::make_unique<AsmjitBackend>(isa));

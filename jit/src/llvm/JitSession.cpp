@@ -2,12 +2,8 @@
 #include "JitSession.h"
 
 #include <llvm/ExecutionEngine/JITLink/JITLink.h>
-#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <llvm/ExecutionEngine/Orc/ObjectLinkingLayer.h>
-#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Support/Error.h>
-#include <llvm/Support/SmallVectorMemoryBuffer.h>
-#include <llvm/Target/TargetMachine.h>
 
 namespace qjit::llvmjit {
 
@@ -61,45 +57,6 @@ Status jitError(const std::string &what, llvm::Error error) {
                            llvm::toString(std::move(error)));
 }
 
-/// orc::SimpleCompiler, except that the codegen pipeline is built once and
-/// reused for every module (as llc -compile-twice does): building it
-/// measured ~8% of a kernel's compile. Compiles are serialized.
-class ReusedPipelineCompiler final
-    : public llvm::orc::IRCompileLayer::IRCompiler {
-public:
-  explicit ReusedPipelineCompiler(std::unique_ptr<llvm::TargetMachine> machine)
-      : IRCompiler(
-            llvm::orc::irManglingOptionsFromTargetOptions(machine->Options)),
-        machine_(std::move(machine)) {}
-
-  llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>>
-  operator()(llvm::Module &module) override {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (!passes_) {
-      auto passes = std::make_unique<llvm::legacy::PassManager>();
-      llvm::MCContext *context = nullptr;
-      if (machine_->addPassesToEmitMC(*passes, context, stream_))
-        return llvm::make_error<llvm::StringError>(
-            "the target cannot emit machine code",
-            llvm::inconvertibleErrorCode());
-      passes_ = std::move(passes);
-    }
-    object_.clear();
-    passes_->run(module);
-    return std::make_unique<llvm::SmallVectorMemoryBuffer>(
-        llvm::SmallVector<char, 0>(object_),
-        module.getModuleIdentifier() + "-jitted-objectbuffer",
-        /*RequiresNullTerminator=*/false);
-  }
-
-private:
-  std::mutex mutex_;
-  std::unique_ptr<llvm::TargetMachine> machine_;
-  llvm::SmallVector<char, 0> object_;
-  llvm::raw_svector_ostream stream_{object_};
-  std::unique_ptr<llvm::legacy::PassManager> passes_;
-};
-
 /// Removes a kernel's code when the last CompiledCode copy goes away.
 class KernelResources {
 public:
@@ -126,16 +83,6 @@ JitSession::create(const TargetConfig &config) {
   auto jit =
       llvm::orc::LLJITBuilder()
           .setJITTargetMachineBuilder(machineBuilder(config))
-          .setCompileFunctionCreator(
-              [](llvm::orc::JITTargetMachineBuilder builder)
-                  -> llvm::Expected<
-                      std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
-                auto machine = builder.createTargetMachine();
-                if (!machine)
-                  return machine.takeError();
-                return std::make_unique<ReusedPipelineCompiler>(
-                    std::move(*machine));
-              })
           .setObjectLinkingLayerCreator(
               [sizes](llvm::orc::ExecutionSession &es)
                   -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
@@ -151,12 +98,12 @@ JitSession::create(const TargetConfig &config) {
   return session;
 }
 
-Expected<JitKernel> JitSession::add(llvm::orc::ThreadSafeModule module,
+Expected<JitKernel> JitSession::add(std::unique_ptr<llvm::MemoryBuffer> object,
                                     const std::string &symbol) {
   llvm::orc::ResourceTrackerSP tracker =
       jit_->getMainJITDylib().createResourceTracker();
-  if (llvm::Error error = jit_->addIRModule(tracker, std::move(module)))
-    return jitError("cannot add the module", std::move(error));
+  if (llvm::Error error = jit_->addObjectFile(tracker, std::move(object)))
+    return jitError("cannot add the object", std::move(error));
   auto address = jit_->lookup(symbol);
   if (!address) {
     llvm::consumeError(tracker->remove());

@@ -3,8 +3,9 @@
 // Owns an LLJIT (JITLink object layer) configured from a TargetConfig.
 // Every kernel is added under its own ResourceTracker; the returned owner
 // handle removes it (freeing its code) when the last copy is dropped, and
-// keeps the session alive until then. Safe to use from several threads:
-// each module arrives with its own LLVMContext.
+// keeps the session alive until then. Safe to use from several threads.
+// Kernels arrive as objects: the backend compiles outside ORC, under
+// FatalErrorGuard, so that no LLVM failure happens inside ORC's locks.
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_LLVM_JITSESSION_H
@@ -13,7 +14,7 @@
 #include "LlvmTarget.h"
 
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
-#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/Support/MemoryBuffer.h>
 
 #include <map>
 #include <memory>
@@ -34,8 +35,9 @@ public:
   static Expected<std::shared_ptr<JitSession>>
   create(const TargetConfig &config);
 
-  /// Links `module` and returns the address of its function `symbol`.
-  Expected<JitKernel> add(llvm::orc::ThreadSafeModule module,
+  /// Links `object` (compiled for config()) and returns the address of
+  /// its function `symbol`.
+  Expected<JitKernel> add(std::unique_ptr<llvm::MemoryBuffer> object,
                           const std::string &symbol);
 
   const TargetConfig &config() const { return config_; }

@@ -1,15 +1,17 @@
 //===- LlvmBackend.cpp - The LLVM ORC backend -----------------------------===//
 //
 // compile(): KernelSpec → IR (KernelIr) → optimizeModule at
-// kLlvmJitOptLevel for the host TargetMachine →
-// the backend's JitSession → finishKernel. assembly() and llvmIr() build
-// the same module with the same TargetMachine configuration (LlvmTarget).
-// emitForTarget() compiles for AArch64 ELF targets to flat code bytes
-// (TargetObject); for those, assembly() is the listing of those bytes.
+// kLlvmJitOptLevel for the host TargetMachine → object code, all under
+// FatalErrorGuard → the backend's JitSession links it → finishKernel.
+// assembly() and llvmIr() build the same module with the same TargetMachine
+// configuration (LlvmTarget). emitForTarget() compiles for AArch64 ELF targets
+// to flat code bytes (TargetObject); for those, assembly() is the listing of
+// those bytes.
 //
 //===----------------------------------------------------------------------===//
 #include "qjit/LlvmBackend.h"
 
+#include "FatalErrorGuard.h"
 #include "FinishedKernel.h"
 #include "JitSession.h"
 #include "KernelIr.h"
@@ -19,12 +21,14 @@
 #include "qjit/Backend.h"
 
 #include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Support/SmallVectorMemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/TargetParser/Triple.h>
 
 #include <atomic>
 #include <chrono>
 #include <mutex>
+#include <optional>
 
 namespace qjit {
 
@@ -32,43 +36,78 @@ namespace {
 
 using namespace llvmjit;
 
-/// A fresh context and an optimized kernel module for `config`.
+/// A fresh context and an optimized kernel module; the machine it was
+/// optimized for when the module owns one (assembly and cross targets).
 struct OptimizedModule {
   std::unique_ptr<llvm::LLVMContext> context;
   std::unique_ptr<llvm::Module> module;
   std::unique_ptr<llvm::TargetMachine> machine;
+
+  /// After a failed runGuarded: all of it kept, none of it destroyed.
+  void quarantine() {
+    llvmjit::quarantine(module);
+    llvmjit::quarantine(context);
+    llvmjit::quarantine(machine);
+  }
 };
 
-/// The kernel module optimized for `machine` (not kept in the result).
-Expected<OptimizedModule> buildOptimized(const KernelSpec &spec,
-                                         const TargetConfig &config,
-                                         const std::string &name, int optLevel,
-                                         llvm::TargetMachine &machine) {
-  OptimizedModule result;
-  result.context = std::make_unique<llvm::LLVMContext>();
+/// Builds the kernel module of `spec` into `built` and optimizes it for
+/// `machine` (built.machine when null).
+Status buildOptimized(OptimizedModule &built, const KernelSpec &spec,
+                      const TargetConfig &config, const std::string &name,
+                      int optLevel, llvm::TargetMachine *machine) {
+  if (!machine) {
+    Expected<std::unique_ptr<llvm::TargetMachine>> created =
+        createTargetMachine(config);
+    if (!created)
+      return created.status();
+    built.machine = std::move(*created);
+    machine = built.machine.get();
+  }
+  built.context = std::make_unique<llvm::LLVMContext>();
   Expected<std::unique_ptr<llvm::Module>> module =
-      buildKernelModule(*result.context, spec, config.vector, name);
+      buildKernelModule(*built.context, spec, config.vector, name);
   if (!module)
     return module.status();
-  result.module = std::move(*module);
-  optimizeModule(*result.module, machine, optLevel);
-  return result;
+  built.module = std::move(*module);
+  optimizeModule(*built.module, *machine, optLevel);
+  return Status::ok();
 }
 
-Expected<OptimizedModule> buildOptimized(const KernelSpec &spec,
-                                         const TargetConfig &config,
-                                         const std::string &name,
-                                         int optLevel) {
-  Expected<std::unique_ptr<llvm::TargetMachine>> machine =
-      createTargetMachine(config);
-  if (!machine)
-    return machine.status();
-  Expected<OptimizedModule> result =
-      buildOptimized(spec, config, name, optLevel, **machine);
-  if (result)
-    result->machine = std::move(*machine);
-  return result;
+/// `use(built)` on the optimized kernel module of `spec`, both under
+/// runGuarded: an LLVM failure in either is an error (the module is then
+/// quarantined), never the end of the process.
+template <typename Use>
+auto onOptimizedModule(const KernelSpec &spec, const TargetConfig &config,
+                       const std::string &name, int optLevel,
+                       llvm::TargetMachine *machine, Use use)
+    -> decltype(use(std::declval<OptimizedModule &>())) {
+  OptimizedModule built;
+  std::optional<decltype(use(built))> result;
+  Status status = runGuarded("compiling " + name, [&]() -> Status {
+    if (Status made =
+            buildOptimized(built, spec, config, name, optLevel, machine);
+        !made)
+      return made;
+    result.emplace(use(built));
+    return Status::ok();
+  });
+  if (!status) {
+    built.quarantine();
+    return status;
+  }
+  return std::move(*result);
 }
+
+/// The host's TargetMachine and codegen pipeline, built once and reused
+/// by every compile(), as llc -compile-twice does (building the pipeline
+/// measured ~8% of a kernel's compile, creating the machine more).
+struct HostCodegen {
+  std::unique_ptr<llvm::TargetMachine> machine;
+  llvm::SmallVector<char, 0> object;
+  llvm::raw_svector_ostream stream{object};
+  std::unique_ptr<llvm::legacy::PassManager> passes;
+};
 
 class LlvmBackend final : public Backend {
 public:
@@ -77,6 +116,7 @@ public:
       : isa_(isa), host_(std::move(host)), session_(std::move(session)) {}
 
   std::string_view name() const override { return "llvm"; }
+  IsaLevel isa() const override { return isa_; }
 
   /// Every kernel is optimized for its spec (O3 on the whole kernel).
   KernelFit fit(const KernelSpec &) const override {
@@ -92,13 +132,11 @@ public:
                                " code (assembly only)");
     std::string symbol =
         "qjit_" + spec.kernelName() + "_" + std::to_string(counter_++);
-    Expected<OptimizedModule> built = buildWithHostMachine(spec, symbol);
-    if (!built)
-      return built.status();
-    Expected<JitKernel> kernel =
-        session_->add(llvm::orc::ThreadSafeModule(std::move(built->module),
-                                                  std::move(built->context)),
-                      symbol);
+    Expected<std::unique_ptr<llvm::MemoryBuffer>> object =
+        compileObject(spec, symbol);
+    if (!object)
+      return object.status();
+    Expected<JitKernel> kernel = session_->add(std::move(*object), symbol);
     if (!kernel)
       return kernel.status();
     CompiledCode code;
@@ -125,22 +163,22 @@ public:
         return code.status();
       return std::move(code->listing);
     }
-    Expected<OptimizedModule> built = buildOptimized(
-        spec, *config, "qjit_" + spec.kernelName(), kLlvmJitOptLevel);
-    if (!built)
-      return built.status();
-    if (options.intelSyntax && built->machine->getTargetTriple().isX86())
-      built->machine->Options.MCOptions.OutputAsmVariant = 1;
-    llvm::SmallString<4096> text;
-    llvm::raw_svector_ostream os(text);
-    os << listingHeader(spec, *config);
-    llvm::legacy::PassManager passes;
-    if (built->machine->addPassesToEmitFile(
-            passes, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
-      return Status::error(ErrorCode::Unsupported,
-                           "llvm: the target cannot emit assembly");
-    passes.run(*built->module);
-    return std::string(text.str());
+    return onOptimizedModule(
+        spec, *config, "qjit_" + spec.kernelName(), kLlvmJitOptLevel, nullptr,
+        [&](OptimizedModule &built) -> Expected<std::string> {
+          if (options.intelSyntax && built.machine->getTargetTriple().isX86())
+            built.machine->Options.MCOptions.OutputAsmVariant = 1;
+          llvm::SmallString<4096> text;
+          llvm::raw_svector_ostream os(text);
+          os << listingHeader(spec, *config);
+          llvm::legacy::PassManager passes;
+          if (built.machine->addPassesToEmitFile(
+                  passes, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+            return Status::error(ErrorCode::Unsupported,
+                                 "llvm: the target cannot emit assembly");
+          passes.run(*built.module);
+          return std::string(text.str());
+        });
   }
 
   Expected<TargetCode> emitForTarget(const KernelSpec &spec,
@@ -154,17 +192,22 @@ public:
                            "targets (e.g. aarch64-linux-gnu), not '" +
                                config->triple + "'; the host uses compile()");
     std::string symbol = "qjit_" + spec.kernelName();
-    Expected<OptimizedModule> built =
-        buildOptimized(spec, *config, symbol, kLlvmJitOptLevel);
-    if (!built)
-      return built.status();
-    Expected<FlatImage> image =
-        emitFlatImage(*built->module, *built->machine, symbol);
+    std::optional<std::string> listing;
+    Expected<FlatImage> image = onOptimizedModule(
+        spec, *config, symbol, kLlvmJitOptLevel, nullptr,
+        [&](OptimizedModule &built) -> Expected<FlatImage> {
+          Expected<FlatImage> flat =
+              emitFlatImage(*built.module, *built.machine, symbol);
+          if (!flat)
+            return flat;
+          Expected<std::string> text = disassembleImage(*flat, *built.machine);
+          if (!text)
+            return text.status();
+          listing = std::move(*text);
+          return flat;
+        });
     if (!image)
       return image.status();
-    Expected<std::string> listing = disassembleImage(*image, *built->machine);
-    if (!listing)
-      return listing.status();
     TargetCode code;
     code.triple = config->triple;
     code.entryOffset = image->entryOffset;
@@ -191,25 +234,51 @@ private:
            " cpu=" + config.cpu + "\n# features: " + config.features + "\n";
   }
 
-  /// Kernels for the JIT share one TargetMachine (creating one costs a
-  /// noticeable part of a compile); it is not thread-safe, hence the lock.
-  Expected<OptimizedModule> buildWithHostMachine(const KernelSpec &spec,
-                                                 const std::string &symbol) {
-    std::lock_guard<std::mutex> lock(machineMutex_);
-    if (!hostMachine_) {
+  /// The object code of `spec`'s kernel for the host. Kernels share one
+  /// HostCodegen; it is not thread-safe, hence the lock. After an LLVM
+  /// failure it is quarantined and the next compile builds a fresh one.
+  Expected<std::unique_ptr<llvm::MemoryBuffer>>
+  compileObject(const KernelSpec &spec, const std::string &symbol) {
+    std::lock_guard<std::mutex> lock(codegenMutex_);
+    if (!codegen_) {
       Expected<std::unique_ptr<llvm::TargetMachine>> machine =
           createTargetMachine(host_);
       if (!machine)
         return machine.status();
-      hostMachine_ = std::move(*machine);
+      codegen_ = std::make_unique<HostCodegen>();
+      codegen_->machine = std::move(*machine);
     }
-    return buildOptimized(spec, host_, symbol, kLlvmJitOptLevel, *hostMachine_);
+    HostCodegen &codegen = *codegen_;
+    Expected<std::unique_ptr<llvm::MemoryBuffer>> object = onOptimizedModule(
+        spec, host_, symbol, kLlvmJitOptLevel, codegen.machine.get(),
+        [&](OptimizedModule &built)
+            -> Expected<std::unique_ptr<llvm::MemoryBuffer>> {
+          if (!codegen.passes) {
+            auto passes = std::make_unique<llvm::legacy::PassManager>();
+            llvm::MCContext *context = nullptr;
+            if (codegen.machine->addPassesToEmitMC(*passes, context,
+                                                   codegen.stream))
+              return Status::error(ErrorCode::BackendFailure,
+                                   "llvm: the host cannot emit machine code");
+            codegen.passes = std::move(passes);
+          }
+          codegen.object.clear();
+          codegen.passes->run(*built.module);
+          return std::unique_ptr<llvm::MemoryBuffer>(
+              std::make_unique<llvm::SmallVectorMemoryBuffer>(
+                  llvm::SmallVector<char, 0>(codegen.object),
+                  symbol + "-jitted-objectbuffer",
+                  /*RequiresNullTerminator=*/false));
+        });
+    if (!object)
+      quarantine(codegen_);
+    return object;
   }
 
   IsaLevel isa_;
   TargetConfig host_;
-  std::mutex machineMutex_;
-  std::unique_ptr<llvm::TargetMachine> hostMachine_;
+  std::mutex codegenMutex_;
+  std::unique_ptr<HostCodegen> codegen_;
   std::shared_ptr<JitSession> session_; ///< Null above the host's level.
   std::atomic<uint64_t> counter_{0};
 };
@@ -233,14 +302,14 @@ Expected<std::unique_ptr<Backend>> createLlvmBackend(IsaLevel isa) {
 Expected<std::string> llvmIr(const KernelSpec &spec, int optLevel,
                              IsaLevel isa) {
   initializeLlvmTargets();
-  Expected<OptimizedModule> built = buildOptimized(
-      spec, hostTargetConfig(isa), "qjit_" + spec.kernelName(), optLevel);
-  if (!built)
-    return built.status();
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  built->module->print(os, nullptr);
-  return text;
+  return onOptimizedModule(spec, hostTargetConfig(isa),
+                           "qjit_" + spec.kernelName(), optLevel, nullptr,
+                           [](OptimizedModule &built) -> Expected<std::string> {
+                             std::string text;
+                             llvm::raw_string_ostream os(text);
+                             built.module->print(os, nullptr);
+                             return text;
+                           });
 }
 
 } // namespace qjit

@@ -11,6 +11,7 @@
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Object/ELFObjectFile.h>
 #include <llvm/Support/Format.h>
+#include <llvm/Support/SmallVectorMemoryBuffer.h>
 #include <llvm/Support/raw_ostream.h>
 
 #include <map>
@@ -209,9 +210,8 @@ Expected<FlatImage> flatten(const llvm::object::ELFObjectFileBase &object,
 
 } // namespace
 
-Expected<FlatImage> emitFlatImage(llvm::Module &module,
-                                  llvm::TargetMachine &machine,
-                                  const std::string &entry) {
+Expected<std::unique_ptr<llvm::MemoryBuffer>>
+emitObject(llvm::Module &module, llvm::TargetMachine &machine) {
   llvm::SmallVector<char, 0> buffer;
   {
     llvm::raw_svector_ostream os(buffer);
@@ -222,9 +222,21 @@ Expected<FlatImage> emitFlatImage(llvm::Module &module,
                            "llvm: the target cannot emit object files");
     passes.run(module);
   }
+  return std::unique_ptr<llvm::MemoryBuffer>(
+      std::make_unique<llvm::SmallVectorMemoryBuffer>(
+          std::move(buffer), module.getModuleIdentifier() + ".o",
+          /*RequiresNullTerminator=*/false));
+}
+
+Expected<FlatImage> emitFlatImage(llvm::Module &module,
+                                  llvm::TargetMachine &machine,
+                                  const std::string &entry) {
+  Expected<std::unique_ptr<llvm::MemoryBuffer>> buffer =
+      emitObject(module, machine);
+  if (!buffer)
+    return buffer.status();
   llvm::Expected<std::unique_ptr<llvm::object::ObjectFile>> object =
-      llvm::object::ObjectFile::createObjectFile(llvm::MemoryBufferRef(
-          llvm::StringRef(buffer.data(), buffer.size()), "kernel.o"));
+      llvm::object::ObjectFile::createObjectFile((*buffer)->getMemBufferRef());
   if (!object)
     return failure("cannot read the emitted object: " +
                    llvm::toString(object.takeError()));

@@ -18,10 +18,12 @@
 #include "qjit/Error.h"
 
 #include <llvm/IR/Module.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Target/TargetMachine.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,6 +43,11 @@ struct FlatImage {
   size_t entryOffset = 0;
   std::vector<ImageSection> sections;
 };
+
+/// `module` compiled by `machine` into an object file (a pipeline built
+/// for this one module).
+Expected<std::unique_ptr<llvm::MemoryBuffer>>
+emitObject(llvm::Module &module, llvm::TargetMachine &machine);
 
 /// Compiles `module` with `machine` to an object and flattens it; `entry`
 /// names the kernel function. Only AArch64 ELF objects are supported.
