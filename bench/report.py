@@ -389,15 +389,18 @@ def division_lines():
             "qcast's default `divide` must equal IEEE `x / s` bit for bit, "
             "but `vdivps` is slow (on Zen 1 it bounds qcast at about "
             "1.5 el/ns). qjit's kernels avoid it where a proof allows:", "",
-            "- Powers of two: `x / 2^k == x * 2^-k` exactly.",
+            "- Powers of two whose reciprocal is normal in the compute "
+            "type: `x / 2^k == x * 2^-k` exactly "
+            "(`jit/src/plan/ExactReciprocal.h`, both backends).",
             "- AVX-512 and AArch64 (llvm): Markstein's division, a "
             "reciprocal and two FMA corrections, exact for baked scales in "
-            "[2^-60, 2^60] (`jit/src/llvm/QuantArith.cpp`).",
+            "[2^-60, 2^60] and baked zero points within ±2^33 "
+            "(`jit/src/llvm/QuantArith.cpp`).",
             "- Where the target would otherwise divide (AVX2, SSE4.1), for "
             "small integer ranges (max|bound| + max|z| < 4094), a nearest "
             "rounding mode and f32 scales in [2^-60, 2^60] (asmjit: AVX2, "
             "8-bit containers, baked or runtime parameters; llvm: baked "
-            "parameters; `jit/src/CheckedReciprocal.cpp`): "
+            "parameters; `jit/src/plan/CheckedReciprocal.cpp`): "
             "`u0 = RN(x * RN(1/s))`; "
             "`w` = `RN(u0 + z)`, or with FMA the single rounding "
             "`RN(x * RN(1/s) + z)`, clamped to the bounds (zero point "

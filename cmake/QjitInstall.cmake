@@ -10,9 +10,10 @@ set_target_properties(qjit_runtime PROPERTIES EXPORT_NAME qjit)
 set_target_properties(qjit_frontend PROPERTIES EXPORT_NAME frontend)
 set_target_properties(qjit_jit PROPERTIES EXPORT_NAME jit)
 set_target_properties(qjit_llvm PROPERTIES EXPORT_NAME llvm)
+set_target_properties(qjit_plan PROPERTIES EXPORT_NAME plan)
 add_library(qjit::qjit ALIAS qjit_runtime)
 
-install(TARGETS qjit_runtime qjit_jit qjit_frontend qjit_llvm
+install(TARGETS qjit_runtime qjit_jit qjit_plan qjit_frontend qjit_llvm
   EXPORT qjitTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}

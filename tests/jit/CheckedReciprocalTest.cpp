@@ -1,7 +1,7 @@
 //===- CheckedReciprocalTest.cpp - The divider-free `divide`, hard --------===//
 //
 // Both backends replace the division of 8-bit qcast by a reciprocal
-// multiply plus a per-lane check (jit/src/CheckedReciprocal.cpp has the
+// multiply plus a per-lane check (jit/src/plan/CheckedReciprocal.cpp has the
 // proof), falling back to the division for groups with a lane too close to
 // a rounding boundary. The inputs here sit on both sides of that check:
 // values whose scaled quotient is a few ulps from a half-integer of the
@@ -12,7 +12,7 @@
 // sides are really exercised.
 //
 //===----------------------------------------------------------------------===//
-#include "CheckedReciprocal.h"
+#include "plan/CheckedReciprocal.h"
 #include "TestSeed.h"
 
 #include "qjit/Backend.h"
@@ -33,6 +33,9 @@
 
 namespace qjit {
 namespace {
+
+using plan::CheckedReciprocalPlan;
+using plan::planCheckedReciprocal;
 
 KernelSpec eightBitSpec(bool isSigned, QuantKnobs knobs, float scale,
                         int64_t zeroPoint) {

@@ -18,6 +18,8 @@
 
 #include "A64RunPlan.h"
 
+#include "plan/PlanLimits.h"
+
 #include "qjit/HostFloat.h"
 
 #include <asmjit/arm/a64assembler.h>
@@ -49,12 +51,11 @@ constexpr unsigned kScale = 16, kZeroCompute = 17, kZeroSum = 18, kLow = 19,
 // Temporaries beyond v0-v7.
 constexpr unsigned kNarrow = 24, kWide = 26, kParamEntry = 28, kSum = 29;
 
-/// Baked zero points lie within ±2^20 (lowering keeps them within the
-/// storage bounds), so round(u) + z is computed exactly in i32 after
-/// limiting round(u) to ±2^24, which changes no saturation. Runtime zero
-/// points may be any int64: see emitWideZeroSum.
-constexpr float kRoundedLimit = 0x1p24f;
-constexpr int64_t kBakedZeroLimit = int64_t(1) << 20;
+/// Baked zero points within ±2^20: round(u) + z is summed in i32
+/// (PlanLimits.h). Runtime zero points may be any int64: see
+/// emitWideZeroSum.
+constexpr float kRoundedLimit = static_cast<float>(plan::kNarrowRoundedLimit);
+constexpr int64_t kBakedZeroLimit = plan::kNarrowZeroLimit;
 
 Status unsupported(const std::string &what) {
   return Status::error(ErrorCode::Unsupported,

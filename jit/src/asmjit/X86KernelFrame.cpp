@@ -3,6 +3,8 @@
 
 #include "X86PeriodicRuns.h"
 
+#include "plan/PlanLimits.h"
+
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -72,7 +74,7 @@ std::vector<NestLevel> nestLevels(const LayoutSpec &layout) {
 }
 
 /// Outputs from this size on stream past the caches (non-temporal stores).
-constexpr int64_t kStreamingBytes = int64_t(8) << 20;
+constexpr int64_t kStreamingBytes = plan::kStreamingOutputBytes;
 
 /// Stack slots of one nest level (rsp-relative, 8 bytes each).
 struct LevelSlots {

@@ -4,6 +4,8 @@
 #include "X86Conversions.h"
 #include "X86PeriodicRuns.h"
 
+#include "plan/ExactReciprocal.h"
+
 #include "qjit/HostFloat.h"
 
 #include <algorithm>
@@ -18,14 +20,6 @@ namespace qjit::asmjit_backend {
 uint32_t floatBits(float value) { return std::bit_cast<uint32_t>(value); }
 
 namespace {
-
-/// s is 2^k and so is 1/s, both normal: dividing by s is multiplying by 1/s.
-bool hasExactNormalReciprocal(float s) {
-  float reciprocal = 1.0f / s;
-  return std::isnormal(s) && std::isnormal(reciprocal) &&
-         (floatBits(s) & 0x7fffffu) == 0 &&
-         (floatBits(reciprocal) & 0x7fffffu) == 0;
-}
 
 /// The scales as the reference gathers them: rounded to the expressed
 /// type, then to C = f32 (exact).
@@ -52,8 +46,7 @@ X86Parameters::X86Parameters(const KernelSpec &spec, const X86Isa &isa,
     return;
   }
   std::vector<float> scales = bakedScales(spec);
-  if (use == ScaleUse::Divide &&
-      std::all_of(scales.begin(), scales.end(), hasExactNormalReciprocal)) {
+  if (use == ScaleUse::Divide && plan::scalesHaveExactReciprocals(spec)) {
     reciprocal_ = true;
     scaleInstruction_ = x86::Inst::kIdVmulps;
   }

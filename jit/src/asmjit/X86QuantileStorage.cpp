@@ -3,7 +3,7 @@
 
 #include "X86Parameters.h"
 
-#include "QuantileInputThresholds.h"
+#include "plan/QuantileInputThresholds.h"
 
 #include "qjit/FloatStorage.h"
 #include "qjit/HostFloat.h"
@@ -206,7 +206,8 @@ bool x86EncodesPackedTable(const KernelSpec &spec) {
   if (spec.op != KernelOp::QCast || !storage.packed || storage.bits != 4 ||
       storage.kind != StorageType::Kind::Quantile ||
       spec.layout.kind != LayoutSpec::Kind::PerTensor || spec.params.runtime ||
-      spec.compute != ValueType::F32 || !quantileThresholdsMoveToInput(spec))
+      spec.compute != ValueType::F32 ||
+      !plan::quantileThresholdsMoveToInput(spec))
     return false;
   // Four search steps (9 to 16 distinct entries); a byte shuffle maps the
   // positions to their codes.
@@ -248,11 +249,11 @@ void X86LookupTables::emitData(x86::Assembler &a) {
 }
 
 X86QuantileEncoder::X86QuantileEncoder(const KernelSpec &spec)
-    : searchesInput_(quantileThresholdsMoveToInput(spec)) {
+    : searchesInput_(plan::quantileThresholdsMoveToInput(spec)) {
   const StorageSpec &storage = spec.storage;
   QuantileSearch search = buildQuantileSearch(storage.table, spec.compute);
   std::vector<double> thresholds =
-      searchesInput_ ? quantileInputThresholds(spec, search.thresholds)
+      searchesInput_ ? plan::quantileInputThresholds(spec, search.thresholds)
                      : search.thresholds;
   size_t positions = search.values.size();
   size_ = std::bit_ceil(std::max<size_t>(positions, 2));

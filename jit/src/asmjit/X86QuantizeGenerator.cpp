@@ -46,7 +46,7 @@
 #include "X86PeriodicRuns.h"
 #include "X86QuantileStorage.h"
 
-#include "CheckedReciprocal.h"
+#include "plan/CheckedReciprocal.h"
 
 #include "qjit/HostFloat.h"
 
@@ -644,7 +644,7 @@ private:
     if (isa_.avx512() || spec_.storage.containerBytes() != 1 ||
         params_.scaleInstruction() != x86::Inst::kIdVdivps)
       return;
-    checked_ = planCheckedReciprocal(spec_);
+    checked_ = plan::planCheckedReciprocal(spec_);
     if (checked_)
       params_.keepReciprocals(isa_.vec(fast::kThreshold),
                               floatBits(checked_->threshold) - 1,
@@ -902,7 +902,7 @@ private:
   /// Runtime per-axis parameters of short runs (X86PeriodicRuns.h).
   std::optional<X86RuntimeTables> runtimeTables_;
   bool clampLow_ = true, clampHigh_ = true;
-  std::optional<CheckedReciprocalPlan> checked_;
+  std::optional<plan::CheckedReciprocalPlan> checked_;
   std::optional<X86QuantileEncoder> quantile_;
   bool nibbles_ = false; ///< Main loop through emitEncodeNibbles.
   std::optional<X86FloatEncoder> floatEncoder_; ///< Float storage only.

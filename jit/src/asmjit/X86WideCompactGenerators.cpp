@@ -47,7 +47,7 @@
 #include "X86QuantileStorage.h"
 #include "X86WideParameters.h"
 
-#include "QuantileInputThresholds.h"
+#include "plan/QuantileInputThresholds.h"
 
 #include "qjit/QuantileSearch.h"
 
@@ -133,9 +133,9 @@ public:
         buildQuantileSearch(spec.storage.table, spec.compute);
     // With one baked scale: x itself against the moved thresholds, NaN
     // lanes taking the stored value of v = z_C.
-    searchesInput_ = quantileThresholdsMoveToInput(spec);
+    searchesInput_ = plan::quantileThresholdsMoveToInput(spec);
     thresholds_ = searchesInput_
-                      ? quantileInputThresholds(spec, search.thresholds)
+                      ? plan::quantileInputThresholds(spec, search.thresholds)
                       : search.thresholds;
     size_t nanPosition =
         searchesInput_

@@ -41,6 +41,8 @@
 #include "X86WideCompact.h"
 #include "X86WideParameters.h"
 
+#include "plan/ComputeBounds.h"
+
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -78,16 +80,9 @@ std::optional<X86PackedCodes> packedCodes(const StorageSpec &storage) {
   return X86PackedCodes(storage.bits, storage.isSigned);
 }
 
-/// The f32 nearest `bound` on the side of the other bound (`upward`: not
-/// below it).
-float boundInside(int64_t bound, bool upward) {
-  double exact = static_cast<double>(bound); // |bound| <= 2^32: exact.
-  float nearest = static_cast<float>(exact);
-  if (upward && nearest < exact)
-    nearest = std::nextafter(nearest, std::numeric_limits<float>::infinity());
-  if (!upward && nearest > exact)
-    nearest = std::nextafter(nearest, -std::numeric_limits<float>::infinity());
-  return nearest;
+/// The storage bound in f32 (ComputeBounds.h).
+plan::ComputeBound boundInF32(int64_t bound, plan::BoundSide side) {
+  return plan::boundInCompute(bound, side, ValueType::F32);
 }
 
 void embedConstants(x86::Assembler &a, const asmjit::Label &label, bool f64,
@@ -103,8 +98,12 @@ void embedConstants(x86::Assembler &a, const asmjit::Label &label, bool f64,
   }
   a.embedUInt64(std::bit_cast<uint64_t>(0x1p31), 4);
   a.embedUInt32(0x80000000u, 8);
-  a.embedFloat(boundInside(storage.min, true), 8);
-  a.embedFloat(boundInside(storage.max, false), 8);
+  a.embedFloat(
+      static_cast<float>(boundInF32(storage.min, plan::BoundSide::Low).value),
+      8);
+  a.embedFloat(
+      static_cast<float>(boundInF32(storage.max, plan::BoundSide::High).value),
+      8);
   a.embedUInt32(static_cast<uint32_t>(storage.min), 8);
   a.embedUInt32(static_cast<uint32_t>(storage.max), 8);
   a.embedFloat(0x1p31f, 8);
@@ -282,13 +281,11 @@ private:
     } else {
       a.vcvttps2dq(c, c);
     }
-    if (static_cast<double>(boundInside(storage.max, false)) !=
-        static_cast<double>(storage.max)) {
+    if (!boundInF32(storage.max, plan::BoundSide::High).exact) {
       a.vcmpps(m, r, constant(kHighF32), kGreater);
       a.vblendvps(c, c, constant(kMaxI32), m);
     }
-    if (static_cast<double>(boundInside(storage.min, true)) !=
-        static_cast<double>(storage.min)) {
+    if (!boundInF32(storage.min, plan::BoundSide::Low).exact) {
       a.vcmpps(m, r, constant(kLowF32), kLess);
       a.vblendvps(c, c, constant(kMinI32), m);
     }

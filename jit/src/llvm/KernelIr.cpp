@@ -17,6 +17,8 @@
 #include "ParamSource.h"
 #include "QuantileIr.h"
 
+#include "plan/PlanLimits.h"
+
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Verifier.h>
@@ -28,9 +30,7 @@ namespace {
 
 /// Vectors per unrolled block.
 constexpr unsigned kUnroll = 4;
-/// Runs writing at least this much bypass the caches (x86): such outputs
-/// would only evict the input stream, and read-for-ownership is avoided.
-constexpr uint64_t kNonTemporalBytes = 8u << 20;
+constexpr uint64_t kStreamingBytes = plan::kStreamingOutputBytes;
 
 class KernelEmitter {
 public:
@@ -141,7 +141,7 @@ void KernelEmitter::streamWholeCall(llvm::Value *n) {
     return;
   llvm::IRBuilder<> &b = ir_.builder;
   callStreams_ = b.CreateICmpUGE(b.CreateMul(n, b.getInt64(dstBytes_)),
-                                 b.getInt64(kNonTemporalBytes));
+                                 b.getInt64(kStreamingBytes));
 }
 
 void KernelEmitter::fenceStreamedCall() {
@@ -569,7 +569,7 @@ void KernelEmitter::emitStagedRun(llvm::Value *first, llvm::Value *count,
                  count, false);
     return;
   }
-  // Runs that write at least kNonTemporalBytes (or any run of a call that
+  // Runs that write at least kStreamingBytes (or any run of a call that
   // does, streamWholeCall) stream their stores past the caches once the
   // output is aligned: the first (staged) block ends where it is, and a
   // fence follows (the call's, then). Runs known to be shorter never
@@ -580,7 +580,7 @@ void KernelEmitter::emitStagedRun(llvm::Value *first, llvm::Value *count,
   // a byte boundary of the input.
   bool mayStream =
       mayStreamStores(ir_) &&
-      (callStreams_ || !(staticCount && known * dstBytes_ < kNonTemporalBytes));
+      (callStreams_ || !(staticCount && known * dstBytes_ < kStreamingBytes));
   uint64_t alignment = ir_.nonTemporalAlignment(blockLanes * dstBytes_);
   bool aligns =
       mayStream && !(staticCount && known * dstBytes_ % alignment == 0);
@@ -594,7 +594,7 @@ void KernelEmitter::emitStagedRun(llvm::Value *first, llvm::Value *count,
         callStreams_
             ? callStreams_
             : b.CreateICmpUGE(b.CreateMul(count, b.getInt64(dstBytes_)),
-                              b.getInt64(kNonTemporalBytes)),
+                              b.getInt64(kStreamingBytes)),
         b.CreateICmpEQ(
             b.CreateAnd(
                 address,
@@ -752,7 +752,7 @@ void KernelEmitter::emitRun(llvm::Value *first, llvm::Value *count,
   }
   if (vectorLanes_ > 1) {
     unsigned blockLanes = vectorLanes_ * kUnroll;
-    // Runs that write at least kNonTemporalBytes (or any run of a call
+    // Runs that write at least kStreamingBytes (or any run of a call
     // that does, streamWholeCall): align the output by single elements,
     // then the block loop streams its stores past the caches, and a fence
     // follows (the call's, then). Runs known to be shorter never stream.
@@ -762,7 +762,7 @@ void KernelEmitter::emitRun(llvm::Value *first, llvm::Value *count,
     bool mayStream = mayStreamStores(ir_) &&
                      (callStreams_ ||
                       !(staticCount && staticCount->getZExtValue() * dstBytes_ <
-                                           kNonTemporalBytes));
+                                           kStreamingBytes));
     llvm::Value *large = nullptr;
     if (mayStream) {
       llvm::Value *elementBytes = b.getInt64(dstBytes_);
@@ -775,7 +775,7 @@ void KernelEmitter::emitRun(llvm::Value *first, llvm::Value *count,
           callStreams_
               ? callStreams_
               : b.CreateICmpUGE(b.CreateMul(b.CreateSub(end, e), elementBytes),
-                                b.getInt64(kNonTemporalBytes)),
+                                b.getInt64(kStreamingBytes)),
           b.CreateICmpEQ(
               b.CreateAnd(addressOf(e), b.getInt64(dstBytes_ * perByte_ - 1)),
               b.getInt64(0)));

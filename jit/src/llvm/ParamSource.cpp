@@ -3,6 +3,8 @@
 
 #include "ElementIo.h"
 
+#include "plan/PlanLimits.h"
+
 #include "qjit/HostFloat.h"
 
 #include <algorithm>
@@ -68,10 +70,10 @@ void ParamSource::bake() {
     zeroCompute_.reals.push_back(
         f64 ? static_cast<double>(zero)
             : static_cast<double>(static_cast<float>(zero)));
-    zeroSum_.integers.push_back(
-        plan_.sum != SumKind::Narrow
-            ? zero
-            : std::clamp(zero, -kNarrowZeroLimit, kNarrowZeroLimit));
+    zeroSum_.integers.push_back(plan_.sum != SumKind::Narrow
+                                    ? zero
+                                    : std::clamp(zero, -plan::kNarrowZeroLimit,
+                                                 plan::kNarrowZeroLimit));
     zeroNaN_.integers.push_back(
         std::clamp(zero, spec.storage.min, spec.storage.max));
   }
@@ -140,11 +142,11 @@ ParamValues ParamSource::runtimeRead(llvm::Value *index, Lanes lanes) {
                                    ir.intConstant(ir.i64, high, n));
   };
   if (plan_.needZeroSum)
-    values.zeroSum =
-        plan_.sum != SumKind::Narrow
-            ? zero
-            : b.CreateTrunc(clamp(-kNarrowZeroLimit, kNarrowZeroLimit),
-                            ir.vectorOf(ir.i32, n));
+    values.zeroSum = plan_.sum != SumKind::Narrow
+                         ? zero
+                         : b.CreateTrunc(clamp(-plan::kNarrowZeroLimit,
+                                               plan::kNarrowZeroLimit),
+                                         ir.vectorOf(ir.i32, n));
   if (plan_.needZeroNaN)
     values.zeroNaN = b.CreateTrunc(clamp(spec.storage.min, spec.storage.max),
                                    ir.vectorOf(ir.i32, n));

@@ -30,7 +30,10 @@
 //===----------------------------------------------------------------------===//
 #include "QuantArith.h"
 
-#include "CheckedReciprocal.h"
+#include "plan/CheckedReciprocal.h"
+#include "plan/ComputeBounds.h"
+#include "plan/ExactReciprocal.h"
+#include "plan/PlanLimits.h"
 
 #include "qjit/HostFloat.h"
 
@@ -46,14 +49,6 @@
 namespace qjit::llvmjit {
 
 namespace {
-
-/// The scale of parameter k as the compute type sees it.
-double computeScale(const KernelSpec &spec, size_t k) {
-  double scale = bakedScale(spec, k);
-  return spec.compute == ValueType::F64
-             ? scale
-             : static_cast<double>(static_cast<float>(scale));
-}
 
 /// Whether every zero point is baked and within ±limit.
 bool zeroPointsWithin(const KernelSpec &spec, int64_t limit) {
@@ -71,23 +66,9 @@ bool allScales(const KernelSpec &spec, bool (*predicate)(double)) {
   if (spec.params.runtime)
     return false;
   for (size_t k = 0; k < spec.params.scales.size(); ++k)
-    if (!predicate(computeScale(spec, k)))
+    if (!predicate(plan::computeScale(spec, k)))
       return false;
   return true;
-}
-
-/// The compute value nearest `bound` on the side of `inside` (+1: not
-/// above it, -1: not below it), and whether it equals `bound`.
-std::pair<double, bool> boundInCompute(int64_t bound, bool f64, int direction) {
-  double exact = static_cast<double>(bound); // |bound| <= 2^32: exact.
-  if (f64)
-    return {exact, true};
-  float nearest = static_cast<float>(exact);
-  if (direction > 0 && static_cast<double>(nearest) > exact)
-    nearest = std::nextafter(nearest, -std::numeric_limits<float>::infinity());
-  if (direction < 0 && static_cast<double>(nearest) < exact)
-    nearest = std::nextafter(nearest, std::numeric_limits<float>::infinity());
-  return {static_cast<double>(nearest), static_cast<double>(nearest) == exact};
 }
 
 } // namespace
@@ -103,12 +84,8 @@ QuantPlan planQuantization(const KernelSpec &spec, const VectorTarget &target) {
   bool f64 = spec.compute == ValueType::F64;
   if (spec.knobs.scaleOp == ScaleOp::Reciprocal) {
     plan.scaling = Scaling::Multiply;
-  } else if (allScales(spec, [](double s) {
-               int exponent;
-               double mantissa = std::frexp(std::fabs(s), &exponent);
-               return mantissa == 0.5 && exponent >= -120 && exponent <= 120;
-             })) {
-    plan.scaling = Scaling::Multiply; // x / 2^k == x · 2^-k, one rounding.
+  } else if (plan::scalesHaveExactReciprocals(spec)) {
+    plan.scaling = Scaling::Multiply;
   } else if (target.fmaDivision && !f64 &&
              allScales(spec,
                        [](double s) {
@@ -120,8 +97,8 @@ QuantPlan planQuantization(const KernelSpec &spec, const VectorTarget &target) {
   }
   if (plan.scaling == Scaling::Divide && target.vectorBits > 0 &&
       !spec.params.runtime) {
-    if (std::optional<CheckedReciprocalPlan> checked =
-            planCheckedReciprocal(spec)) {
+    if (std::optional<plan::CheckedReciprocalPlan> checked =
+            plan::planCheckedReciprocal(spec)) {
       plan.checked = true;
       plan.checkedFused =
           target.fma && spec.knobs.zeroPoint == ZeroPointOrder::BeforeRounding;
@@ -135,15 +112,19 @@ QuantPlan planQuantization(const KernelSpec &spec, const VectorTarget &target) {
   plan.needZeroNaN = true;
   if (spec.knobs.zeroPoint == ZeroPointOrder::BeforeRounding) {
     plan.needZeroCompute = true;
-    std::tie(plan.lowBound, plan.lowExact) =
-        boundInCompute(spec.storage.min, f64, -1);
-    std::tie(plan.highBound, plan.highExact) =
-        boundInCompute(spec.storage.max, f64, +1);
+    plan::ComputeBound low = plan::boundInCompute(
+        spec.storage.min, plan::BoundSide::Low, spec.compute);
+    plan::ComputeBound high = plan::boundInCompute(
+        spec.storage.max, plan::BoundSide::High, spec.compute);
+    plan.lowBound = low.value;
+    plan.lowExact = low.exact;
+    plan.highBound = high.value;
+    plan.highExact = high.exact;
     plan.unsignedConvert = spec.storage.max > INT32_MAX;
   } else {
     plan.needZeroSum = true;
     bool wide = spec.storage.bits > 16;
-    int64_t zeroLimit = wide ? int64_t(1) << 61 : kNarrowZeroLimit;
+    int64_t zeroLimit = wide ? int64_t(1) << 61 : plan::kNarrowZeroLimit;
     plan.sum = !zeroPointsWithin(spec, zeroLimit) ? SumKind::Split
                : wide                             ? SumKind::Wide
                                                   : SumKind::Narrow;
@@ -275,7 +256,7 @@ llvm::Value *emitQuantize(IrContext &ir, const QuantPlan &plan, llvm::Value *x,
     llvm::Value *r = roundIntegral(ir, u);
     bool wide = plan.sum == SumKind::Wide;
     llvm::IntegerType *sumType = wide ? ir.i64 : ir.i32;
-    double limit = wide ? 0x1p62 : 0x1p24;
+    double limit = wide ? 0x1p62 : plan::kNarrowRoundedLimit;
     llvm::Value *limited =
         clampKeepingNaN(ir, r, ir.computeConstant(-limit, lanes),
                         ir.computeConstant(limit, lanes));

@@ -23,7 +23,8 @@ enum class Scaling {
 
 /// How an after-rounding kernel forms the exact sum round(u) + z.
 enum class SumKind {
-  /// i32, round(u) limited to ±2^24 and z to ±kNarrowZeroLimit: storage of
+  /// i32, round(u) limited to ±2^24 and z to ±plan::kNarrowZeroLimit
+  /// (PlanLimits.h): storage of
   /// at most 16 bits with baked zero points that small.
   Narrow,
   /// i64 saturating, round(u) limited to ±2^62: wider storage with baked
@@ -96,9 +97,6 @@ BracketedQuantize emitBracketedQuantize(IrContext &ir, const QuantPlan &plan,
 /// Expressed values (compute type lanes) of stored values q (i32 lanes).
 llvm::Value *emitDequantize(IrContext &ir, llvm::Value *q,
                             const ParamValues &params, unsigned lanes);
-
-/// The bound the zero point is limited to in the i32 after-rounding sum.
-constexpr int64_t kNarrowZeroLimit = int64_t(1) << 20;
 
 } // namespace qjit::llvmjit
 

@@ -4,7 +4,7 @@
 #include "ElementIo.h"
 #include "TableLookup.h"
 
-#include "QuantileInputThresholds.h"
+#include "plan/QuantileInputThresholds.h"
 
 #include "qjit/QuantileSearch.h"
 
@@ -160,11 +160,11 @@ llvm::Value *emitQuantileEncode(IrContext &ir, llvm::Value *v,
 llvm::Value *emitQuantileEncodeFromInput(IrContext &ir, llvm::Value *x,
                                          unsigned lanes) {
   const KernelSpec &spec = ir.spec;
-  if (!quantileThresholdsMoveToInput(spec))
+  if (!plan::quantileThresholdsMoveToInput(spec))
     return nullptr;
   QuantileSearch search = buildQuantileSearch(spec.storage.table, spec.compute);
   QuantileSearch moved = search;
-  moved.thresholds = quantileInputThresholds(spec, search.thresholds);
+  moved.thresholds = plan::quantileInputThresholds(spec, search.thresholds);
   // NaN stores the entry nearest the zero point (8.4).
   size_t nanPosition =
       search.positionOf(static_cast<double>(spec.params.zeroPoints[0]));
@@ -179,7 +179,7 @@ emitQuantileNibblesFromInput(IrContext &ir, llvm::Value *x, Lanes lanes) {
   if (!ir.target.isX86 || ir.target.vectorBits != 256 ||
       lanes.count % 32 != 0 || lanes.mask || !storage.packed ||
       storage.bits != 4 || storage.min != 0 ||
-      !quantileThresholdsMoveToInput(spec))
+      !plan::quantileThresholdsMoveToInput(spec))
     return {};
   QuantileSearch search = buildQuantileSearch(storage.table, spec.compute);
   for (size_t p = 0; p < search.tableIndex.size(); ++p)
@@ -190,7 +190,7 @@ emitQuantileNibblesFromInput(IrContext &ir, llvm::Value *x, Lanes lanes) {
       !permutedSearchApplies(ir, search, lanes.count))
     return {};
   std::vector<double> thresholds =
-      quantileInputThresholds(spec, search.thresholds);
+      plan::quantileInputThresholds(spec, search.thresholds);
   size_t nanPosition =
       search.positionOf(static_cast<double>(spec.params.zeroPoints[0]));
   SearchSteps steps =

@@ -67,7 +67,7 @@
 #include <cmath>
 #include <cstdlib>
 
-namespace qjit {
+namespace qjit::plan {
 
 std::optional<CheckedReciprocalPlan>
 planCheckedReciprocal(const KernelSpec &spec) {
@@ -110,4 +110,4 @@ planCheckedReciprocal(const KernelSpec &spec) {
   return plan;
 }
 
-} // namespace qjit
+} // namespace qjit::plan

@@ -7,14 +7,14 @@
 // compute type for which it holds. Both backends use these X.
 //
 //===----------------------------------------------------------------------===//
-#ifndef QJIT_JIT_QUANTILEINPUTTHRESHOLDS_H
-#define QJIT_JIT_QUANTILEINPUTTHRESHOLDS_H
+#ifndef QJIT_JIT_PLAN_QUANTILEINPUTTHRESHOLDS_H
+#define QJIT_JIT_PLAN_QUANTILEINPUTTHRESHOLDS_H
 
 #include "qjit/KernelSpec.h"
 
 #include <vector>
 
-namespace qjit {
+namespace qjit::plan {
 
 /// True when `spec` (a quantile qcast) has one baked scale and zero point
 /// for which the chain is monotone and never NaN for a non-NaN x: a
@@ -28,6 +28,6 @@ std::vector<double>
 quantileInputThresholds(const KernelSpec &spec,
                         const std::vector<double> &thresholds);
 
-} // namespace qjit
+} // namespace qjit::plan
 
-#endif // QJIT_JIT_QUANTILEINPUTTHRESHOLDS_H
+#endif // QJIT_JIT_PLAN_QUANTILEINPUTTHRESHOLDS_H

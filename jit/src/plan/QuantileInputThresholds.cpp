@@ -8,7 +8,7 @@
 #include <cstring>
 #include <limits>
 
-namespace qjit {
+namespace qjit::plan {
 
 namespace {
 
@@ -78,4 +78,4 @@ quantileInputThresholds(const KernelSpec &spec,
              : inputThresholds<float, uint32_t>(spec, thresholds);
 }
 
-} // namespace qjit
+} // namespace qjit::plan

@@ -1,5 +1,4 @@
-//===- CheckedReciprocal.h - Exact `divide` qcast without a divider -*- C++
-//-*-=//
+//===- CheckedReciprocal.h - Exact `divide` without a divider --*- C++ -*-===//
 //
 // The `divide` contract needs u = RN(x / s), but only the stored integer is
 // observable. For baked f32 scales and small storage ranges, a kernel may
@@ -26,15 +25,15 @@
 // roundeven(b) are one integer n (within ±32767), and stores saturate(n).
 //
 //===----------------------------------------------------------------------===//
-#ifndef QJIT_JIT_CHECKEDRECIPROCAL_H
-#define QJIT_JIT_CHECKEDRECIPROCAL_H
+#ifndef QJIT_JIT_PLAN_CHECKEDRECIPROCAL_H
+#define QJIT_JIT_PLAN_CHECKEDRECIPROCAL_H
 
 #include "qjit/KernelSpec.h"
 
 #include <optional>
 #include <vector>
 
-namespace qjit {
+namespace qjit::plan {
 
 struct CheckedReciprocalPlan {
   /// y_k = RN(1 / s_k) in f32, one per baked parameter.
@@ -55,6 +54,6 @@ struct CheckedReciprocalPlan {
 std::optional<CheckedReciprocalPlan>
 planCheckedReciprocal(const KernelSpec &spec);
 
-} // namespace qjit
+} // namespace qjit::plan
 
-#endif // QJIT_JIT_CHECKEDRECIPROCAL_H
+#endif // QJIT_JIT_PLAN_CHECKEDRECIPROCAL_H

@@ -1,0 +1,24 @@
+//===- PlanLimits.h - Thresholds every code generator shares ----*- C++ -*-===//
+#ifndef QJIT_JIT_PLAN_PLANLIMITS_H
+#define QJIT_JIT_PLAN_PLANLIMITS_H
+
+#include <cstdint>
+
+namespace qjit::plan {
+
+/// The after-rounding sum round(u) + z in i32: with round(u) first limited
+/// to ±kNarrowRoundedLimit and baked zero points within ±kNarrowZeroLimit
+/// (lowering keeps them within the bounds of storage up to 16 bits), the
+/// sum cannot overflow, and every sum the limit changed stays beyond the
+/// bounds (|bounds| <= 2^16): the same saturation as the exact sum.
+constexpr double kNarrowRoundedLimit = 0x1p24;
+constexpr int64_t kNarrowZeroLimit = int64_t(1) << 20;
+
+/// Calls (x86) writing at least this many output bytes store them past the
+/// caches: such outputs would only evict the input stream, and the stores
+/// skip the read-for-ownership.
+constexpr int64_t kStreamingOutputBytes = int64_t(8) << 20;
+
+} // namespace qjit::plan
+
+#endif
