@@ -57,6 +57,18 @@ TEST(CheckedReciprocal, PlansOnlyWhereTheProofHolds) {
   EXPECT_EQ(plan->limit, 256.0f); // 128 + 3 + 2 → 256.
   EXPECT_EQ(plan->threshold, 0.5f - 0x1p-12f);
   EXPECT_EQ(plan->reciprocals, std::vector<float>{1.0f / 0.1f});
+  EXPECT_TRUE(plan->bracket); // Nearest-even before rounding, full range.
+  QuantKnobs away;
+  away.rounding = RoundingMode::NearestAway;
+  EXPECT_FALSE(
+      planCheckedReciprocal(eightBitSpec(true, away, 0.1f, 3))->bracket);
+  QuantKnobs after;
+  after.zeroPoint = ZeroPointOrder::AfterRounding;
+  EXPECT_FALSE(
+      planCheckedReciprocal(eightBitSpec(false, after, 0.1f, 3))->bracket);
+  KernelSpec narrow = eightBitSpec(true, knobs, 0.1f, 3);
+  narrow.storage.min = -127;
+  EXPECT_FALSE(planCheckedReciprocal(narrow)->bracket);
 
   QuantKnobs truncating;
   truncating.rounding = RoundingMode::TowardZero;
@@ -80,6 +92,7 @@ TEST(CheckedReciprocal, PlansOnlyWhereTheProofHolds) {
   ASSERT_TRUE(runtimePlan); // Checked per parameter at run time.
   EXPECT_EQ(runtimePlan->limit, 512.0f);
   EXPECT_EQ(runtimePlan->zeroPointLimit, 512 - 128 - 2);
+  EXPECT_FALSE(runtimePlan->bracket);
   EXPECT_TRUE(runtimePlan->reciprocals.empty());
 }
 

@@ -25,6 +25,8 @@
 //===----------------------------------------------------------------------===//
 #include "X86PackedCodes.h"
 
+#include "../X86PackOrder.h"
+
 #include <cstdint>
 
 namespace qjit::asmjit_backend {
@@ -32,7 +34,7 @@ namespace qjit::asmjit_backend {
 namespace {
 /// Offsets in the constant block (32 bytes each).
 constexpr int32_t kShiftCounts = 0;      ///< Dwords 32 - bits - bits·i.
-constexpr int32_t kPermutation = 32;     ///< Dwords 0, 4, 1, 5, 2, 6, 3, 7.
+constexpr int32_t kPermutation = 32;     ///< kPackedDwordOrder.
 constexpr int32_t kCodeMask = 64;        ///< Bytes 2^bits - 1.
 constexpr int32_t kByteWeights = 96;     ///< Bytes 1, 2^bits, 1, 2^bits, ...
 constexpr int32_t kWordWeights = 128;    ///< Words 1, 16, ... (2-bit codes).
@@ -245,10 +247,9 @@ void X86PackedCodes::emitData(x86::Assembler &a) {
     for (unsigned b = 0; b < 4; ++b)
       block[offset + 4 * i + b] = static_cast<uint8_t>(value >> (8 * b));
   };
-  const uint32_t permutation[8] = {0, 4, 1, 5, 2, 6, 3, 7};
   for (unsigned i = 0; i < 8; ++i) {
     putDword(kShiftCounts, i, 32 - bits_ - bits_ * i);
-    putDword(kPermutation, i, permutation[i]);
+    putDword(kPermutation, i, kPackedDwordOrder[i]);
     putDword(kWordWeights, i, 1u | (16u << 16));
   }
   for (unsigned i = 0; i < 32; ++i) {

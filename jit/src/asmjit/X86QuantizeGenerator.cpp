@@ -46,6 +46,7 @@
 #include "X86PeriodicRuns.h"
 #include "X86QuantileStorage.h"
 
+#include "../X86PackOrder.h"
 #include "plan/CheckedReciprocal.h"
 
 #include "qjit/HostFloat.h"
@@ -249,7 +250,7 @@ public:
     a.bind(dataLabel_);
     for (unsigned lane = 0; lane < 8; ++lane)
       a.embedUInt32(kBelowHalf);
-    for (uint32_t index : {0u, 4u, 1u, 5u, 2u, 6u, 3u, 7u})
+    for (uint32_t index : kPackedDwordOrder)
       a.embedUInt32(index);
     if (!reciprocal_)
       return;
@@ -767,13 +768,7 @@ private:
 
   /// Whether the main loop brackets the rounding (emitBracketedFour).
   bool planBracket() const {
-    const StorageSpec &s = spec_.storage;
-    return checked_ && !packed_ &&
-           spec_.knobs.zeroPoint == ZeroPointOrder::BeforeRounding &&
-           spec_.knobs.rounding == RoundingMode::NearestEven &&
-           params_.baked() && !params_.perElement() &&
-           s.min == (s.isSigned ? -128 : 0) &&
-           s.max == (s.isSigned ? 127 : 255);
+    return checked_ && checked_->bracket && !packed_ && !params_.perElement();
   }
 
   /// Which f32 clamps the store needs. AVX-512's saturating narrows

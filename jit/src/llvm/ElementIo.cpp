@@ -1,6 +1,8 @@
 //===- ElementIo.cpp - Loading and storing kernel elements ----------------===//
 #include "ElementIo.h"
 
+#include "X86PackOrder.h"
+
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsX86.h>
 
@@ -281,15 +283,17 @@ llvm::Value *packBytesInPackOrder(IrContext &ir,
 llvm::Value *packThirtyTwoBytes(IrContext &ir,
                                 llvm::ArrayRef<llvm::Value *> quarters,
                                 bool signedBytes) {
+  return bytesInElementOrder(ir,
+                             packBytesInPackOrder(ir, quarters, signedBytes));
+}
+
+llvm::Value *bytesInElementOrder(IrContext &ir, llvm::Value *packed) {
   llvm::IRBuilder<> &b = ir.builder;
-  llvm::Value *bytes = packBytesInPackOrder(ir, quarters, signedBytes);
-  // The packs interleave 128-bit halves: dwords 0 4 1 5 2 6 3 7 restore
-  // element order.
   llvm::SmallVector<llvm::Constant *, 8> order;
-  for (uint32_t index : {0u, 4u, 1u, 5u, 2u, 6u, 3u, 7u})
+  for (uint32_t index : kPackedDwordOrder)
     order.push_back(b.getInt32(index));
   return b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_permd, {},
-                           {b.CreateBitCast(bytes, ir.vectorOf(ir.i32, 8)),
+                           {b.CreateBitCast(packed, ir.vectorOf(ir.i32, 8)),
                             llvm::ConstantVector::get(order)});
 }
 

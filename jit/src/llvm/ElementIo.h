@@ -39,6 +39,9 @@ llvm::Value *widenExpressed(IrContext &ir, llvm::Value *raw, unsigned lanes);
 llvm::Value *packThirtyTwoBytes(IrContext &ir,
                                 llvm::ArrayRef<llvm::Value *> quarters,
                                 bool signedBytes);
+/// 32 bytes in the packs' order (any 256-bit vector) in element order, as
+/// <8 x i32>: the vpermd by kPackedDwordOrder (X86PackOrder.h).
+llvm::Value *bytesInElementOrder(IrContext &ir, llvm::Value *packed);
 /// packThirtyTwoBytes without the vpermd: <32 x i8> in the packs' order,
 /// elements 0-3 8-11 16-19 24-27 4-7 12-15 20-23 28-31.
 llvm::Value *packBytesInPackOrder(IrContext &ir,

@@ -97,7 +97,6 @@ private:
   /// Whether packs to bytes saturate signed (else unsigned).
   bool bytesSigned() const;
   /// Whether checked blocks bracket the rounding (emitBracketedQuantize).
-  bool bracketsRounding() const;
   void storeEightBytes(llvm::Value *e, llvm::Value *values);
   /// Four 8-lane vectors of i32 (in range) as 32 bytes; `stream` as in
   /// emitBlock.
@@ -191,13 +190,6 @@ bool KernelEmitter::isAvx2Bytes(Lanes lanes) const {
   return ir_.target.isX86 && ir_.target.vectorBits == 256 && !lanes.mask &&
          storage.kind != StorageType::Kind::Quantile &&
          storage.containerBytes() == 1 && !storage.packed;
-}
-
-bool KernelEmitter::bracketsRounding() const {
-  const StorageSpec &s = ir_.spec.storage;
-  return plan_.checkedFused &&
-         ir_.spec.knobs.rounding == RoundingMode::NearestEven &&
-         s.min == (s.isSigned ? -128 : 0) && s.max == (s.isSigned ? 127 : 255);
 }
 
 bool KernelEmitter::bytesSigned() const {
@@ -315,7 +307,7 @@ void KernelEmitter::emitBlock(llvm::Value *e, unsigned vectors, Lanes lanes,
   bool thirtyTwoBytes =
       ir_.target.isX86 && ir_.target.vectorBits == 256 && vectors == 4 &&
       ir_.spec.storage.containerBytes() == 1 && !ir_.spec.storage.packed;
-  bool bracketed = thirtyTwoBytes && bracketsRounding();
+  bool bracketed = thirtyTwoBytes && plan_.bracket;
   llvm::SmallVector<llvm::Value *, 4> stored;
   llvm::Value *exact = nullptr;
   if (bracketed) {

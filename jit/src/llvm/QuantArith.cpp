@@ -30,6 +30,8 @@
 //===----------------------------------------------------------------------===//
 #include "QuantArith.h"
 
+#include "ElementIo.h"
+
 #include "plan/CheckedReciprocal.h"
 #include "plan/ComputeBounds.h"
 #include "plan/ExactReciprocal.h"
@@ -102,6 +104,7 @@ QuantPlan planQuantization(const KernelSpec &spec, const VectorTarget &target) {
       plan.checked = true;
       plan.checkedFused =
           target.fma && spec.knobs.zeroPoint == ZeroPointOrder::BeforeRounding;
+      plan.bracket = plan.checkedFused && checked->bracket;
       plan.checkedLimit = checked->limit;
       plan.checkedThreshold = checked->threshold;
     }
@@ -345,16 +348,10 @@ BracketedQuantize emitBracketedQuantize(IrContext &ir, const QuantPlan &plan,
   llvm::Value *exact = b.CreateICmpEQ(
       b.CreateOrReduce(b.CreateBitCast(sum, ir.vectorOf(b.getInt64Ty(), 4))),
       b.getInt64(0));
-  llvm::Value *bytes =
-      b.CreateIntrinsic(signedBytes ? llvm::Intrinsic::x86_avx2_packsswb
-                                    : llvm::Intrinsic::x86_avx2_packuswb,
-                        {}, {lowWords[0], lowWords[1]});
-  llvm::SmallVector<llvm::Constant *, 8> order;
-  for (uint32_t index : {0u, 4u, 1u, 5u, 2u, 6u, 3u, 7u})
-    order.push_back(b.getInt32(index));
-  bytes = b.CreateIntrinsic(llvm::Intrinsic::x86_avx2_permd, {},
-                            {b.CreateBitCast(bytes, ir.vectorOf(ir.i32, 8)),
-                             llvm::ConstantVector::get(order)});
+  llvm::Value *bytes = bytesInElementOrder(
+      ir, b.CreateIntrinsic(signedBytes ? llvm::Intrinsic::x86_avx2_packsswb
+                                        : llvm::Intrinsic::x86_avx2_packuswb,
+                            {}, {lowWords[0], lowWords[1]}));
   return {bytes, exact};
 }
 

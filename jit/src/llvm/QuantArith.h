@@ -52,6 +52,8 @@ struct QuantPlan {
   bool checked = false;
   /// Checked, before rounding, with hardware FMA: w = RN(x·y + z).
   bool checkedFused = false;
+  /// Checked and fused, bracketing the rounding (CheckedReciprocalPlan).
+  bool bracket = false;
   double checkedLimit = 0, checkedThreshold = 0;
 };
 

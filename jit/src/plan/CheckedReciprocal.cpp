@@ -107,6 +107,11 @@ planCheckedReciprocal(const KernelSpec &spec) {
     return std::nullopt;
   plan.limit = static_cast<float>(limit);
   plan.threshold = 0.5f - std::ldexp(static_cast<float>(limit), -20);
+  const StorageSpec &s = spec.storage;
+  plan.bracket = spec.knobs.zeroPoint == ZeroPointOrder::BeforeRounding &&
+                 spec.knobs.rounding == RoundingMode::NearestEven &&
+                 s.min == (s.isSigned ? -128 : 0) &&
+                 s.max == (s.isSigned ? 127 : 255);
   return plan;
 }
 

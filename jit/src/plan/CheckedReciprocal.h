@@ -45,6 +45,9 @@ struct CheckedReciprocalPlan {
   /// Runtime parameters (no reciprocals): the kernel checks each one and
   /// divides unless 2^-60 <= |s| <= 2^60 and |z| <= zeroPointLimit.
   int64_t zeroPointLimit = 0;
+  /// The bracket applies (baked parameters, nearest-even before rounding,
+  /// the 8-bit container's full range) where the generator has FMA.
+  bool bracket = false;
 };
 
 /// The plan when `spec` qualifies: qcast, `divide`, a nearest rounding
