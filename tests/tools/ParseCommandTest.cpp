@@ -103,6 +103,36 @@ TEST(AsmCommand, PrintsHeaderAndKernelForEveryTarget) {
   }
 }
 
+TEST(SpecCommand, PlanNamesTheFamilyDecisionsAndFits) {
+  // Fits at avx2 are stated on any host (no code is generated for them).
+  auto plan = [](std::vector<std::string> args) {
+    args.insert(args.begin(), "spec");
+    args.push_back("--plan");
+    args.push_back("--isa=avx2");
+    ToolResult result = runQjit(args);
+    EXPECT_EQ(result.exitCode, 0) << result.err;
+    return result.out;
+  };
+  std::string divide = plan({"!quant.uniform<i8:f32, 0.0173:3>", "--op=qcast"});
+  for (const char *line :
+       {"\nfamily: quantize (", "\nscaling: divide\n",
+        "\nchecked reciprocal: allowed", "bracket where FMA",
+        "\nbounds in compute: [-128, 127]\n", "\nisa: avx2\n",
+        "\nfit asmjit: specialized\n", "\nfit llvm: specialized\n", "\nauto: "})
+    EXPECT_NE(divide.find(line), std::string::npos) << line << "\n" << divide;
+  std::string powerOfTwo =
+      plan({"!quant.uniform<u8:f32, 0.25:3>", "--op=qcast"});
+  EXPECT_NE(powerOfTwo.find("\nscaling: exact-reciprocal\n"), std::string::npos)
+      << powerOfTwo;
+  std::string wide = plan({"!quant.uniform<u2:f64, 0.5:1>", "--op=dcast"});
+  EXPECT_NE(wide.find("\nfamily: dequantize-wide ("), std::string::npos)
+      << wide;
+  EXPECT_NE(wide.find("\nfit asmjit: generic"), std::string::npos) << wide;
+  std::string bare =
+      runQjit({"spec", "!quant.uniform<i8:f32, 0.5>", "--op=dcast"}).out;
+  EXPECT_EQ(bare.find("family:"), std::string::npos) << bare;
+}
+
 TEST(IrCommand, PrintsAFunctionOfLlvmIr) {
   ToolResult result =
       runQjit({"ir", "!quant.uniform<i8:f32, 2.0:10>", "--op=dcast", "-O2"});

@@ -8,6 +8,8 @@
 #include "X86QuantileStorage.h"
 #include "X86WideCompact.h"
 
+#include "plan/KernelPlan.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -72,19 +74,25 @@ X86Isa x86KernelIsa(const KernelSpec &spec, const X86Isa &isa) {
 
 void generateX86Kernel(x86::Assembler &a, const X86Isa &level,
                        const KernelSpec &spec) {
-  if (x86NeedsWideLanes(spec)) {
-    generateX86Wide(a, spec);
-    return;
-  }
   X86Isa isa = x86KernelIsa(spec, level);
-  switch (spec.op) {
-  case KernelOp::QCast:
+  switch (plan::kernelFamily(spec)) {
+  case plan::KernelFamily::Quantize:
+  case plan::KernelFamily::QuantizeFloat:
+  case plan::KernelFamily::QuantizeQuantile:
     generateX86Quantize(a, isa, spec);
     return;
-  case KernelOp::DCast:
+  case plan::KernelFamily::Dequantize:
+  case plan::KernelFamily::DequantizeFloat:
+  case plan::KernelFamily::DequantizeQuantile:
     generateX86Dequantize(a, isa, spec);
     return;
-  case KernelOp::SCast:
+  case plan::KernelFamily::QuantizeWide:
+  case plan::KernelFamily::DequantizeWide:
+  case plan::KernelFamily::QuantizeCompactWide:
+  case plan::KernelFamily::DequantizeCompactWide:
+    generateX86Wide(a, spec);
+    return;
+  case plan::KernelFamily::StorageCast:
     generateX86StorageCast(a, isa, spec);
     return;
   }

@@ -41,17 +41,15 @@ void generateX86StorageCast(x86::Assembler &a, const X86Isa &isa,
                             const KernelSpec &spec);
 
 /// True for the kernels that finish in f64 lanes (X86WideGenerators.cpp;
-/// X86WideCompact.h for float and quantile storage), packed or not:
-/// f64 compute, qcast to storage wider than 24 bits, and after-rounding
-/// qcast whose zero points f32 cannot add exactly (runtime ones, or baked
-/// beyond ±2^24).
+/// X86WideCompact.h for float and quantile storage), packed or not: the
+/// wide families (plan/KernelFamilies.def).
 bool x86NeedsWideLanes(const KernelSpec &spec);
 /// Of those, the kernels measured slower than llvm's (KernelFit::Generic).
 bool x86WideIsGeneric(const KernelSpec &spec);
 /// Emits such a kernel (qcast or dcast), AVX2 code at every ISA level.
 void generateX86Wide(x86::Assembler &a, const KernelSpec &spec);
 
-/// Dispatches on spec.op (and x86NeedsWideLanes), at x86KernelIsa.
+/// Dispatches on the kernel family, at x86KernelIsa.
 void generateX86Kernel(x86::Assembler &a, const X86Isa &level,
                        const KernelSpec &spec);
 

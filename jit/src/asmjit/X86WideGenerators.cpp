@@ -42,6 +42,7 @@
 #include "X86WideParameters.h"
 
 #include "plan/ComputeBounds.h"
+#include "plan/KernelPlan.h"
 
 #include <bit>
 #include <cmath>
@@ -397,25 +398,7 @@ bool x86WideIsGeneric(const KernelSpec &spec) {
 }
 
 bool x86NeedsWideLanes(const KernelSpec &spec) {
-  if (spec.op == KernelOp::SCast)
-    return false;
-  if (spec.compute == ValueType::F64)
-    return true;
-  if (spec.storage.kind != StorageType::Kind::Integer)
-    return false;
-  if (spec.op != KernelOp::QCast)
-    return false;
-  if (spec.storage.bits > 24)
-    return true;
-  if (spec.knobs.zeroPoint != ZeroPointOrder::AfterRounding)
-    return false;
-  // The f32 path adds fl(z) after rounding: exact only for |z| <= 2^24.
-  if (spec.params.runtime)
-    return true;
-  for (int64_t zero : spec.params.zeroPoints)
-    if (zero < -(int64_t(1) << 24) || zero > (int64_t(1) << 24))
-      return true;
-  return false;
+  return plan::kernelFamilyIsWide(plan::kernelFamily(spec));
 }
 
 void generateX86Wide(x86::Assembler &a, const KernelSpec &spec) {

@@ -32,9 +32,8 @@
 
 #include "ElementIo.h"
 
-#include "plan/CheckedReciprocal.h"
-#include "plan/ComputeBounds.h"
 #include "plan/ExactReciprocal.h"
+#include "plan/KernelPlan.h"
 #include "plan/PlanLimits.h"
 
 #include "qjit/HostFloat.h"
@@ -83,10 +82,9 @@ QuantPlan planQuantization(const KernelSpec &spec, const VectorTarget &target) {
   }
   if (spec.op != KernelOp::QCast)
     return plan;
+  const plan::KernelPlan kernel = plan::planKernel(spec);
   bool f64 = spec.compute == ValueType::F64;
-  if (spec.knobs.scaleOp == ScaleOp::Reciprocal) {
-    plan.scaling = Scaling::Multiply;
-  } else if (plan::scalesHaveExactReciprocals(spec)) {
+  if (kernel.scaling != plan::Scaling::Divide) {
     plan.scaling = Scaling::Multiply;
   } else if (target.fmaDivision && !f64 &&
              allScales(spec,
@@ -98,16 +96,13 @@ QuantPlan planQuantization(const KernelSpec &spec, const VectorTarget &target) {
     plan.scaling = Scaling::Markstein;
   }
   if (plan.scaling == Scaling::Divide && target.vectorBits > 0 &&
-      !spec.params.runtime) {
-    if (std::optional<plan::CheckedReciprocalPlan> checked =
-            plan::planCheckedReciprocal(spec)) {
-      plan.checked = true;
-      plan.checkedFused =
-          target.fma && spec.knobs.zeroPoint == ZeroPointOrder::BeforeRounding;
-      plan.bracket = plan.checkedFused && checked->bracket;
-      plan.checkedLimit = checked->limit;
-      plan.checkedThreshold = checked->threshold;
-    }
+      !spec.params.runtime && kernel.checked) {
+    plan.checked = true;
+    plan.checkedFused =
+        target.fma && spec.knobs.zeroPoint == ZeroPointOrder::BeforeRounding;
+    plan.bracket = plan.checkedFused && kernel.checked->bracket;
+    plan.checkedLimit = kernel.checked->limit;
+    plan.checkedThreshold = kernel.checked->threshold;
   }
   plan.needScale = plan.scaling != Scaling::Multiply;
   plan.needReciprocal = plan.scaling != Scaling::Divide || plan.checked;
@@ -115,14 +110,10 @@ QuantPlan planQuantization(const KernelSpec &spec, const VectorTarget &target) {
   plan.needZeroNaN = true;
   if (spec.knobs.zeroPoint == ZeroPointOrder::BeforeRounding) {
     plan.needZeroCompute = true;
-    plan::ComputeBound low = plan::boundInCompute(
-        spec.storage.min, plan::BoundSide::Low, spec.compute);
-    plan::ComputeBound high = plan::boundInCompute(
-        spec.storage.max, plan::BoundSide::High, spec.compute);
-    plan.lowBound = low.value;
-    plan.lowExact = low.exact;
-    plan.highBound = high.value;
-    plan.highExact = high.exact;
+    plan.lowBound = kernel.low.value;
+    plan.lowExact = kernel.low.exact;
+    plan.highBound = kernel.high.value;
+    plan.highExact = kernel.high.exact;
     plan.unsignedConvert = spec.storage.max > INT32_MAX;
   } else {
     plan.needZeroSum = true;

@@ -1,0 +1,160 @@
+//===- KernelPlan.cpp - What qjit generates for a spec, and why -----------===//
+#include "KernelPlan.h"
+
+#include "ExactReciprocal.h"
+#include "PlanLimits.h"
+#include "QuantileInputThresholds.h"
+
+#include <cstdio>
+
+namespace qjit::plan {
+
+namespace {
+
+struct FamilyRow {
+  std::string_view name;
+  KernelOp op;
+  std::string_view takes;
+};
+
+constexpr FamilyRow kFamilies[] = {
+#define QJIT_KERNEL_FAMILY(Id, name, op, takes) {name, KernelOp::op, takes},
+#include "KernelFamilies.def"
+};
+
+const FamilyRow &row(KernelFamily family) {
+  return kFamilies[static_cast<size_t>(family)];
+}
+
+/// Integer qcast that f32 arithmetic cannot make exact: the wide families.
+bool integerQuantizeIsWide(const KernelSpec &spec) {
+  if (spec.compute == ValueType::F64 || spec.storage.bits > 24)
+    return true;
+  if (spec.knobs.zeroPoint != ZeroPointOrder::AfterRounding)
+    return false;
+  // f32 adds fl(z) after rounding: exact only for |z| <= 2^24.
+  if (spec.params.runtime)
+    return true;
+  constexpr int64_t kExactInF32 = int64_t(1) << 24;
+  for (int64_t zero : spec.params.zeroPoints)
+    if (zero < -kExactInF32 || zero > kExactInF32)
+      return true;
+  return false;
+}
+
+} // namespace
+
+std::string_view kernelFamilyName(KernelFamily family) {
+  return row(family).name;
+}
+
+std::string_view kernelFamilyTakes(KernelFamily family) {
+  return row(family).takes;
+}
+
+bool kernelFamilyIsWide(KernelFamily family) {
+  switch (family) {
+  case KernelFamily::QuantizeWide:
+  case KernelFamily::QuantizeCompactWide:
+  case KernelFamily::DequantizeWide:
+  case KernelFamily::DequantizeCompactWide:
+    return true;
+  default:
+    return false;
+  }
+}
+
+KernelFamily kernelFamily(const KernelSpec &spec) {
+  if (spec.op == KernelOp::SCast)
+    return KernelFamily::StorageCast;
+  bool quantize = spec.op == KernelOp::QCast;
+  bool f64 = spec.compute == ValueType::F64;
+  switch (spec.storage.kind) {
+  case StorageType::Kind::Integer:
+    if (quantize)
+      return integerQuantizeIsWide(spec) ? KernelFamily::QuantizeWide
+                                         : KernelFamily::Quantize;
+    return f64 ? KernelFamily::DequantizeWide : KernelFamily::Dequantize;
+  case StorageType::Kind::Float:
+    if (f64)
+      return quantize ? KernelFamily::QuantizeCompactWide
+                      : KernelFamily::DequantizeCompactWide;
+    return quantize ? KernelFamily::QuantizeFloat
+                    : KernelFamily::DequantizeFloat;
+  case StorageType::Kind::Quantile:
+    if (f64)
+      return quantize ? KernelFamily::QuantizeCompactWide
+                      : KernelFamily::DequantizeCompactWide;
+    return quantize ? KernelFamily::QuantizeQuantile
+                    : KernelFamily::DequantizeQuantile;
+  }
+  return KernelFamily::Quantize;
+}
+
+std::string_view scalingName(Scaling scaling) {
+  switch (scaling) {
+  case Scaling::Divide:
+    return "divide";
+  case Scaling::ExactReciprocal:
+    return "exact-reciprocal";
+  case Scaling::Reciprocal:
+    return "reciprocal";
+  }
+  return "?";
+}
+
+KernelPlan planKernel(const KernelSpec &spec) {
+  KernelPlan plan;
+  plan.family = kernelFamily(spec);
+  plan.streamingBytes = kStreamingOutputBytes;
+  if (spec.op != KernelOp::QCast)
+    return plan;
+  if (spec.knobs.scaleOp == ScaleOp::Reciprocal)
+    plan.scaling = Scaling::Reciprocal;
+  else if (scalesHaveExactReciprocals(spec))
+    plan.scaling = Scaling::ExactReciprocal;
+  else
+    plan.checked = planCheckedReciprocal(spec);
+  plan.low = boundInCompute(spec.storage.min, BoundSide::Low, spec.compute);
+  plan.high = boundInCompute(spec.storage.max, BoundSide::High, spec.compute);
+  plan.searchesInput = spec.storage.kind == StorageType::Kind::Quantile &&
+                       quantileThresholdsMoveToInput(spec);
+  return plan;
+}
+
+std::string describeKernelPlan(const KernelPlan &plan) {
+  std::string text;
+  auto line = [&](std::string_view key, const std::string &value) {
+    text += std::string(key) + ": " + value + "\n";
+  };
+  auto number = [](double value) {
+    char buffer[32];
+    std::snprintf(buffer, sizeof buffer, "%.9g", value);
+    return std::string(buffer);
+  };
+  line("family", std::string(kernelFamilyName(plan.family)) + " (" +
+                     std::string(kernelFamilyTakes(plan.family)) + ")");
+  if (row(plan.family).op == KernelOp::QCast) {
+    line("scaling", std::string(scalingName(plan.scaling)));
+    if (plan.checked)
+      line("checked reciprocal",
+           "allowed where the generator has it (limit " +
+               number(plan.checked->limit) + ", threshold " +
+               number(plan.checked->threshold) +
+               (plan.checked->bracket ? "; bracket where FMA)" : ")"));
+    else if (plan.scaling == Scaling::Divide)
+      line("checked reciprocal", "no (the proof does not cover the spec)");
+    line("bounds in compute", "[" + number(plan.low.value) +
+                                  (plan.low.exact ? "" : " (inside)") + ", " +
+                                  number(plan.high.value) +
+                                  (plan.high.exact ? "" : " (inside)") + "]");
+  }
+  if (plan.searchesInput)
+    line("quantile search", "input-side thresholds (no division)");
+  line("streaming stores", "calls writing at least " +
+                               std::to_string(plan.streamingBytes >> 20) +
+                               " MiB (x86)");
+  return text;
+}
+
+} // namespace qjit::plan

@@ -1,0 +1,72 @@
+//===- KernelPlan.h - What qjit generates for a spec, and why ---*- C++ -*-===//
+//
+// planKernel() makes, from the spec alone, the decisions both backends
+// follow: the kernel family (KernelFamilies.def), how qcast forms
+// u = x / s, whether a checked reciprocal (and the bracket) may replace the
+// division, the storage bounds as compute values, whether a quantile search
+// reads the input, and when stores stream. Code generators add only what
+// depends on their instructions (registers, unrolling, Markstein's division
+// where the target has FMA, whether they implement a checked form).
+// describeKernelPlan() prints the plan for `qjit spec --plan`.
+//
+//===----------------------------------------------------------------------===//
+#ifndef QJIT_JIT_PLAN_KERNELPLAN_H
+#define QJIT_JIT_PLAN_KERNELPLAN_H
+
+#include "CheckedReciprocal.h"
+#include "ComputeBounds.h"
+
+#include "qjit/KernelSpec.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace qjit::plan {
+
+enum class KernelFamily : uint8_t {
+#define QJIT_KERNEL_FAMILY(Id, name, op, takes) Id,
+#include "KernelFamilies.def"
+};
+
+std::string_view kernelFamilyName(KernelFamily family);
+/// The specs a family takes, in words (the table's last column).
+std::string_view kernelFamilyTakes(KernelFamily family);
+/// The families whose arithmetic needs more than f32 (f64 lanes, or sums
+/// wider than 32 bits).
+bool kernelFamilyIsWide(KernelFamily family);
+/// The family of `spec`'s kernel.
+KernelFamily kernelFamily(const KernelSpec &spec);
+
+/// How qcast forms u = x / s (docs/semantics.md, 2).
+enum class Scaling : uint8_t {
+  Divide,          ///< IEEE division (see KernelPlan::checked).
+  ExactReciprocal, ///< x · (1/s), equal to x / s (ExactReciprocal.h).
+  Reciprocal,      ///< x · fl(1/s): the `reciprocal` knob.
+};
+std::string_view scalingName(Scaling scaling);
+
+struct KernelPlan {
+  KernelFamily family = KernelFamily::Quantize;
+  /// QCast only.
+  Scaling scaling = Scaling::Divide;
+  /// Divide: the checked reciprocal a generator may use instead.
+  std::optional<CheckedReciprocalPlan> checked;
+  /// QCast: the storage bounds in the compute type.
+  ComputeBound low, high;
+  /// Quantile qcast: the search compares x with thresholds moved to the
+  /// input (QuantileInputThresholds.h), no division.
+  bool searchesInput = false;
+  /// Calls writing at least this many bytes stream their stores (x86).
+  int64_t streamingBytes = 0;
+};
+
+KernelPlan planKernel(const KernelSpec &spec);
+
+/// "key: value" lines, one decision each.
+std::string describeKernelPlan(const KernelPlan &plan);
+
+} // namespace qjit::plan
+
+#endif

@@ -1,0 +1,117 @@
+//===- KernelPlanTest.cpp - Families and decisions from the spec ----------===//
+#include "plan/KernelPlan.h"
+
+#include "qjit/TypeParser.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace qjit::plan {
+namespace {
+
+KernelSpec lower(const std::string &text, KernelOp op, QuantKnobs knobs = {}) {
+  Expected<TypeDescriptor> type = parseTypeOrError(text);
+  EXPECT_TRUE(type) << text << ": " << type.status().message();
+  LoweringOptions options;
+  options.knobs = knobs;
+  Expected<KernelSpec> spec = lowerToKernelSpec(*type, op, options);
+  EXPECT_TRUE(spec) << text << ": " << spec.status().message();
+  return spec ? *spec : KernelSpec{};
+}
+
+TEST(KernelPlan, FamiliesFollowOpStorageAndArithmetic) {
+  QuantKnobs after;
+  after.zeroPoint = ZeroPointOrder::AfterRounding;
+  struct Case {
+    const char *type;
+    KernelOp op;
+    QuantKnobs knobs;
+    KernelFamily family;
+  } cases[] = {
+      {"!quant.uniform<i8:f32, 0.5:3>",
+       KernelOp::QCast,
+       {},
+       KernelFamily::Quantize},
+      {"!quant.uniform<i4:f32, 0.5:3>",
+       KernelOp::QCast,
+       {},
+       KernelFamily::Quantize},
+      {"!quant.uniform<i32:f32, 0.5:3>",
+       KernelOp::QCast,
+       {},
+       KernelFamily::QuantizeWide},
+      {"!quant.uniform<i16:f32, 0.5:20000000>", KernelOp::QCast, after,
+       KernelFamily::QuantizeWide},
+      {"!quant.uniform<i16:f32, 0.5:20000000>",
+       KernelOp::QCast,
+       {},
+       KernelFamily::Quantize},
+      {"!quant.uniform<i8:f64, 0.5:3>",
+       KernelOp::QCast,
+       {},
+       KernelFamily::QuantizeWide},
+      {"!quant.uniform<i8:f64, 0.5:3>",
+       KernelOp::DCast,
+       {},
+       KernelFamily::DequantizeWide},
+      {"!quant.uniform<i32:f32, 0.5:3>",
+       KernelOp::DCast,
+       {},
+       KernelFamily::Dequantize},
+      {"!quant.uniform<f8E4M3FN:f32, 0.5>",
+       KernelOp::QCast,
+       {},
+       KernelFamily::QuantizeFloat},
+      {"!quant.uniform<f8E4M3FN:f64, 0.5>",
+       KernelOp::DCast,
+       {},
+       KernelFamily::DequantizeCompactWide},
+      {"!quant.quantile<u2:f32, {-1.0, -0.5, 0.5, 1.0}>",
+       KernelOp::DCast,
+       {},
+       KernelFamily::DequantizeQuantile},
+      {"!quant.quantile<u2:f64, {-1.0, -0.5, 0.5, 1.0}>",
+       KernelOp::QCast,
+       {},
+       KernelFamily::QuantizeCompactWide},
+      {"!quant.uniform<i8:f32, 0.5:3>",
+       KernelOp::SCast,
+       {},
+       KernelFamily::StorageCast},
+  };
+  for (const Case &c : cases) {
+    KernelSpec spec = lower(c.type, c.op, c.knobs);
+    EXPECT_EQ(kernelFamilyName(kernelFamily(spec)), kernelFamilyName(c.family))
+        << spec.canonicalString();
+    EXPECT_EQ(planKernel(spec).family, c.family);
+  }
+  EXPECT_TRUE(kernelFamilyIsWide(KernelFamily::QuantizeWide));
+  EXPECT_FALSE(kernelFamilyIsWide(KernelFamily::QuantizeFloat));
+}
+
+TEST(KernelPlan, ScalingAndCheckedReciprocal) {
+  KernelPlan divide =
+      planKernel(lower("!quant.uniform<i8:f32, 0.1:3>", KernelOp::QCast));
+  EXPECT_EQ(divide.scaling, Scaling::Divide);
+  ASSERT_TRUE(divide.checked);
+  EXPECT_TRUE(divide.checked->bracket);
+  KernelPlan powerOfTwo =
+      planKernel(lower("!quant.uniform<i8:f32, 0.125:3>", KernelOp::QCast));
+  EXPECT_EQ(powerOfTwo.scaling, Scaling::ExactReciprocal);
+  EXPECT_FALSE(powerOfTwo.checked);
+  QuantKnobs reciprocal;
+  reciprocal.scaleOp = ScaleOp::Reciprocal;
+  EXPECT_EQ(planKernel(lower("!quant.uniform<i8:f32, 0.1:3>", KernelOp::QCast,
+                             reciprocal))
+                .scaling,
+            Scaling::Reciprocal);
+  KernelPlan wide =
+      planKernel(lower("!quant.uniform<i32:f32, 0.1:3>", KernelOp::QCast));
+  EXPECT_FALSE(wide.checked);
+  EXPECT_FALSE(wide.high.exact); // INT32_MAX is no f32.
+  EXPECT_NE(describeKernelPlan(wide).find("(inside)"), std::string::npos);
+}
+
+} // namespace
+} // namespace qjit::plan
