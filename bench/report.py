@@ -435,6 +435,26 @@ def division_lines():
             "nonzero, so they encode as ±0 either way.", ""]
 
 
+def modelled_lines(out_md):
+    """Where the modelled figures are. bench/model.py writes them to their
+    own file: it runs on any machine, the harness only on the one
+    measured, so neither report waits for the other."""
+    name = "performance-model.md"
+    if not os.path.exists(os.path.join(os.path.dirname(out_md), name)):
+        return []
+    return ["## Modelled (llvm-mca)", "",
+            "[%s](%s), written by `bench/model.py` (regenerate with "
+            "`bench/model.py` after a build; llvm-mca 22, its exact version "
+            "in that file): cycles per element of every case's main loop for both "
+            "qjit backends on Sapphire Rapids and Zen 4 (AVX-512), Zen 1 "
+            "(AVX2) and the machine that ran it, with llvm-mca's "
+            "bottleneck. These figures are modelled, not measured: they "
+            "need no AVX-512 machine, but know nothing of memory bandwidth "
+            "or caches and cover the main loop only (no entry, tails or "
+            "parameter set-up), so where a measured table exists it is "
+            "the one to trust." % (name, name), ""]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bench", default=os.path.join(
@@ -471,6 +491,7 @@ def main():
     lines += target_lines(results)
     lines += compact_lines(results)
     lines += division_lines()
+    lines += modelled_lines(args.out_md)
     lines += ["## Throughput", "",
               "Rows: `llvm`, `asmjit` (qjit, best ISA of the host), "
               "`reference` (qjit's scalar reference, up to 1M elements), "

@@ -14,6 +14,9 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev python3 python3-numpy
   # bench/report.py's plot
   python3-matplotlib
+  # llvm-mc, llvm-mca and llc: `qjit asm` listings reassembled and modelled
+  # (tests/tools/AsmReassemblyTest.cpp, bench/model.py)
+  llvm-22
   # oracles the tests compare against
   mlir-22-tools python3-torch
   # benchmark peers

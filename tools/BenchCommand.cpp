@@ -33,7 +33,8 @@ void printUsage() {
   std::printf(
       "usage: qjit bench TYPE --op=qcast|dcast [options]\n"
       "       qjit bench --case=NAME --op=qcast|dcast [options]\n"
-      "       qjit bench --list\n\n"
+      "       qjit bench --list\n"
+      "       qjit bench --list-types [--n=N]\n\n"
       "Times every qjit backend, the scalar reference, a plain C++ loop\n"
       "(g++ -O3 -march=native) and memory-bound copies on one workload and\n"
       "prints elements/ns, GB/s and ratios. Peers (XNNPACK, oneDNN) are in\n"
@@ -41,6 +42,10 @@ void printUsage() {
       "options:\n"
       "  --case=NAME                 a case of the harness (see --list)\n"
       "  --list                      print the harness's cases\n"
+      "  --list-types                print each case as NAME baked|runtime "
+      "TYPE,\n"
+      "                              the full type at --n elements (for\n"
+      "                              scripts such as bench/model.py)\n"
       "  --n=N                       elements (default: the tensor's, or "
       "%lld)\n"
       "  --runtime-params            pass scales at call time (KernelParams)\n"
@@ -74,6 +79,22 @@ void listCases() {
     std::printf("%-20s %s\n", std::string(c.name).c_str(),
                 text ? text->substr(0, 100).c_str() : "?");
   }
+}
+
+/// One line per case, the type in full: scripts (bench/model.py) run
+/// other commands on the harness's cases without a copy of the table.
+int listCaseTypes(const CommandLine &flags) {
+  auto n = readNumber<int64_t>(flags, "n", kDefaultElements);
+  if (!n)
+    return reportUsageError(kCommand, n.status());
+  for (const bench::BenchCase &c : bench::benchCases()) {
+    auto text = bench::caseTypeText(c, *n);
+    if (!text)
+      return reportUsageError(kCommand, text.status());
+    std::printf("%s %s %s\n", std::string(c.name).c_str(),
+                c.runtimeParameters ? "runtime" : "baked", text->c_str());
+  }
+  return kExitSuccess;
 }
 
 /// The type text and element count the command line asks for.
@@ -209,7 +230,7 @@ int benchCommand(int argc, char **argv) {
   CommandLine flags;
   addKernelFlags(flags);
   flags.value("case").value("n").value("min-time").flag("runtime-params");
-  flags.flag("list").flag("help");
+  flags.flag("list").flag("list-types").flag("help");
   if (std::optional<int> done =
           parseCommandFlags(flags, argc, argv, kCommand, printUsage))
     return *done;
@@ -217,6 +238,8 @@ int benchCommand(int argc, char **argv) {
     listCases();
     return kExitSuccess;
   }
+  if (flags.has("list-types"))
+    return listCaseTypes(flags);
   auto minSeconds = readNumber<double>(flags, "min-time", 0.25);
   if (!minSeconds)
     return reportUsageError(kCommand, minSeconds.status());

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Nf4Table.h"
+#include "asmjit/X86ListingSyntax.h"
 #include "qjit/Backend.h"
 #include "qjit/TypeParser.h"
 
@@ -86,6 +87,57 @@ TEST_F(AsmjitAssemblyTest, HeaderNamesSpecBackendTargetFeatures) {
   EXPECT_THAT(text, HasSubstr("# backend: asmjit"));
   EXPECT_THAT(text, HasSubstr("# target: x86_64"));
   EXPECT_THAT(text, HasSubstr("# features: "));
+}
+
+TEST(AsmjitListingSyntax, RewritesAsmjitDialectForGnuAs) {
+  // Every construct of asmjit's formatter that GNU as and llvm-mc spell
+  // differently; tests/tools/AsmReassemblyTest.cpp assembles whole
+  // listings.
+  EXPECT_EQ(asmjit_backend::gasIntelListing("  align 32\n"
+                                            "L1:\n"
+                                            "  short jae L1\n"
+                                            "  rex mov byte ptr [rsi], r11b\n"
+                                            "  vpand zmm1, zmm2, zmm3\n"
+                                            "  vpor ymm1, ymm2, ymm3\n"
+                                            "  lea r9, [L2]\n"
+                                            "  vpshufb ymm3, ymm4, [L2+0x20]\n"
+                                            "  vmovups zmm0, [rdi+r8*4]\n"
+                                            "\n"
+                                            "L2:\n"
+                                            "  .db 0x01, 0x02\n"
+                                            "  .dw 0x0102\n"
+                                            "  .dd 0x3EFFFFFF\n"
+                                            "  .dq 0x0000000000000004\n"
+                                            "  .repeat 8 .dd 0x80000000\n"),
+            ".intel_syntax noprefix\n"
+            "  .balign 32\n"
+            "L1:\n"
+            "  jae L1\n"
+            "  mov byte ptr [rsi], r11b\n"
+            "  vpandd zmm1, zmm2, zmm3\n"
+            "  vpor ymm1, ymm2, ymm3\n"
+            "  lea r9, [rip+L2]\n"
+            "  vpshufb ymm3, ymm4, [rip+L2+0x20]\n"
+            "  vmovups zmm0, [rdi+r8*4]\n"
+            "\n"
+            "L2:\n"
+            "  .byte 0x01, 0x02\n"
+            "  .short 0x0102\n"
+            "  .long 0x3EFFFFFF\n"
+            "  .quad 0x0000000000000004\n"
+            "  .rept 8\n"
+            "  .long 0x80000000\n"
+            "  .endr\n");
+}
+
+TEST_F(AsmjitAssemblyTest, ListingIsAssemblerInputAfterTheHeader) {
+  std::string text = avx512(specOf(kI8, KernelOp::QCast));
+  size_t body = text.find("\n.intel_syntax noprefix\n");
+  ASSERT_NE(body, std::string::npos) << text;
+  for (size_t line = 0; line < body; line = text.find('\n', line) + 1)
+    EXPECT_EQ(text[line], '#') << text.substr(line, 80);
+  EXPECT_THAT(text, HasSubstr(".balign 32"));
+  EXPECT_THAT(text, Not(HasSubstr("short ")));
 }
 
 TEST_F(AsmjitAssemblyTest, Avx512QuantizeNarrowsSaturatingWithMaskedTail) {

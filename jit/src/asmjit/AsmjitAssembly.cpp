@@ -2,6 +2,7 @@
 #include "AsmjitAssembly.h"
 
 #include "X86Generators.h"
+#include "X86ListingSyntax.h"
 
 namespace qjit::asmjit_backend {
 
@@ -70,7 +71,7 @@ Expected<std::string> x86Assembly(const KernelSpec &spec, IsaLevel level,
                        "asmjit (isa " +
                            std::string(isaLevelName(kernelIsa.level())) + ")",
                        triple + " (Intel syntax)", features) +
-         logger.data();
+         gasIntelListing(logger.data());
 }
 
 } // namespace qjit::asmjit_backend

@@ -2,8 +2,8 @@
 //
 // What the asmjit backend shares between compiling and printing: the
 // assembler error collector, and the `qjit asm` listing (asmjit's Intel
-// syntax formatter behind a header comment: spec, backend, target,
-// features).
+// syntax formatter, rewritten for GNU as, behind a header comment: spec,
+// backend, target, features).
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_ASMJIT_ASMJITASSEMBLY_H
@@ -51,7 +51,8 @@ std::string listingHeader(const KernelSpec &spec, std::string_view backend,
 /// A formatter-backed logger for listings (Intel syntax, indented code).
 void configureListingLogger(asmjit::StringLogger &logger);
 
-/// The x86-64 listing of `spec` at `level`.
+/// The x86-64 listing of `spec` at `level`: assembler input (llvm-mc,
+/// GNU as) after the header comment.
 Expected<std::string> x86Assembly(const KernelSpec &spec, IsaLevel level,
                                   const AsmOptions &options);
 
