@@ -287,9 +287,8 @@ def markdown(records, cpus, meta):
              "- Cases: the harness's (`qjit bench --list-types --n=%d`); "
              "listings from `qjit asm TYPE --op=OP --backend=B "
              "--isa=ISA`, blockwise cases with `--runtime-params` as in "
-             "the harness. llvm also gets `-mcpu=CPU`, which tunes its "
-             "scheduling; its instruction set is still the host's capped "
-             "at ISA, as for every `qjit asm -mcpu`. asmjit generates for "
+             "the harness. llvm also gets `-mcpu=CPU`: that CPU's features "
+             "(capped at ISA) and its scheduling. asmjit generates for "
              "the ISA level alone, so its Zen 4 and Sapphire Rapids loops "
              "are the same code." % meta["n"],
              "- Main loop: in the listing as llvm-mc re-prints it, the "

@@ -34,7 +34,8 @@ void printUsage() {
       "  --runtime-params            scales passed at call time "
       "(KernelParams)\n"
       "  -mtriple=TRIPLE             target, e.g. aarch64-linux-gnu\n"
-      "  -mcpu=CPU                   target CPU\n"
+      "  -mcpu=CPU                   target CPU: its features (within --isa,\n"
+      "                              llvm; asmjit takes --isa alone)\n"
       "  -mattr=+a,-b                target features, applied last\n"
       "  --x86-asm-syntax=att|intel  x86 syntax (default att)\n"
       "  -o FILE                     write to FILE ('-': stdout)\n",

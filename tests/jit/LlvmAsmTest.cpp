@@ -49,6 +49,29 @@ TEST(LlvmAsm, HeaderNamesSpecBackendTargetAndFeatures) {
   EXPECT_THAT(text, HasSubstr("+avx2"));
 }
 
+TEST(LlvmAsm, CpuNamesItsOwnFeaturesWithinTheLevel) {
+  // -mcpu takes that CPU's features, not the host's, on any host.
+  KernelSpec spec = perTensorI8(KernelOp::QCast);
+  AsmOptions zen1, zen4;
+  zen1.cpu = "znver1";
+  zen4.cpu = "znver4";
+  std::string avx2Cpu = assemblyOf(spec, IsaLevel::Avx512, zen1);
+  EXPECT_THAT(avx2Cpu, HasSubstr("cpu=znver1"));
+  EXPECT_THAT(avx2Cpu, Not(HasSubstr("zmm")));
+  EXPECT_THAT(avx2Cpu, HasSubstr("ymm"));
+  EXPECT_THAT(assemblyOf(spec, IsaLevel::Avx512, zen4), HasSubstr("zmm"));
+  EXPECT_THAT(assemblyOf(spec, IsaLevel::Avx2, zen4), Not(HasSubstr("zmm")));
+  Expected<std::unique_ptr<Backend>> backend =
+      createLlvmBackend(IsaLevel::Avx2);
+  ASSERT_TRUE(backend);
+  AsmOptions bogus;
+  bogus.cpu = "bogus";
+  Expected<std::string> text = (*backend)->assembly(spec, bogus);
+  ASSERT_FALSE(text);
+  EXPECT_EQ(text.status().code(), ErrorCode::InvalidArgument);
+  EXPECT_THAT(text.status().message(), HasSubstr("'bogus'"));
+}
+
 TEST(LlvmAsm, Avx512QuantizeConvertsNarrowsAndMasksTails) {
   std::string text = assemblyOf(perTensorI8(KernelOp::QCast), IsaLevel::Avx512);
   EXPECT_THAT(text, ContainsRegex("vcvtt?ps2dq.*zmm"));

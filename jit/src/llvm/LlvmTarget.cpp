@@ -6,6 +6,7 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
+#include <llvm/TargetParser/X86TargetParser.h>
 
 #include <map>
 #include <mutex>
@@ -79,15 +80,16 @@ VectorTarget x86VectorTarget(llvm::StringRef features) {
   return target;
 }
 
-std::string x86Features(IsaLevel isa) {
-  llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+/// The host's features, each on or off.
+std::map<std::string, bool> hostFeatures() {
   std::map<std::string, bool> enabled;
-  for (const auto &entry : host)
+  for (const auto &entry : llvm::sys::getHostCPUFeatures())
     enabled[entry.getKey().str()] = entry.getValue();
-  for (unsigned level = 0; level <= static_cast<unsigned>(isa); ++level)
-    for (const char *name : kLevelBaseline[level])
-      if (name)
-        enabled[name] = true;
+  return enabled;
+}
+
+/// `enabled` within level `isa`, as a "+a,-b" string.
+std::string featuresWithin(std::map<std::string, bool> enabled, IsaLevel isa) {
   std::string features;
   for (const auto &[name, on] : enabled) {
     bool allowed = on && featureLevel(name) <= isa;
@@ -95,6 +97,36 @@ std::string x86Features(IsaLevel isa) {
     features += (allowed ? "+" : "-") + name;
   }
   return features;
+}
+
+/// The host's features, with every level up to `isa` guaranteed (so that
+/// assembly for a level above the host still uses that level).
+std::string x86Features(IsaLevel isa) {
+  std::map<std::string, bool> enabled = hostFeatures();
+  for (unsigned level = 0; level <= static_cast<unsigned>(isa); ++level)
+    for (const char *name : kLevelBaseline[level])
+      if (name)
+        enabled[name] = true;
+  return featuresWithin(std::move(enabled), isa);
+}
+
+/// The features of x86 CPU `cpu` (as -mcpu names it), within `isa`.
+Expected<std::string> x86CpuFeatures(const std::string &cpu, IsaLevel isa) {
+  if (llvm::X86::parseArchX86(cpu, /*Only64Bit=*/true) == llvm::X86::CK_None)
+    return Status::error(ErrorCode::InvalidArgument,
+                         "unknown x86-64 CPU '" + cpu + "' (-mcpu)");
+  // The CPU's own features, those above `isa` turned off; the rest are
+  // the CPU's defaults (-mcpu).
+  std::map<std::string, bool> enabled;
+  llvm::SmallVector<llvm::StringRef, 64> names;
+  llvm::X86::getFeaturesForCPU(cpu, names);
+  for (llvm::StringRef name : names)
+    enabled[name.str()] = true;
+  // 512-bit registers, implied by AVX-512 but not in the CPU tables (the
+  // host's features list it).
+  if (enabled.count("avx512f"))
+    enabled["evex512"] = true;
+  return featuresWithin(std::move(enabled), isa);
 }
 
 } // namespace
@@ -149,8 +181,14 @@ Expected<TargetConfig> asmTargetConfig(IsaLevel isa,
     }
     config.triple = triple.str();
   }
-  if (!options.cpu.empty())
+  if (!options.cpu.empty() && options.cpu != config.cpu) {
+    // That CPU's features, not the host's (as llc does).
+    Expected<std::string> features = x86CpuFeatures(options.cpu, isa);
+    if (!features)
+      return features.status();
     config.cpu = options.cpu;
+    config.features = std::move(*features);
+  }
   if (!options.features.empty())
     config.features += "," + options.features;
   config.vector = x86VectorTarget(config.features);
