@@ -21,6 +21,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <memory>
 #include <ostream>
 #include <random>
 #include <string>
@@ -105,6 +106,10 @@ private:
   int64_t elementZeroPoint(size_t i) const;
   size_t parameterIndex(size_t i) const;
   void fillInput(uint8_t *src, size_t n);
+  /// An expressed value that quantizes plainly for element i: s·(k + f)
+  /// with k + z within (or just beyond) the bounds and |f| <= 0.4, so the
+  /// fast paths that check each lane (CheckedReciprocal.h) pass it.
+  double plainExpressedValue(size_t i);
   double interestingExpressedValue(size_t i);
   /// Values next to the codes / table entries of float and quantile
   /// storage: exact values, ties between neighbours, overflow edges.
@@ -116,6 +121,7 @@ private:
   KernelSpec spec_;
   Options options_;
   std::mt19937_64 rng_;
+  size_t fills_ = 0; ///< Every other qcast input is plain values mostly.
   CallParams call_;
   std::vector<int64_t> resolvedExtents_; ///< Every dim of one period.
   std::vector<int64_t> resolvedBlocks_;
@@ -169,6 +175,9 @@ std::vector<QuantKnobs> allKnobs();
 /// Per-tensor, per-axis (inner 1, inner 7, dynamic inner) and blocked
 /// (static, and with a dynamic whole-extent dim) layouts.
 std::vector<LayoutSpec> representativeLayouts();
+/// Per-axis runs long enough for the unrolled main loops (inner 64 and
+/// 200 with 3 and 2 channels), whose baked zero points differ per channel.
+std::vector<LayoutSpec> longRunLayouts();
 /// Blocks of 32 along the last axis (whole unrolled iterations, parameters
 /// per block; 6 channels) and of 37 (packed runs starting mid-byte; 3).
 std::vector<LayoutSpec> packedBlockLayouts();
@@ -178,12 +187,29 @@ std::vector<LayoutSpec> packedBlockLayouts();
 /// after-rounding sum round(u) + z must stay exact.
 std::vector<KernelSpec> farZeroPointSpecs();
 
+/// Every spec of a sweep is also generated (compile only) for the levels
+/// the host cannot run and for AArch64, so that an instruction-selection
+/// failure, an assertion or a bad encoding in their generators shows on
+/// any host: by backends of `backend`'s kind at each x86 level above it
+/// and by `backend` itself for aarch64-linux-gnu, when `backend` is at
+/// runnableIsaLevel() (once per sweep); otherwise it does nothing.
+class CompileOnlyTargets {
+public:
+  explicit CompileOnlyTargets(Backend &backend);
+  ~CompileOnlyTargets();
+  /// Generates `spec` for each target; only Unsupported may refuse it.
+  void generate(const KernelSpec &spec);
+
+private:
+  Backend &backend_;
+  std::vector<std::unique_ptr<Backend>> above_;
+  bool aarch64_ = false;
+};
+
 /// Compiles every spec of the sweep with `backend` and checks it with a
 /// KernelTester; specs the backend refuses with ErrorCode::Unsupported are
-/// skipped (any other refusal fails). Returns how many were checked. When
-/// `backend` is at runnableIsaLevel(), every spec is also generated
-/// (compile only) by the same kind of backend at each level above it and
-/// for AArch64: their generators must not fail or abort on any spec.
+/// skipped (any other refusal fails). Returns how many were checked.
+/// Every spec also goes through CompileOnlyTargets.
 size_t checkSweep(Backend &backend, const SweepAxes &axes,
                   KernelTester::Options options = {});
 

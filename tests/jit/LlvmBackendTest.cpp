@@ -58,6 +58,16 @@ TEST_P(LlvmKernelTest, PerTensorEveryKnob) {
   EXPECT_EQ(check(axes), 3u * 2 * 2 * 12);
 }
 
+TEST_P(LlvmKernelTest, LongPerAxisRunsWithDistinctZeroPoints) {
+  SweepAxes axes;
+  axes.ops = {KernelOp::QCast, KernelOp::DCast};
+  axes.layouts = testing::longRunLayouts();
+  axes.packed = false;
+  axes.knobs = testing::allKnobs();
+  // 2 layouts × 2 signs × (12 qcast knobs + dcast).
+  EXPECT_EQ(check(axes), 2u * 2 * 13);
+}
+
 TEST_P(LlvmKernelTest, RuntimeParametersEveryKnob) {
   SweepAxes axes;
   axes.ops = {KernelOp::QCast, KernelOp::DCast};

@@ -51,6 +51,7 @@
 
 #include "qjit/HostFloat.h"
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <optional>
@@ -768,7 +769,11 @@ private:
 
   /// Whether the main loop brackets the rounding (emitBracketedFour).
   bool planBracket() const {
-    return checked_ && checked_->bracket && !packed_ && !params_.perElement();
+    // z ± m live in two registers for the whole call: one zero point.
+    const std::vector<int64_t> &zeros = spec_.params.zeroPoints;
+    return checked_ && checked_->bracket && !packed_ && !params_.perElement() &&
+           std::all_of(zeros.begin(), zeros.end(),
+                       [&](int64_t z) { return z == zeros.front(); });
   }
 
   /// Which f32 clamps the store needs. AVX-512's saturating narrows
