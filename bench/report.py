@@ -422,7 +422,8 @@ def division_lines():
             "(`vcvtps2dq`, nearest-even in the default environment) to the "
             "same integer, compared as saturating i16 sums of `a` and `-b` "
             "(two FMAs and two conversions per vector: no subtraction, "
-            "absolute value or clamp; the packs saturate). "
+            "absolute value or clamp; the packs saturate), on AVX-512 too "
+            "(asmjit: four zmm per 64-byte store; one zero point). "
             "`tests/jit/CheckedReciprocalTest.cpp` puts inputs on both "
             "sides of the check, and NaN, infinities, far ties and "
             "conversion limits among passing lanes.",

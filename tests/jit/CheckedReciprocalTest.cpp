@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "plan/CheckedReciprocal.h"
+#include "KernelTester.h"
 #include "TestSeed.h"
 
 #include "qjit/Backend.h"
@@ -26,6 +27,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <ostream>
 #include <random>
 #include <sstream>
 #include <string>
@@ -160,15 +162,35 @@ std::string hexFloat(float value) {
   return text.str();
 }
 
-/// The backend named by the parameter at AVX2 (the checked kernels' level,
-/// also on AVX-512 hosts), and the test's seeded generator.
-class CheckedReciprocalKernels : public ::testing::TestWithParam<const char *> {
+struct BackendAtLevel {
+  const char *backend;
+  IsaLevel isa;
+};
+
+// Names the parameter in gtest output (not its raw bytes).
+void PrintTo(const BackendAtLevel &param, std::ostream *os) {
+  *os << param.backend << " at " << isaLevelName(param.isa);
+}
+
+/// Both backends at AVX2 and AVX-512 (the levels with checked kernels), as
+/// far as this host runs them.
+std::vector<BackendAtLevel> checkedLevels() {
+  std::vector<BackendAtLevel> params;
+  for (const char *backend : {"llvm", "asmjit"})
+    for (IsaLevel isa : testing::runnableIsaLevels())
+      if (isa >= IsaLevel::Avx2)
+        params.push_back({backend, isa});
+  return params;
+}
+
+/// The backend of the parameter at its level, and the test's seeded
+/// generator.
+class CheckedReciprocalKernels
+    : public ::testing::TestWithParam<BackendAtLevel> {
 protected:
   void SetUp() override {
-    IsaLevel isa = std::min(hostIsaLevel(), IsaLevel::Avx2);
-    if (isa < IsaLevel::Avx2)
-      GTEST_SKIP() << "needs AVX2";
-    Expected<std::unique_ptr<Backend>> backend = createBackend(GetParam(), isa);
+    Expected<std::unique_ptr<Backend>> backend =
+        createBackend(GetParam().backend, GetParam().isa);
     ASSERT_TRUE(backend) << backend.status().message();
     backend_ = std::move(*backend);
   }
@@ -193,9 +215,9 @@ protected:
       reinterpret_cast<KernelFn>(entry)(input.data(), actual.data(), n);
     for (size_t i = 0; i < n; ++i)
       ASSERT_EQ(expected[i], actual[i])
-          << GetParam() << " seed " << seed << " " << spec.canonicalString()
-          << " element " << i << " x=" << std::hexfloat << input[i] << " "
-          << lane(i);
+          << GetParam().backend << " seed " << seed << " "
+          << spec.canonicalString() << " element " << i
+          << " x=" << std::hexfloat << input[i] << " " << lane(i);
   }
 
   std::unique_ptr<Backend> backend_;
@@ -261,7 +283,7 @@ TEST_P(CheckedReciprocalKernels, MatchTheReferenceOnBothSidesOfTheCheck) {
   ASSERT_TRUE(runReference(spec, calm.data(), expected.data(), kElements));
   reinterpret_cast<KernelFn>(const_cast<void *>(code->entry))(
       calm.data(), actual.data(), kElements);
-  EXPECT_EQ(expected, actual) << GetParam() << " seed " << seed;
+  EXPECT_EQ(expected, actual) << GetParam().backend << " seed " << seed;
 }
 
 /// x near the half-integers far outside the bounds, where the kernels
@@ -356,7 +378,7 @@ TEST_P(CheckedReciprocalKernels, RuntimeParametersInAndOutOfTheCheckedRange) {
     spec.params.zeroPoints.clear();
     Expected<CompiledCode> code = backend_->compile(spec);
     // asmjit leaves the exact int64 after-rounding sum to llvm.
-    if (!code && std::string_view(GetParam()) == "asmjit" &&
+    if (!code && std::string_view(GetParam().backend) == "asmjit" &&
         knobs.zeroPoint == ZeroPointOrder::AfterRounding &&
         code.status().code() == ErrorCode::Unsupported)
       continue;
@@ -447,9 +469,10 @@ TEST_P(CheckedReciprocalKernels, BlockwiseRuntimeParametersInAndOutOfRange) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Backend, CheckedReciprocalKernels, ::testing::Values("llvm", "asmjit"),
-    [](const ::testing::TestParamInfo<const char *> &info) {
-      return std::string(info.param);
+    Backend, CheckedReciprocalKernels, ::testing::ValuesIn(checkedLevels()),
+    [](const ::testing::TestParamInfo<BackendAtLevel> &info) {
+      return std::string(info.param.backend) + "_" +
+             std::string(isaLevelName(info.param.isa));
     });
 
 } // namespace

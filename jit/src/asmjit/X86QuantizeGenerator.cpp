@@ -18,10 +18,12 @@
 // 32-byte store, and redoes the four vectors by division when any lane
 // fails. In that mode vec(reg::kScale) holds fl(1/s) and the division
 // (rare) reloads s per vector. Nearest-even before rounding with baked
-// per-tensor parameters and the full 8-bit range brackets the rounding
-// instead (emitBracketedFour: two FMAs and two conversions per vector,
-// no subtraction, absolute value or clamp); other checked forms convert
-// with vcvtps2dq and check |w - n| against the converted-back n.
+// parameters of one zero point and the full 8-bit range brackets the
+// rounding instead (emitBracketedFour: two FMAs and two conversions per
+// vector, no subtraction, absolute value or clamp), on AVX2 and AVX-512
+// (four zmm, 64 bytes a store; AVX-512 has no other checked form, and
+// its heads and tails divide); other checked forms convert with vcvtps2dq
+// and check |w - n| against the converted-back n.
 //
 // Packed storage stores its codes through X86PackedCodes: the checked
 // mode's 32 packed bytes become 4·bits bytes, and the exact mode's main
@@ -253,6 +255,12 @@ public:
       a.embedUInt32(kBelowHalf);
     for (uint32_t index : kPackedDwordOrder)
       a.embedUInt32(index);
+    if (isa_.avx512()) {
+      // (Float storage, which embeds reciprocal_ here, is AVX2 code.)
+      for (uint32_t index : kZmmPackedDwordOrder)
+        a.embedUInt32(index);
+      return;
+    }
     if (!reciprocal_)
       return;
     for (float value : {*reciprocal_, kQuotientBound, -kQuotientBound})
@@ -381,7 +389,7 @@ public:
                         Narrowing::Truncate);
       return;
     }
-    if (checked_ && !packed_ && !masked) {
+    if (checked_ && !packed_ && !masked && !isa_.avx512()) {
       emitCheckedSingle(a, slot, src, dst);
       return;
     }
@@ -526,12 +534,15 @@ private:
                      const x86::Vec &high, const x86::Vec &temp,
                      const x86::Vec &temp2, const x86::Mem &dst) {
     packsSigned() ? a.vpacksswb(low, low, high) : a.vpackuswb(low, low, high);
-    a.vmovdqu(temp, dataAt(32));
+    isa_.avx512() ? a.vmovdqu32(temp, dataAt(kZmmOrderOffset))
+                  : a.vmovdqu(temp, dataAt(32));
     a.vpermd(low, temp, low);
     if (packed_)
       packed_->emitStoreBytes(a, dst, low, temp2);
     else
-      streamingStores_ ? a.vmovntdq(dst, low) : a.vmovdqu(dst, low);
+      streamingStores_ ? a.vmovntdq(dst, low)
+      : isa_.avx512()  ? a.vmovdqu32(dst, low)
+                       : a.vmovdqu(dst, low);
   }
 
   /// Float storage: v = u + z into the slot's register.
@@ -643,10 +654,13 @@ private:
 
   /// The checked-reciprocal mode: AVX2, 8-bit containers.
   void planChecked() {
-    if (isa_.avx512() || spec_.storage.containerBytes() != 1 ||
+    if (spec_.storage.containerBytes() != 1 ||
         params_.scaleInstruction() != x86::Inst::kIdVdivps)
       return;
     checked_ = plan::planCheckedReciprocal(spec_);
+    bracket_ = planBracket();
+    if (isa_.avx512() && !bracket_)
+      checked_.reset(); // AVX-512 has the bracketed main loop only.
     if (checked_)
       params_.keepReciprocals(isa_.vec(fast::kThreshold),
                               floatBits(checked_->threshold) - 1,
@@ -658,7 +672,6 @@ private:
     int64_t containerMax = spec_.storage.isSigned ? 127 : 255;
     checkedClampLow_ = spec_.storage.min > containerMin;
     checkedClampHigh_ = spec_.storage.max < containerMax;
-    bracket_ = planBracket();
   }
 
   asmjit::Operand zeroPointOf(unsigned slot) const {
@@ -759,8 +772,14 @@ private:
         a.vpaddsw(high[j - 1], high[j - 1], low[j - 1]);
       }
     }
-    a.vpor(high[0], high[0], high[2]);
-    a.vptest(high[0], high[0]);
+    if (isa_.avx512()) {
+      a.vpord(high[0], high[0], high[2]);
+      a.vptestmd(reg::nanMask(0), high[0], high[0]);
+      a.kortestw(reg::nanMask(0), reg::nanMask(0));
+    } else {
+      a.vpor(high[0], high[0], high[2]);
+      a.vptest(high[0], high[0]);
+    }
     a.jnz(divide);
     emitPackWords(a, low[0], low[2], high[0], high[1], dst);
     a.bind(done);
@@ -920,6 +939,8 @@ private:
   /// the bounds ±kQuotientBound after it.
   std::optional<float> reciprocal_;
   static constexpr int32_t kReciprocalOffset = 64;
+  /// AVX-512: kZmmPackedDwordOrder at dataAt(kZmmOrderOffset).
+  static constexpr int32_t kZmmOrderOffset = 64;
   /// X of emitClampedQuotient (nullopt: the encoder clamps instead).
   std::optional<float> clampedInput_;
   static constexpr float kQuotientBound = 0x1p100f;
