@@ -1,5 +1,4 @@
-//===- ShortestDecimal.h - Exact, short text for doubles ---------*- C++
-//-*-===//
+//===- ShortestDecimal.h - Exact, short text for doubles --------*- C++ -*-===//
 #ifndef QJIT_FRONTEND_SHORTESTDECIMAL_H
 #define QJIT_FRONTEND_SHORTESTDECIMAL_H
 

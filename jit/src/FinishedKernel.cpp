@@ -3,10 +3,11 @@
 
 #include "JitLogger.h"
 
+#include "plan/KernelPlan.h"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
-#include <atomic>
 #include <cstdint>
 #include <cstdlib>
 #include <filesystem>
@@ -17,8 +18,6 @@
 namespace qjit::detail {
 
 namespace {
-std::atomic<uint64_t> totalKernels{0}, totalCodeBytes{0}, totalCompileNs{0};
-
 void dumpCode(const char *dir, const KernelSpec &spec,
               const CompiledCode &code) {
   std::filesystem::path path =
@@ -38,9 +37,11 @@ void addToPerfMap(const KernelSpec &spec, const CompiledCode &code) {
   static std::ofstream map("/tmp/perf-" + std::to_string(getpid()) + ".map",
                            std::ios::app);
   std::lock_guard<std::mutex> lock(mutex);
-  map << fmt::format("{:x} {:x} qjit:{}:{}\n",
+  map << fmt::format("{:x} {:x} qjit:{}:{}:{}\n",
                      reinterpret_cast<uintptr_t>(code.entry), code.codeBytes,
-                     spec.kernelName(), code.backend)
+                     spec.kernelName(),
+                     plan::kernelFamilyName(plan::kernelFamily(spec)),
+                     code.backend)
       << std::flush;
   if (!map)
     jitLogger().warn("QJIT_PERF_MAP: could not write /tmp/perf-{}.map",
@@ -58,15 +59,14 @@ bool perfMapEnabled() {
 
 void finishKernel(const KernelSpec &spec, const CompiledCode &code,
                   uint64_t compileNanoseconds) {
-  totalKernels.fetch_add(1, std::memory_order_relaxed);
-  totalCodeBytes.fetch_add(code.codeBytes, std::memory_order_relaxed);
-  totalCompileNs.fetch_add(compileNanoseconds, std::memory_order_relaxed);
   // kernelName() hashes the whole spec (thousands of scales for blockwise
   // types): build it only when the line is actually logged.
   if (jitLogger().should_log(spdlog::level::debug))
-    jitLogger().debug("compiled {} backend={} isa={} bytes={} {:.1f}us",
-                      spec.kernelName(), code.backend, isaLevelName(code.isa),
-                      code.codeBytes, compileNanoseconds / 1000.0);
+    jitLogger().debug(
+        "compiled {} family={} backend={} isa={} bytes={} {:.1f}us",
+        spec.kernelName(), plan::kernelFamilyName(plan::kernelFamily(spec)),
+        code.backend, isaLevelName(code.isa), code.codeBytes,
+        compileNanoseconds / 1000.0);
   if (const char *dir = std::getenv("QJIT_DUMP_DIR");
       dir && *dir && code.codeBytes > 0)
     dumpCode(dir, spec, code);
@@ -74,10 +74,5 @@ void finishKernel(const KernelSpec &spec, const CompiledCode &code,
     addToPerfMap(spec, code);
 }
 
-JitTotals jitTotals() {
-  return {totalKernels.load(std::memory_order_relaxed),
-          totalCodeBytes.load(std::memory_order_relaxed),
-          totalCompileNs.load(std::memory_order_relaxed)};
-}
 
 } // namespace qjit::detail

@@ -1,5 +1,4 @@
-//===- KernelCache.h - Bounded, exactly-one-compile kernel cache -*- C++
-//-*-===//
+//===- KernelCache.h - A bounded, compile-once kernel cache -----*- C++ -*-===//
 //
 // Maps a spec to a compiled kernel. One short critical section per request
 // looks the key up (and moves a hit to the front of the LRU list); compiles

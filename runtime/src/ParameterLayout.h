@@ -1,5 +1,4 @@
-//===- ParameterLayout.h - Which parameter each element uses -----*- C++
-//-*-===//
+//===- ParameterLayout.h - Which parameter each element uses ----*- C++ -*-===//
 //
 // The reference's definition of a layout: the tensor (one period of it) as
 // row-major dims, each split into blocks, and the parameter of an element

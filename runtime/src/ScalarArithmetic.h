@@ -1,5 +1,4 @@
-//===- ScalarArithmetic.h - qcast and dcast of one value ---------*- C++
-//-*-===//
+//===- ScalarArithmetic.h - qcast and dcast of one value --------*- C++ -*-===//
 //
 // The arithmetic of docs/semantics.md for a single element, in the compute
 // type C (float or double). Every operation is one IEEE operation with one

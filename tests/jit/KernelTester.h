@@ -1,5 +1,4 @@
-//===- KernelTester.h - Differential tests of kernels vs the reference -*- C++
-//-*-===//
+//===- KernelTester.h - Kernels vs the reference ----------------*- C++ -*-===//
 //
 // One tester for every backend: it runs a compiled kernel and
 // runReference on the same inputs and compares the outputs byte for byte.

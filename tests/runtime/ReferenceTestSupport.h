@@ -1,5 +1,4 @@
-//===- ReferenceTestSupport.h - Specs and buffers for reference tests -*- C++
-//-*-//
+//===- ReferenceTestSupport.h - Reference test helpers ----------*- C++ -*-===//
 //
 // Small builders for KernelSpecs and host buffers, written independently
 // of the reference's own element access (tests must not check the

@@ -1,5 +1,4 @@
-//===- Nf4Table.h - The NF4 quantile table tests use -------------*- C++
-//-*-===//
+//===- Nf4Table.h - The NF4 quantile table tests use ------------*- C++ -*-===//
 //
 // QLoRA's 16 NormalFloat4 levels (as bitsandbytes ships them), the
 // headline !quant.quantile table of docs/semantics.md section 8.4.

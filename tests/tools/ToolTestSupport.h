@@ -1,5 +1,4 @@
-//===- ToolTestSupport.h - Running the built qjit binary in tests -*- C++
-//-*-===//
+//===- ToolTestSupport.h - Running the qjit tool ----------------*- C++ -*-===//
 #ifndef QJIT_TESTS_TOOLS_TOOLTESTSUPPORT_H
 #define QJIT_TESTS_TOOLS_TOOLTESTSUPPORT_H
 

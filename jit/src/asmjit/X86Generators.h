@@ -1,5 +1,4 @@
-//===- X86Generators.h - KernelSpec → x86 machine code -----------*- C++
-//-*-===//
+//===- X86Generators.h - KernelSpec → x86 machine code ----------*- C++ -*-===//
 //
 // One generator per kernel family (quantize, dequantize, storage cast),
 // each an X86VectorBody run through the shared X86KernelFrame.

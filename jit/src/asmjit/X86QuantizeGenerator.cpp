@@ -76,7 +76,7 @@ namespace fast {
 constexpr unsigned kThreshold = reg::kHalf;
 constexpr unsigned kLimit = reg::kScalar;
 constexpr unsigned kNegLimit = reg::kScalar2;
-/// The bracket's zero points z - m and -(z + m) (bracketsTies()).
+/// The bracket's zero points z - m and -(z + m) (planBracket()).
 constexpr unsigned kLowZero = reg::kScalar;
 constexpr unsigned kHighZeroNegated = reg::kScalar2;
 } // namespace fast

@@ -1,5 +1,4 @@
-//===- CompactArith.h - qcast / dcast of float and quantile storage -*- C++
-//-*-=//
+//===- CompactArith.h - Float and quantile storage --------------*- C++ -*-===//
 //
 // docs/semantics.md section 8 on lanes, bit-exact to the reference: fp8 /
 // fp4 codes are built and taken apart with integer operations on the

@@ -1,5 +1,4 @@
-//===- LayoutLoops.h - Loop nests that follow a parameter layout -*- C++
-//-*-===//
+//===- LayoutLoops.h - Loops that follow a layout ---------------*- C++ -*-===//
 //
 // A layout maps elements to parameters. Walking the elements in memory
 // order, that map is a nest of counted loops, each advancing the parameter

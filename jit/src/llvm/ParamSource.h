@@ -1,5 +1,4 @@
-//===- ParamSource.h - Where a kernel's scales and zero points come from -*- C++
-//-*-===//
+//===- ParamSource.h - Where scales and zero points come from ---*- C++ -*-===//
 //
 // Baked parameters become immediates (one parameter) or constant tables
 // holding every derived quantity the plan needs (reciprocals, limits,

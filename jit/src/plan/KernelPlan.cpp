@@ -69,26 +69,21 @@ KernelFamily kernelFamily(const KernelSpec &spec) {
     return KernelFamily::StorageCast;
   bool quantize = spec.op == KernelOp::QCast;
   bool f64 = spec.compute == ValueType::F64;
-  switch (spec.storage.kind) {
-  case StorageType::Kind::Integer:
+  if (spec.storage.kind == StorageType::Kind::Integer) {
     if (quantize)
       return integerQuantizeIsWide(spec) ? KernelFamily::QuantizeWide
                                          : KernelFamily::Quantize;
     return f64 ? KernelFamily::DequantizeWide : KernelFamily::Dequantize;
-  case StorageType::Kind::Float:
-    if (f64)
-      return quantize ? KernelFamily::QuantizeCompactWide
-                      : KernelFamily::DequantizeCompactWide;
+  }
+  // Float and quantile storage: the codecs of the compact families.
+  if (f64)
+    return quantize ? KernelFamily::QuantizeCompactWide
+                    : KernelFamily::DequantizeCompactWide;
+  if (spec.storage.kind == StorageType::Kind::Float)
     return quantize ? KernelFamily::QuantizeFloat
                     : KernelFamily::DequantizeFloat;
-  case StorageType::Kind::Quantile:
-    if (f64)
-      return quantize ? KernelFamily::QuantizeCompactWide
-                      : KernelFamily::DequantizeCompactWide;
-    return quantize ? KernelFamily::QuantizeQuantile
-                    : KernelFamily::DequantizeQuantile;
-  }
-  return KernelFamily::Quantize;
+  return quantize ? KernelFamily::QuantizeQuantile
+                  : KernelFamily::DequantizeQuantile;
 }
 
 std::string_view scalingName(Scaling scaling) {
