@@ -105,9 +105,10 @@ private:
   int64_t elementZeroPoint(size_t i) const;
   size_t parameterIndex(size_t i) const;
   void fillInput(uint8_t *src, size_t n);
-  /// An expressed value that quantizes plainly for element i: s·(k + f)
-  /// with k + z within (or just beyond) the bounds and |f| <= 0.4, so the
-  /// fast paths that check each lane (CheckedReciprocal.h) pass it.
+  /// An expressed value that quantizes plainly to integer storage for
+  /// element i: s·(k + f) with k + z within (or just beyond) the bounds
+  /// and |f| <= 0.4, so the fast paths that check each lane
+  /// (CheckedReciprocal.h) pass it.
   double plainExpressedValue(size_t i);
   double interestingExpressedValue(size_t i);
   /// Values next to the codes / table entries of float and quantile
