@@ -74,5 +74,4 @@ void finishKernel(const KernelSpec &spec, const CompiledCode &code,
     addToPerfMap(spec, code);
 }
 
-
 } // namespace qjit::detail
