@@ -95,12 +95,7 @@ protected:
 // Runs of the main loop with a zero point per channel (the bracket keeps
 // one zero point in registers: it must not take these).
 TEST_P(AsmjitKernelTest, LongPerAxisRunsWithDistinctZeroPoints) {
-  SweepAxes axes;
-  axes.ops = {KernelOp::QCast, KernelOp::DCast};
-  axes.layouts = testing::longRunLayouts();
-  axes.packed = false;
-  axes.knobs = testing::allKnobs();
-  // 2 layouts × 2 signs × (12 qcast knobs + dcast).
+  SweepAxes axes = testing::longPerAxisRunSweep();
   EXPECT_EQ(
       testing::checkSweep(*backend_, axes, {.lanes = 16, .largeSize = 1200}),
       2u * 2 * 13);

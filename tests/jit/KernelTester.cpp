@@ -683,14 +683,18 @@ std::vector<LayoutSpec> representativeLayouts() {
   return layouts;
 }
 
-std::vector<LayoutSpec> longRunLayouts() {
-  std::vector<LayoutSpec> layouts(2);
-  layouts[0].kind = layouts[1].kind = LayoutSpec::Kind::PerAxis;
-  layouts[0].channels = 3;
-  layouts[0].inner = 64;
-  layouts[1].channels = 2;
-  layouts[1].inner = 200;
-  return layouts;
+SweepAxes longPerAxisRunSweep() {
+  SweepAxes axes;
+  axes.ops = {KernelOp::QCast, KernelOp::DCast};
+  axes.layouts.assign(2, LayoutSpec{});
+  axes.layouts[0].kind = axes.layouts[1].kind = LayoutSpec::Kind::PerAxis;
+  axes.layouts[0].channels = 3;
+  axes.layouts[0].inner = 64;
+  axes.layouts[1].channels = 2;
+  axes.layouts[1].inner = 200;
+  axes.packed = false;
+  axes.knobs = allKnobs();
+  return axes;
 }
 
 namespace {

@@ -175,9 +175,11 @@ std::vector<QuantKnobs> allKnobs();
 /// Per-tensor, per-axis (inner 1, inner 7, dynamic inner) and blocked
 /// (static, and with a dynamic whole-extent dim) layouts.
 std::vector<LayoutSpec> representativeLayouts();
-/// Per-axis runs long enough for the unrolled main loops (inner 64 and
-/// 200 with 3 and 2 channels), whose baked zero points differ per channel.
-std::vector<LayoutSpec> longRunLayouts();
+/// qcast (every knob) and dcast of signed and unsigned 8-bit storage in
+/// per-axis runs long enough for the unrolled main loops (inner 64 and 200
+/// with 3 and 2 channels), whose baked zero points differ per channel:
+/// 2 layouts × 2 signs × (12 + 1) specs.
+SweepAxes longPerAxisRunSweep();
 /// Blocks of 32 along the last axis (whole unrolled iterations, parameters
 /// per block; 6 channels) and of 37 (packed runs starting mid-byte; 3).
 std::vector<LayoutSpec> packedBlockLayouts();

@@ -59,12 +59,7 @@ TEST_P(LlvmKernelTest, PerTensorEveryKnob) {
 }
 
 TEST_P(LlvmKernelTest, LongPerAxisRunsWithDistinctZeroPoints) {
-  SweepAxes axes;
-  axes.ops = {KernelOp::QCast, KernelOp::DCast};
-  axes.layouts = testing::longRunLayouts();
-  axes.packed = false;
-  axes.knobs = testing::allKnobs();
-  // 2 layouts × 2 signs × (12 qcast knobs + dcast).
+  SweepAxes axes = testing::longPerAxisRunSweep();
   EXPECT_EQ(check(axes), 2u * 2 * 13);
 }
 
