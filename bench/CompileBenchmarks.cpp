@@ -3,10 +3,10 @@
 
 #include "BenchCases.h"
 
-#include "qjit/Backend.h"
 #include "qjit/Isa.h"
 #include "qjit/Runtime.h"
 #include "qjit/TypeParser.h"
+#include "qjit/internal/Backend.h"
 
 #include <benchmark/benchmark.h>
 

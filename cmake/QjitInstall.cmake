@@ -21,7 +21,8 @@ install(TARGETS qjit_runtime qjit_jit qjit_plan qjit_frontend qjit_llvm
 install(TARGETS qjit RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 # Public headers only: <lib>/include/qjit/*.h and the generated Version.h.
-# Private headers live in <lib>/src and jit/internal and are never listed.
+# Internal headers live in <lib>/src and <lib>/internal and are never
+# installed (tests/consumer checks the installed list).
 foreach(lib frontend jit runtime)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${lib}/include/qjit
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}

@@ -9,8 +9,8 @@
 #include "KernelOptions.h"
 #include "Report.h"
 
-#include "qjit/Backend.h"
 #include "qjit/Isa.h"
+#include "qjit/internal/Backend.h"
 
 #include <cstdio>
 

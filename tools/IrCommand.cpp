@@ -4,7 +4,7 @@
 #include "Report.h"
 
 #include "qjit/Isa.h"
-#include "qjit/LlvmBackend.h"
+#include "qjit/internal/LlvmBackend.h"
 
 #include <cstdio>
 

@@ -5,8 +5,8 @@
 
 #include "plan/KernelPlan.h"
 
-#include "qjit/Backend.h"
 #include "qjit/Runtime.h"
+#include "qjit/internal/Backend.h"
 
 #include <cstdio>
 #include <string>

@@ -2,8 +2,8 @@
 #include "Implementation.h"
 
 #include "qjit/Isa.h"
-#include "qjit/Reference.h"
 #include "qjit/Runtime.h"
+#include "qjit/internal/Reference.h"
 
 namespace qjit::bench {
 

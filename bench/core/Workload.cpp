@@ -2,8 +2,8 @@
 #include "Workload.h"
 
 #include "qjit/KernelCall.h"
-#include "qjit/Reference.h"
 #include "qjit/TypeParser.h"
+#include "qjit/internal/Reference.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,5 +1,5 @@
 //===- FloatStorage.cpp - fp8 / fp4 storage codes -------------------------===//
-#include "qjit/FloatStorage.h"
+#include "qjit/internal/FloatStorage.h"
 
 #include <cmath>
 #include <limits>

@@ -6,7 +6,7 @@
 // manipulation: bf16 is the upper half of an f32.
 //
 //===----------------------------------------------------------------------===//
-#include "qjit/HostFloat.h"
+#include "qjit/internal/HostFloat.h"
 
 #include <bit>
 #include <cmath>

@@ -1,7 +1,7 @@
 //===- KernelSpec.cpp - Names, canonical form and checks of KernelSpec ----===//
 #include "qjit/KernelSpec.h"
 
-#include "qjit/HostFloat.h"
+#include "qjit/internal/HostFloat.h"
 
 #include "ShortestDecimal.h"
 

@@ -20,9 +20,9 @@
 // order of the collapsed grid, so scales and zero points are copied as is.
 //
 //===----------------------------------------------------------------------===//
-#include "qjit/HostFloat.h"
 #include "qjit/KernelSpec.h"
 #include "qjit/TypeParser.h"
+#include "qjit/internal/HostFloat.h"
 
 #include "FloatFormat.h"
 #include "ShortestDecimal.h"

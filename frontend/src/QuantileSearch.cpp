@@ -1,5 +1,5 @@
 //===- QuantileSearch.cpp - Exact thresholds between table entries --------===//
-#include "qjit/QuantileSearch.h"
+#include "qjit/internal/QuantileSearch.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,5 @@
 //===- BackendRegistry.cpp - Backends by name -----------------------------===//
-#include "qjit/Backend.h"
+#include "qjit/internal/Backend.h"
 
 #include <string>
 

@@ -13,7 +13,7 @@
 #ifndef QJIT_JIT_FINISHEDKERNEL_H
 #define QJIT_JIT_FINISHEDKERNEL_H
 
-#include "qjit/Backend.h"
+#include "qjit/internal/Backend.h"
 
 #include <cstdint>
 

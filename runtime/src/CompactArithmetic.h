@@ -9,9 +9,9 @@
 
 #include "ScalarArithmetic.h"
 
-#include "qjit/FloatStorage.h"
 #include "qjit/KernelSpec.h"
-#include "qjit/QuantileSearch.h"
+#include "qjit/internal/FloatStorage.h"
+#include "qjit/internal/QuantileSearch.h"
 
 #include <cmath>
 #include <cstdint>

@@ -1,7 +1,7 @@
 //===- ElementAccess.cpp - Reading and writing host buffer elements -------===//
 #include "ElementAccess.h"
 
-#include "qjit/HostFloat.h"
+#include "qjit/internal/HostFloat.h"
 
 #include <cstring>
 

@@ -2,7 +2,7 @@
 #include "qjit/KernelCall.h"
 
 #include "ParameterLayout.h"
-#include "qjit/Reference.h"
+#include "qjit/internal/Reference.h"
 
 #include <limits>
 #include <string>

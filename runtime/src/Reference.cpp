@@ -4,15 +4,15 @@
 // type once, then converts one element at a time: load, compute, store.
 //
 //===----------------------------------------------------------------------===//
-#include "qjit/Reference.h"
+#include "qjit/internal/Reference.h"
 
 #include "CompactArithmetic.h"
 #include "ElementAccess.h"
 #include "ParameterLayout.h"
 #include "ScalarArithmetic.h"
 
-#include "qjit/HostFloat.h"
 #include "qjit/KernelCall.h"
+#include "qjit/internal/HostFloat.h"
 
 #include <cstring>
 #include <string>

@@ -1,7 +1,7 @@
 //===- ReferenceKernel.cpp - Kernels run by the scalar reference ----------===//
 #include "Kernels.h"
 
-#include "qjit/Reference.h"
+#include "qjit/internal/Reference.h"
 
 namespace qjit {
 

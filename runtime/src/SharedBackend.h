@@ -9,8 +9,8 @@
 #ifndef QJIT_RUNTIME_SHAREDBACKEND_H
 #define QJIT_RUNTIME_SHAREDBACKEND_H
 
-#include "qjit/Backend.h"
 #include "qjit/Runtime.h"
+#include "qjit/internal/Backend.h"
 
 #include <memory>
 #include <mutex>

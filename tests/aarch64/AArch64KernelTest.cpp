@@ -12,7 +12,7 @@
 #include "QemuRunner.h"
 #include "TestSeed.h"
 
-#include "qjit/Backend.h"
+#include "qjit/internal/Backend.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

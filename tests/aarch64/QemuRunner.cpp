@@ -1,7 +1,7 @@
 //===- QemuRunner.cpp - Runs AArch64 kernels under qemu-user --------------===//
 #include "QemuRunner.h"
 
-#include "qjit/Reference.h"
+#include "qjit/internal/Reference.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -12,7 +12,7 @@
 
 #include "KernelTester.h"
 
-#include "qjit/Backend.h"
+#include "qjit/internal/Backend.h"
 
 #include <optional>
 #include <string>

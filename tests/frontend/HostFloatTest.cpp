@@ -1,5 +1,5 @@
 //===- HostFloatTest.cpp - Exact f16 / bf16 conversions -------------------===//
-#include "qjit/HostFloat.h"
+#include "qjit/internal/HostFloat.h"
 
 #include <gtest/gtest.h>
 

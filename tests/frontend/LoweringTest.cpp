@@ -1,9 +1,9 @@
 //===- LoweringTest.cpp - Parsed type + op + options → KernelSpec ---------===//
 #include "LayoutSpecs.h"
 
-#include "qjit/HostFloat.h"
 #include "qjit/KernelSpec.h"
 #include "qjit/TypeParser.h"
+#include "qjit/internal/HostFloat.h"
 
 #include <gtest/gtest.h>
 

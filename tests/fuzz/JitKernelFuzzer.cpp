@@ -10,9 +10,9 @@
 #include "ExpressedValues.h"
 #include "FuzzCheck.h"
 #include "KernelCase.h"
-#include "qjit/Reference.h"
 #include "qjit/Runtime.h"
 #include "qjit/TypeParser.h"
+#include "qjit/internal/Reference.h"
 
 #include <algorithm>
 #include <cstddef>

@@ -1,8 +1,8 @@
 //===- KernelCase.cpp - Kernel calls made from fuzz input -----------------===//
 #include "KernelCase.h"
 
-#include "qjit/HostFloat.h"
 #include "qjit/KernelCall.h"
+#include "qjit/internal/HostFloat.h"
 
 #include <cstring>
 

@@ -10,8 +10,8 @@
 #include "FuzzCheck.h"
 #include "KernelCase.h"
 #include "qjit/KernelCall.h"
-#include "qjit/Reference.h"
 #include "qjit/TypeParser.h"
+#include "qjit/internal/Reference.h"
 
 #include <cstddef>
 #include <cstdint>

@@ -8,8 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "Nf4Table.h"
 #include "asmjit/X86ListingSyntax.h"
-#include "qjit/Backend.h"
 #include "qjit/TypeParser.h"
+#include "qjit/internal/Backend.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -11,10 +11,10 @@
 #include "KernelTester.h"
 #include "TestSeed.h"
 
-#include "qjit/Backend.h"
-#include "qjit/FloatStorage.h"
 #include "qjit/QuantType.h"
-#include "qjit/Reference.h"
+#include "qjit/internal/Backend.h"
+#include "qjit/internal/FloatStorage.h"
+#include "qjit/internal/Reference.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

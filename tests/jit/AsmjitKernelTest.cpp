@@ -11,10 +11,10 @@
 #include "LayoutSpecs.h"
 #include "TestSeed.h"
 
-#include "qjit/Backend.h"
 #include "qjit/Isa.h"
-#include "qjit/Reference.h"
 #include "qjit/TypeParser.h"
+#include "qjit/internal/Backend.h"
+#include "qjit/internal/Reference.h"
 
 #include <gtest/gtest.h>
 

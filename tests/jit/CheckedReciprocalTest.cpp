@@ -16,9 +16,9 @@
 #include "KernelTester.h"
 #include "TestSeed.h"
 
-#include "qjit/Backend.h"
 #include "qjit/Isa.h"
-#include "qjit/Reference.h"
+#include "qjit/internal/Backend.h"
+#include "qjit/internal/Reference.h"
 
 #include <gtest/gtest.h>
 

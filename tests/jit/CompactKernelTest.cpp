@@ -11,12 +11,12 @@
 //===----------------------------------------------------------------------===//
 #include "KernelTester.h"
 
-#include "qjit/Backend.h"
-#include "qjit/FloatStorage.h"
 #include "qjit/Isa.h"
-#include "qjit/QuantileSearch.h"
-#include "qjit/Reference.h"
 #include "qjit/Runtime.h"
+#include "qjit/internal/Backend.h"
+#include "qjit/internal/FloatStorage.h"
+#include "qjit/internal/QuantileSearch.h"
+#include "qjit/internal/Reference.h"
 
 #include <gtest/gtest.h>
 

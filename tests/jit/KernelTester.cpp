@@ -5,10 +5,10 @@
 #include "Nf4Table.h"
 #include "TestSeed.h"
 
-#include "qjit/FloatStorage.h"
-#include "qjit/HostFloat.h"
-#include "qjit/Reference.h"
 #include "qjit/TypeParser.h"
+#include "qjit/internal/FloatStorage.h"
+#include "qjit/internal/HostFloat.h"
+#include "qjit/internal/Reference.h"
 
 #include <algorithm>
 #include <bit>

@@ -13,9 +13,9 @@
 #ifndef QJIT_TESTS_JIT_KERNELTESTER_H
 #define QJIT_TESTS_JIT_KERNELTESTER_H
 
-#include "qjit/Backend.h"
 #include "qjit/Isa.h"
 #include "qjit/KernelSpec.h"
+#include "qjit/internal/Backend.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "KernelTester.h"
 
-#include "qjit/Backend.h"
+#include "qjit/internal/Backend.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

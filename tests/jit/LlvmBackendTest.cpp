@@ -10,9 +10,9 @@
 
 #include "TestSeed.h"
 
-#include "qjit/Backend.h"
 #include "qjit/Isa.h"
 #include "qjit/TypeParser.h"
+#include "qjit/internal/Backend.h"
 
 #include <gtest/gtest.h>
 

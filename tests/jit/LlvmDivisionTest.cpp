@@ -17,8 +17,8 @@
 #include "llvm/Optimizer.h"
 #include "llvm/TargetObject.h"
 
-#include "qjit/LlvmBackend.h"
-#include "qjit/Reference.h"
+#include "qjit/internal/LlvmBackend.h"
+#include "qjit/internal/Reference.h"
 
 #include <gtest/gtest.h>
 

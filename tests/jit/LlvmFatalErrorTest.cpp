@@ -10,8 +10,8 @@
 #include "llvm/LlvmTarget.h"
 #include "llvm/TargetObject.h"
 
-#include "qjit/Backend.h"
 #include "qjit/TypeParser.h"
+#include "qjit/internal/Backend.h"
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/IntrinsicsX86.h>

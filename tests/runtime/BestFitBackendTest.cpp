@@ -7,10 +7,10 @@
 //===----------------------------------------------------------------------===//
 #include "BestFitBackend.h"
 
-#include "qjit/Backend.h"
 #include "qjit/Isa.h"
 #include "qjit/Runtime.h"
 #include "qjit/TypeParser.h"
+#include "qjit/internal/Backend.h"
 
 #include "../support/Nf4Table.h"
 

@@ -11,8 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "TestSeed.h"
 #include "qjit/KernelCall.h"
-#include "qjit/Reference.h"
 #include "qjit/Runtime.h"
+#include "qjit/internal/Reference.h"
 
 #include <gtest/gtest.h>
 

@@ -9,9 +9,9 @@
 #ifndef QJIT_TESTS_REFERENCETESTSUPPORT_H
 #define QJIT_TESTS_REFERENCETESTSUPPORT_H
 
-#include "qjit/HostFloat.h"
 #include "qjit/KernelSpec.h"
-#include "qjit/Reference.h"
+#include "qjit/internal/HostFloat.h"
+#include "qjit/internal/Reference.h"
 
 #include <gtest/gtest.h>
 

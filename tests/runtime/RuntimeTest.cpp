@@ -7,8 +7,9 @@
 //===----------------------------------------------------------------------===//
 #include "qjit/Runtime.h"
 #include "qjit/KernelCall.h"
-#include "qjit/Reference.h"
 #include "qjit/TypeParser.h"
+#include "qjit/internal/Backend.h"
+#include "qjit/internal/Reference.h"
 
 #include <gtest/gtest.h>
 #include <spdlog/sinks/ostream_sink.h>

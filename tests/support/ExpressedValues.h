@@ -8,8 +8,8 @@
 #ifndef QJIT_TESTS_EXPRESSEDVALUES_H
 #define QJIT_TESTS_EXPRESSEDVALUES_H
 
-#include "qjit/HostFloat.h"
 #include "qjit/KernelSpec.h"
+#include "qjit/internal/HostFloat.h"
 
 #include <cmath>
 #include <cstddef>

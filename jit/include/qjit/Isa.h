@@ -1,4 +1,4 @@
-//===- qjit/Isa.h - Instruction-set levels and the ISA cap ------*- C++ -*-===//
+//===- qjit/Isa.h - ISA levels, the ISA cap, listing targets ----*- C++ -*-===//
 #ifndef QJIT_ISA_H
 #define QJIT_ISA_H
 
@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <string_view>
 
 namespace qjit {
@@ -23,6 +24,15 @@ IsaLevel hostIsaLevel();
 /// min(host, QJIT_MAX_ISA from the environment, `requested`). An invalid
 /// QJIT_MAX_ISA value is an error, not silently ignored.
 Expected<IsaLevel> effectiveIsaLevel(std::optional<IsaLevel> requested = {});
+
+/// What an assembly listing (`qjit asm`, Kernel::assembly) asks for: a target
+/// other than the host, if any.
+struct AsmOptions {
+  std::string triple;       ///< Empty: the host.
+  std::string cpu;          ///< Empty: host CPU (or generic when cross).
+  std::string features;     ///< "+avx2,-avx512f" style, applied last.
+  bool intelSyntax = false; ///< x86 only.
+};
 
 } // namespace qjit
 

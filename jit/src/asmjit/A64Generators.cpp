@@ -20,7 +20,7 @@
 
 #include "plan/PlanLimits.h"
 
-#include "qjit/HostFloat.h"
+#include "qjit/internal/HostFloat.h"
 
 #include <asmjit/arm/a64assembler.h>
 

@@ -9,7 +9,7 @@
 #ifndef QJIT_JIT_ASMJIT_A64TARGET_H
 #define QJIT_JIT_ASMJIT_A64TARGET_H
 
-#include "qjit/Backend.h"
+#include "qjit/internal/Backend.h"
 
 #include <string_view>
 

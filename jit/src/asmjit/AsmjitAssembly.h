@@ -9,7 +9,7 @@
 #ifndef QJIT_JIT_ASMJIT_ASMJITASSEMBLY_H
 #define QJIT_JIT_ASMJIT_ASMJITASSEMBLY_H
 
-#include "qjit/Backend.h"
+#include "qjit/internal/Backend.h"
 
 #include <asmjit/core.h>
 

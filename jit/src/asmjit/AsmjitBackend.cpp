@@ -11,7 +11,7 @@
 
 #include "../FinishedKernel.h"
 
-#include "qjit/Backend.h"
+#include "qjit/internal/Backend.h"
 
 #include <asmjit/core.h>
 

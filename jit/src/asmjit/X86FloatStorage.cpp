@@ -32,7 +32,7 @@
 #include "X86Conversions.h"
 #include "X86Parameters.h"
 
-#include "qjit/HostFloat.h"
+#include "qjit/internal/HostFloat.h"
 
 #include <cmath>
 #include <utility>

@@ -15,8 +15,8 @@
 
 #include "X86Isa.h"
 
-#include "qjit/FloatStorage.h"
 #include "qjit/KernelSpec.h"
+#include "qjit/internal/FloatStorage.h"
 
 #include <array>
 #include <cstdint>

@@ -9,9 +9,9 @@
 
 #include "X86Isa.h"
 
-#include "qjit/Backend.h"
 #include "qjit/Error.h"
 #include "qjit/KernelSpec.h"
+#include "qjit/internal/Backend.h"
 
 namespace qjit::asmjit_backend {
 

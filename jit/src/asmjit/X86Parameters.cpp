@@ -6,7 +6,7 @@
 
 #include "plan/ExactReciprocal.h"
 
-#include "qjit/HostFloat.h"
+#include "qjit/internal/HostFloat.h"
 
 #include <algorithm>
 #include <bit>

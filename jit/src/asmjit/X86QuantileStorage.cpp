@@ -5,9 +5,9 @@
 
 #include "plan/QuantileInputThresholds.h"
 
-#include "qjit/FloatStorage.h"
-#include "qjit/HostFloat.h"
-#include "qjit/QuantileSearch.h"
+#include "qjit/internal/FloatStorage.h"
+#include "qjit/internal/HostFloat.h"
+#include "qjit/internal/QuantileSearch.h"
 
 #include <algorithm>
 #include <bit>

@@ -27,8 +27,8 @@
 
 #include "X86Isa.h"
 
-#include "qjit/Backend.h"
 #include "qjit/KernelSpec.h"
+#include "qjit/internal/Backend.h"
 
 #include <array>
 #include <cstdint>

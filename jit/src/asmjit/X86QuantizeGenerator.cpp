@@ -51,7 +51,7 @@
 #include "../X86PackOrder.h"
 #include "plan/CheckedReciprocal.h"
 
-#include "qjit/HostFloat.h"
+#include "qjit/internal/HostFloat.h"
 
 #include <algorithm>
 #include <array>

@@ -49,7 +49,7 @@
 
 #include "plan/QuantileInputThresholds.h"
 
-#include "qjit/QuantileSearch.h"
+#include "qjit/internal/QuantileSearch.h"
 
 #include <algorithm>
 #include <bit>

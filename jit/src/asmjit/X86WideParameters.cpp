@@ -3,7 +3,7 @@
 
 #include "X86Parameters.h"
 
-#include "qjit/HostFloat.h"
+#include "qjit/internal/HostFloat.h"
 
 #include <algorithm>
 #include <bit>

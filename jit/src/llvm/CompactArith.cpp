@@ -14,8 +14,8 @@
 #include "QuantileIr.h"
 #include "TableLookup.h"
 
-#include "qjit/FloatStorage.h"
-#include "qjit/HostFloat.h"
+#include "qjit/internal/FloatStorage.h"
+#include "qjit/internal/HostFloat.h"
 
 #include <algorithm>
 #include <optional>

@@ -11,8 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "FloatStorageIr.h"
 
-#include "qjit/FloatStorage.h"
-#include "qjit/HostFloat.h"
+#include "qjit/internal/FloatStorage.h"
+#include "qjit/internal/HostFloat.h"
 
 #include <llvm/Analysis/VectorUtils.h>
 #include <llvm/IR/IntrinsicsX86.h>

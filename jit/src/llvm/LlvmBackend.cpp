@@ -9,7 +9,7 @@
 // those bytes.
 //
 //===----------------------------------------------------------------------===//
-#include "qjit/LlvmBackend.h"
+#include "qjit/internal/LlvmBackend.h"
 
 #include "FatalErrorGuard.h"
 #include "FinishedKernel.h"
@@ -18,7 +18,7 @@
 #include "Optimizer.h"
 #include "TargetObject.h"
 
-#include "qjit/Backend.h"
+#include "qjit/internal/Backend.h"
 
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Support/SmallVectorMemoryBuffer.h>

@@ -10,7 +10,7 @@
 #ifndef QJIT_JIT_LLVM_LLVMTARGET_H
 #define QJIT_JIT_LLVM_LLVMTARGET_H
 
-#include "qjit/Backend.h"
+#include "qjit/internal/Backend.h"
 
 #include <llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h>
 #include <llvm/Target/TargetMachine.h>

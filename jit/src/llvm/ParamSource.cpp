@@ -5,7 +5,7 @@
 
 #include "plan/PlanLimits.h"
 
-#include "qjit/HostFloat.h"
+#include "qjit/internal/HostFloat.h"
 
 #include <algorithm>
 #include <cmath>

@@ -36,7 +36,7 @@
 #include "plan/KernelPlan.h"
 #include "plan/PlanLimits.h"
 
-#include "qjit/HostFloat.h"
+#include "qjit/internal/HostFloat.h"
 
 #include <llvm/IR/Intrinsics.h>
 #include <llvm/IR/IntrinsicsX86.h>

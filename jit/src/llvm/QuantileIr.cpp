@@ -6,7 +6,7 @@
 
 #include "plan/QuantileInputThresholds.h"
 
-#include "qjit/QuantileSearch.h"
+#include "qjit/internal/QuantileSearch.h"
 
 #include <algorithm>
 #include <limits>

@@ -60,7 +60,7 @@
 //===----------------------------------------------------------------------===//
 #include "CheckedReciprocal.h"
 
-#include "qjit/HostFloat.h"
+#include "qjit/internal/HostFloat.h"
 
 #include <algorithm>
 #include <bit>

@@ -1,7 +1,7 @@
 //===- QuantileInputThresholds.cpp - Quantile qcast without division ------===//
 #include "QuantileInputThresholds.h"
 
-#include "qjit/HostFloat.h"
+#include "qjit/internal/HostFloat.h"
 
 #include <cmath>
 #include <cstdint>

@@ -23,7 +23,6 @@
 #ifndef QJIT_RUNTIME_H
 #define QJIT_RUNTIME_H
 
-#include "qjit/Backend.h"
 #include "qjit/Error.h"
 #include "qjit/Isa.h"
 #include "qjit/KernelSpec.h"

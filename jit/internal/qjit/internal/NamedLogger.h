@@ -1,4 +1,4 @@
-//===- qjit/internal/NamedLogger.h - qjit's spdlog loggers ------*- C++ -*-===//
+//===- NamedLogger.h - qjit's spdlog loggers --------------------*- C++ -*-===//
 //
 // Internal to qjit's libraries (never installed): the one way they obtain
 // their loggers, "qjit" and its sub-loggers "qjit.cache" and "qjit.jit".

@@ -1,4 +1,4 @@
-//===- qjit/QuantileSearch.h - Nearest table entry by counting --*- C++ -*-===//
+//===- QuantileSearch.h - Nearest table entry by counting -------*- C++ -*-===//
 //
 // qcast to quantile storage stores the index of the table entry nearest to
 // v, ties to the lower index (docs/semantics.md, 8.4). Over the sorted

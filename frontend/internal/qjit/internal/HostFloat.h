@@ -1,4 +1,4 @@
-//===- qjit/HostFloat.h - Exact host float format conversions ---*- C++ -*-===//
+//===- HostFloat.h - Exact host float format conversions --------*- C++ -*-===//
 //
 // The one place qjit converts between its host value formats (f16, bf16,
 // f32, f64). Widening is exact; narrowing rounds once, to nearest with ties

@@ -1,4 +1,4 @@
-//===- qjit/LlvmBackend.h - LLVM-specific entry points ----------*- C++ -*-===//
+//===- LlvmBackend.h - LLVM-specific entry points ---------------*- C++ -*-===//
 //
 // What only the LLVM backend offers, without exposing LLVM types: the
 // optimized IR of a kernel (`qjit ir`). Compiling and assembly go through

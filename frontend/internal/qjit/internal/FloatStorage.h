@@ -1,4 +1,4 @@
-//===- qjit/FloatStorage.h - fp8 / fp4 storage codes ------------*- C++ -*-===//
+//===- FloatStorage.h - fp8 / fp4 storage codes -----------------*- C++ -*-===//
 //
 // The float storage formats of docs/semantics.md section 8 (f8E4M3FN,
 // f8E5M2, f4E2M1FN): their parameters, the value of each code, and the

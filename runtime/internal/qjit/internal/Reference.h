@@ -1,4 +1,4 @@
-//===- qjit/Reference.h - The scalar reference implementation ---*- C++ -*-===//
+//===- Reference.h - The scalar reference implementation --------*- C++ -*-===//
 //
 // The ground truth: a plain, readable, element-at-a-time implementation of
 // docs/semantics.md for any KernelSpec. Every JIT kernel must match it bit

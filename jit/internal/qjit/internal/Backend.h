@@ -1,4 +1,4 @@
-//===- qjit/Backend.h - Code generators behind the runtime ------*- C++ -*-===//
+//===- Backend.h - Code generators behind the runtime -----------*- C++ -*-===//
 //
 // A Backend turns a KernelSpec into executable code for the host, and into
 // assembly text for any target it supports. Backends report failures as
@@ -29,14 +29,6 @@ struct CompiledCode {
   size_t codeBytes = 0;
   std::string backend; ///< "llvm", "asmjit", ...
   IsaLevel isa = IsaLevel::Scalar;
-};
-
-/// What `qjit asm` asks for: a target other than the host, if any.
-struct AsmOptions {
-  std::string triple;       ///< Empty: the host.
-  std::string cpu;          ///< Empty: host CPU (or generic when cross).
-  std::string features;     ///< "+avx2,-avx512f" style, applied last.
-  bool intelSyntax = false; ///< x86 only.
 };
 
 /// Machine code for a target other than the host (e.g. aarch64-linux-gnu),
