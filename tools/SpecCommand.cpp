@@ -3,6 +3,7 @@
 #include "KernelOptions.h"
 #include "Report.h"
 
+#include "plan/KernelFits.h"
 #include "plan/KernelPlan.h"
 
 #include "qjit/Runtime.h"
@@ -19,30 +20,23 @@ constexpr std::string_view kCommand = "spec";
 
 void printUsage() {
   std::printf(
-      "usage: qjit spec TYPE --op=qcast|dcast|scast [--plan] [options]\n\n"
+      "usage: qjit spec TYPE --op=qcast|dcast|scast [--plan] [options]\n"
+      "       qjit spec --families\n\n"
       "Prints the canonical string of the KernelSpec that TYPE (a quant type "
       "or a\ntensor of one) lowers to for the op. --plan also prints what "
       "qjit generates\nfor it and why: the kernel family, the decisions both "
       "backends follow, each\nbackend's fit at the ISA level, and the backend "
-      "`auto` compiles with.\n\noptions:\n"
+      "`auto` compiles with. --families prints the table of kernel families "
+      "and\neach backend's fits (Markdown, as in docs/runtime.md).\n\n"
+      "options:\n"
       "  --plan                      the plan, fits and auto's choice\n"
+      "  --runtime-params            scales passed at call time "
+      "(KernelParams)\n"
       "  --isa=scalar|sse4|avx2|avx512\n"
       "                              ISA level of the fits (default: the "
       "host's,\n"
       "                              capped by QJIT_MAX_ISA)\n%s",
       kKernelFlagsHelp);
-}
-
-std::string_view fitName(KernelFit fit) {
-  switch (fit) {
-  case KernelFit::Unsupported:
-    return "unsupported";
-  case KernelFit::Generic:
-    return "generic (measured slower than another backend's)";
-  case KernelFit::Specialized:
-    return "specialized";
-  }
-  return "?";
 }
 
 /// The plan, every backend's fit at `isa`, and the kernel `auto` makes
@@ -52,10 +46,15 @@ int printPlan(const KernelSpec &spec, IsaLevel isa) {
   std::printf("isa: %s\n", std::string(isaLevelName(isa)).c_str());
   for (const char *name : {"asmjit", "llvm"}) {
     Expected<std::unique_ptr<Backend>> backend = createBackend(name, isa);
-    std::printf("fit %s: %s\n", name,
-                backend
-                    ? std::string(fitName((*backend)->fit(spec))).c_str()
-                    : ("unavailable: " + backend.status().message()).c_str());
+    std::string fit;
+    if (!backend) {
+      fit = "unavailable: " + backend.status().message();
+    } else {
+      fit = std::string(kernelFitName((*backend)->fit(spec)));
+      if (std::string why = (*backend)->fitReason(spec); !why.empty())
+        fit += ": " + why;
+    }
+    std::printf("fit %s: %s\n", name, fit.c_str());
   }
   if (isa > hostIsaLevel()) {
     std::printf("auto: not compiled (the host cannot run %s)\n",
@@ -81,13 +80,19 @@ int printPlan(const KernelSpec &spec, IsaLevel isa) {
 int specCommand(int argc, char **argv) {
   CommandLine flags;
   addKernelFlags(flags);
-  flags.flag("help").flag("plan").value("isa");
+  flags.flag("help").flag("plan").flag("families").flag("runtime-params");
+  flags.value("isa");
   if (std::optional<int> done =
           parseCommandFlags(flags, argc, argv, kCommand, printUsage))
     return *done;
+  if (flags.has("families")) {
+    std::printf("%s", plan::kernelFamilyTable().c_str());
+    return kExitSuccess;
+  }
   Expected<KernelRequest> request = readKernelRequest(flags);
   if (!request)
     return reportUsageError(kCommand, request.status());
+  request->lowering.runtimeParameters = flags.has("runtime-params");
   Expected<IsaLevel> isa = readIsaLevel(flags);
   if (!isa)
     return reportUsageError(kCommand, isa.status());

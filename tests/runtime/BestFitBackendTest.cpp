@@ -31,6 +31,7 @@ public:
   std::string_view name() const override { return "fake"; }
   IsaLevel isa() const override { return IsaLevel::Avx2; }
   KernelFit fit(const KernelSpec &) const override { return fit_; }
+  std::string fitReason(const KernelSpec &) const override { return {}; }
   Expected<CompiledCode> compile(const KernelSpec &) override {
     ++compileCalls_;
     if (!compiles_)

@@ -74,6 +74,13 @@ public:
     return x86KernelFit(spec, X86Isa(isa_));
   }
 
+  std::string fitReason(const KernelSpec &spec) const override {
+    if (Status status = checkX86Support(spec, X86Isa(isa_)); !status)
+      return status.message();
+    const plan::KernelFitRow *row = x86FitRow(spec, X86Isa(isa_));
+    return row ? plan::describeFitRow(*row) : std::string();
+  }
+
   Expected<std::string> assembly(const KernelSpec &spec,
                                  const AsmOptions &options) override {
     if (isAArch64Triple(options.triple)) {

@@ -8,6 +8,7 @@
 #include "X86QuantileStorage.h"
 #include "X86WideCompact.h"
 
+#include "plan/KernelFits.h"
 #include "plan/KernelPlan.h"
 
 #include <algorithm>
@@ -54,14 +55,35 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
   return Status::ok();
 }
 
+bool x86FitConditionHolds(plan::FitCondition condition, const KernelSpec &spec,
+                          const X86Isa &isa) {
+  const StorageSpec &storage = spec.storage;
+  switch (condition) {
+  case plan::FitCondition::ShortRuntimeRuns:
+    return hasShortRuntimeRuns(spec, x86KernelIsa(spec, isa).vectorBytes() / 4);
+  case plan::FitCondition::PackedLowBitCodes:
+    return storage.packed && storage.kind == StorageType::Kind::Integer &&
+           storage.bits <= 2;
+  case plan::FitCondition::PackedFloatCodes:
+    return storage.packed && storage.kind == StorageType::Kind::Float;
+  case plan::FitCondition::PackedTableSearchPerVector:
+    return x86SearchesPackedTablePerVector(spec);
+  }
+  return false;
+}
+
+const plan::KernelFitRow *x86FitRow(const KernelSpec &spec, const X86Isa &isa) {
+  return plan::matchingFitRow(
+      plan::FitBackend::Asmjit, spec, [&](plan::FitCondition condition) {
+        return x86FitConditionHolds(condition, spec, isa);
+      });
+}
+
 KernelFit x86KernelFit(const KernelSpec &spec, const X86Isa &isa) {
   if (!checkX86Support(spec, isa))
     return KernelFit::Unsupported;
-  if (hasShortRuntimeRuns(spec, x86KernelIsa(spec, isa).vectorBytes() / 4))
-    return KernelFit::Generic;
-  if (x86NeedsWideLanes(spec) && x86WideIsGeneric(spec))
-    return KernelFit::Generic;
-  return x86QuantileFit(spec);
+  const plan::KernelFitRow *row = x86FitRow(spec, isa);
+  return row ? row->fit : KernelFit::Specialized;
 }
 
 X86Isa x86KernelIsa(const KernelSpec &spec, const X86Isa &isa) {

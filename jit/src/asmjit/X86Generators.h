@@ -9,6 +9,8 @@
 
 #include "X86Isa.h"
 
+#include "plan/KernelFits.h"
+
 #include "qjit/Error.h"
 #include "qjit/KernelSpec.h"
 #include "qjit/internal/Backend.h"
@@ -19,10 +21,12 @@ namespace qjit::asmjit_backend {
 /// ErrorCode::Unsupported saying what is missing.
 Status checkX86Support(const KernelSpec &spec, const X86Isa &isa);
 
-/// Unsupported when checkX86Support fails; Generic for the forms composed
-/// from general parts that measured slower than llvm's kernels
-/// (x86QuantileFit); else Specialized.
+/// Unsupported when checkX86Support fails; otherwise the fit of asmjit's
+/// first matching row of plan/KernelFits.def (x86FitRow), Specialized when
+/// none matches.
 KernelFit x86KernelFit(const KernelSpec &spec, const X86Isa &isa);
+/// The row of plan/KernelFits.def `spec` matches at `isa`, or null.
+const plan::KernelFitRow *x86FitRow(const KernelSpec &spec, const X86Isa &isa);
 
 /// The ISA level `spec`'s kernel is generated at: `isa`'s, except for the
 /// kernels written as AVX2 (VEX) code only, the code this project's hosts
@@ -43,8 +47,6 @@ void generateX86StorageCast(x86::Assembler &a, const X86Isa &isa,
 /// X86WideCompact.h for float and quantile storage), packed or not: the
 /// wide families (plan/KernelFamilies.def).
 bool x86NeedsWideLanes(const KernelSpec &spec);
-/// Of those, the kernels measured slower than llvm's (KernelFit::Generic).
-bool x86WideIsGeneric(const KernelSpec &spec);
 /// Emits such a kernel (qcast or dcast), AVX2 code at every ISA level.
 void generateX86Wide(x86::Assembler &a, const KernelSpec &spec);
 

@@ -216,21 +216,14 @@ bool x86EncodesPackedTable(const KernelSpec &spec) {
   return positions > 8 && positions <= 16;
 }
 
-KernelFit x86QuantileFit(const KernelSpec &spec) {
-  // 4-bit table qcast outside emitEncodeNibbles searches per i32 vector and
-  // packs through X86PackedCodes: measured 0.85-0.92x llvm's kernels with
-  // runtime parameters and 0.77x with at most 8 distinct entries (llvm's
-  // search is shorter), on par with baked per-axis and blockwise 16-entry
-  // tables. 1- and 2-bit tables measured 0.97-1.75x.
+bool x86SearchesPackedTablePerVector(const KernelSpec &spec) {
   const StorageSpec &storage = spec.storage;
   if (spec.op != KernelOp::QCast || !storage.packed || storage.bits != 4 ||
       storage.kind != StorageType::Kind::Quantile ||
       x86EncodesPackedTable(spec))
-    return KernelFit::Specialized;
-  size_t positions =
-      buildQuantileSearch(storage.table, spec.compute).values.size();
-  return spec.params.runtime || positions <= 8 ? KernelFit::Generic
-                                               : KernelFit::Specialized;
+    return false;
+  return spec.params.runtime ||
+         buildQuantileSearch(storage.table, spec.compute).values.size() <= 8;
 }
 
 int32_t X86LookupTables::add(const std::vector<uint32_t> &words) {

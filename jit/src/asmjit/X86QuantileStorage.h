@@ -53,12 +53,13 @@ bool x86DecodesPackedTable(const KernelSpec &spec);
 /// baked scale that moves the thresholds to the input side.
 bool x86EncodesPackedTable(const KernelSpec &spec);
 
-/// How the kernel for `spec` compares with llvm's (Backend::fit): Generic
-/// for the 4-bit table qcast composed with X86PackedCodes that measured
-/// slower (runtime parameters, at most 8 distinct entries); Specialized
-/// for the rest (tables of more than 64 entries too: a 256-entry u8 table
-/// measured 7x llvm in qcast, 1.35-1.6x in dcast, at 1M elements).
-KernelFit x86QuantileFit(const KernelSpec &spec);
+/// Packed 4-bit table qcast outside emitEncodeNibbles that searches per
+/// vector and packs through X86PackedCodes, with runtime parameters or at
+/// most 8 distinct entries: the PackedTableSearchPerVector fit condition
+/// (plan/KernelFits.def). The other table kernels fit Specialized (a
+/// 256-entry u8 table measured 7x llvm in qcast, 1.35-1.6x in dcast, at
+/// 1M elements on Zen 1).
+bool x86SearchesPackedTablePerVector(const KernelSpec &spec);
 
 /// Constant 32-bit tables placed after the code, read as whole vectors.
 class X86LookupTables {

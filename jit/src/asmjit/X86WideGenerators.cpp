@@ -385,18 +385,6 @@ private:
 
 } // namespace
 
-bool x86WideIsGeneric(const KernelSpec &spec) {
-  // Measured against llvm's kernels for the same spec at 1M elements on
-  // Zen 1: dcast of packed 1- and 2-bit integers 0.86-0.94x, packed
-  // f4E2M1FN qcast 0.88-0.95x; the other wide forms at par or faster.
-  const StorageSpec &storage = spec.storage;
-  if (!storage.packed)
-    return false;
-  if (spec.op == KernelOp::DCast)
-    return storage.kind == StorageType::Kind::Integer && storage.bits <= 2;
-  return spec.op == KernelOp::QCast && storage.kind == StorageType::Kind::Float;
-}
-
 bool x86NeedsWideLanes(const KernelSpec &spec) {
   return plan::kernelFamilyIsWide(plan::kernelFamily(spec));
 }

@@ -18,6 +18,8 @@
 #include "Optimizer.h"
 #include "TargetObject.h"
 
+#include "plan/KernelFits.h"
+
 #include "qjit/internal/Backend.h"
 
 #include <llvm/IR/LegacyPassManager.h>
@@ -118,10 +120,13 @@ public:
   std::string_view name() const override { return "llvm"; }
   IsaLevel isa() const override { return isa_; }
 
-  /// Every kernel is optimized for its spec (O3 on the whole kernel).
-  KernelFit fit(const KernelSpec &) const override {
-    return KernelFit::Specialized;
+  /// Every kernel is shaped for its spec: plan/KernelFits.def has no llvm
+  /// rows (a test checks that this stays true to the table).
+  KernelFit fit(const KernelSpec &spec) const override {
+    return plan::fitFromTable(plan::FitBackend::Llvm, spec,
+                              [](plan::FitCondition) { return false; });
   }
+  std::string fitReason(const KernelSpec &) const override { return {}; }
 
   Expected<CompiledCode> compile(const KernelSpec &spec) override {
     auto start = std::chrono::steady_clock::now();

@@ -15,10 +15,12 @@ struct FamilyRow {
   std::string_view name;
   KernelOp op;
   std::string_view takes;
+  std::string_view example;
 };
 
 constexpr FamilyRow kFamilies[] = {
-#define QJIT_KERNEL_FAMILY(Id, name, op, takes) {name, KernelOp::op, takes},
+#define QJIT_KERNEL_FAMILY(Id, name, op, takes, example)                       \
+  {name, KernelOp::op, takes, example},
 #include "KernelFamilies.def"
 };
 
@@ -46,6 +48,12 @@ bool integerQuantizeIsWide(const KernelSpec &spec) {
 
 std::string_view kernelFamilyName(KernelFamily family) {
   return row(family).name;
+}
+
+KernelOp kernelFamilyOp(KernelFamily family) { return row(family).op; }
+
+std::string_view kernelFamilyExample(KernelFamily family) {
+  return row(family).example;
 }
 
 std::string_view kernelFamilyTakes(KernelFamily family) {

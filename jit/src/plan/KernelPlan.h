@@ -18,6 +18,7 @@
 
 #include "qjit/KernelSpec.h"
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -26,11 +27,19 @@
 namespace qjit::plan {
 
 enum class KernelFamily : uint8_t {
-#define QJIT_KERNEL_FAMILY(Id, name, op, takes) Id,
+#define QJIT_KERNEL_FAMILY(Id, name, op, takes, example) Id,
 #include "KernelFamilies.def"
 };
 
+inline constexpr size_t kKernelFamilyCount = 0
+#define QJIT_KERNEL_FAMILY(Id, name, op, takes, example) +1
+#include "KernelFamilies.def"
+    ;
+
 std::string_view kernelFamilyName(KernelFamily family);
+KernelOp kernelFamilyOp(KernelFamily family);
+/// The family's example type (with kernelFamilyOp, baked parameters).
+std::string_view kernelFamilyExample(KernelFamily family);
 /// The specs a family takes, in words (the table's last column).
 std::string_view kernelFamilyTakes(KernelFamily family);
 /// The families whose arithmetic needs more than f32 (f64 lanes, or sums

@@ -11,6 +11,7 @@
 #include "qjit/Error.h"
 #include "qjit/Isa.h"
 #include "qjit/KernelSpec.h"
+#include "qjit/internal/KernelFit.h"
 
 #include <cstddef>
 #include <cstdint>
@@ -44,19 +45,6 @@ struct TargetCode {
   std::string listing;
 };
 
-/// How well a backend's kernel for a spec fits it, best last: the runtime's
-/// `auto` compiles with the best-fitting backend (BackendKind).
-enum class KernelFit : uint8_t {
-  /// compile() refuses the spec (ErrorCode::Unsupported).
-  Unsupported,
-  /// compile() makes a correct kernel composed from general building
-  /// blocks, measured slower than another backend's kernel for the spec.
-  Generic,
-  /// compile() makes a kernel shaped for the spec; no other backend's is
-  /// known to be faster.
-  Specialized,
-};
-
 class Backend {
 public:
   virtual ~Backend() = default;
@@ -69,6 +57,10 @@ public:
   /// What compile(spec) would make, without compiling (cheap: no code is
   /// generated). A kernel that fits may still fail to compile.
   virtual KernelFit fit(const KernelSpec &spec) const = 0;
+  /// Why fit(spec) is below Specialized: what is not generated, or the fit
+  /// table's condition and its measurement (jit/src/plan/KernelFits.def).
+  /// Empty for a Specialized fit.
+  virtual std::string fitReason(const KernelSpec &spec) const = 0;
   /// Assembly text for `spec` (with a header comment: spec, backend,
   /// target, features).
   virtual Expected<std::string> assembly(const KernelSpec &spec,
