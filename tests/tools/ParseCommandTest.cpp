@@ -127,10 +127,34 @@ TEST(SpecCommand, PlanNamesTheFamilyDecisionsAndFits) {
   std::string wide = plan({"!quant.uniform<u2:f64, 0.5:1>", "--op=dcast"});
   EXPECT_NE(wide.find("\nfamily: dequantize-wide ("), std::string::npos)
       << wide;
-  EXPECT_NE(wide.find("\nfit asmjit: generic"), std::string::npos) << wide;
+  EXPECT_NE(wide.find("\nfit asmjit: generic: packed 1- and 2-bit integer "
+                      "codes ("),
+            std::string::npos)
+      << wide;
+  std::string runtime =
+      plan({"tensor<3x5x!quant.uniform<i8:f64:0, {0.5:1, 0.25:2, 0.125:3}>>",
+            "--op=dcast", "--runtime-params"});
+  EXPECT_NE(runtime.find("params=runtime"), std::string::npos) << runtime;
+  EXPECT_NE(runtime.find("\nfit asmjit: generic: runtime per-axis runs"),
+            std::string::npos)
+      << runtime;
   std::string bare =
       runQjit({"spec", "!quant.uniform<i8:f32, 0.5>", "--op=dcast"}).out;
   EXPECT_EQ(bare.find("family:"), std::string::npos) << bare;
+}
+
+TEST(SpecCommand, FamiliesPrintsTheTableOfFamiliesAndFits) {
+  ToolResult result = runQjit({"spec", "--families"});
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_EQ(result.out.rfind("| family | op | takes | example | llvm fit | "
+                             "asmjit fit |\n",
+                             0),
+            0u)
+      << result.out;
+  for (const char *row :
+       {"\n| quantize | qcast | ", "\n| storage-cast | scast | ",
+        "generic for packed 1- and 2-bit integer codes"})
+    EXPECT_NE(result.out.find(row), std::string::npos) << row;
 }
 
 TEST(IrCommand, PrintsAFunctionOfLlvmIr) {
