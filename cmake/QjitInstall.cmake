@@ -19,6 +19,7 @@ install(TARGETS qjit_runtime qjit_jit qjit_plan qjit_frontend qjit_llvm
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(TARGETS qjit RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 # Public headers only: <lib>/include/qjit/*.h and the generated Version.h.
 # Internal headers live in <lib>/src and <lib>/internal and are never
