@@ -3,6 +3,7 @@
 
 #include "X86PeriodicRuns.h"
 
+#include "plan/LayoutPeriod.h"
 #include "plan/PlanLimits.h"
 
 #include <bit>
@@ -48,27 +49,14 @@ struct NestLevel {
 };
 
 std::vector<NestLevel> nestLevels(const LayoutSpec &layout) {
+  std::vector<plan::PeriodDim> dims = plan::periodDims(layout);
+  std::vector<int64_t> strides = plan::parameterStrides(dims);
   std::vector<NestLevel> levels;
-  if (layout.kind == LayoutSpec::Kind::PerAxis) {
-    levels.push_back({layout.channels, 1, -1, 1});
-    bool dynamic = layout.inner == LayoutSpec::kDynamic;
-    levels.push_back({1, dynamic ? 0 : layout.inner, dynamic ? 0 : -1, 1});
-  } else if (layout.kind == LayoutSpec::Kind::Blocked) {
-    for (size_t d = 0; d < layout.dims.size(); ++d) {
-      const LayoutSpec::Dim &dim = layout.dims[d];
-      bool dynamic = dim.extent == LayoutSpec::kDynamic ||
-                     dim.block == LayoutSpec::kDynamic;
-      NestLevel level;
-      level.grid = dynamic ? 1 : dim.extent / dim.block;
-      level.block = dynamic ? 0 : dim.block;
-      level.extentIndex = dynamic ? static_cast<int>(d) - 1 : -1;
-      levels.push_back(level);
-    }
-  }
-  int64_t stride = 1;
-  for (size_t d = levels.size(); d-- > 0;) {
-    levels[d].paramStride = stride;
-    stride *= levels[d].grid;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    const plan::PeriodDim &dim = dims[d];
+    levels.push_back({dim.grid(), dim.dynamic() ? 0 : dim.block,
+                      dim.dynamic() ? static_cast<int>(dim.extentIndex) : -1,
+                      strides[d]});
   }
   return levels;
 }

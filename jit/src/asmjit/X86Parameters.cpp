@@ -5,6 +5,7 @@
 #include "X86PeriodicRuns.h"
 
 #include "plan/ExactReciprocal.h"
+#include "plan/LayoutPeriod.h"
 
 #include "qjit/internal/HostFloat.h"
 
@@ -61,25 +62,6 @@ X86Parameters::X86Parameters(const KernelSpec &spec, const X86Isa &isa,
 
 namespace {
 
-/// Every dim of one period as (extent, block), or empty when an extent is
-/// dynamic.
-std::vector<std::pair<int64_t, int64_t>> staticDims(const LayoutSpec &layout) {
-  std::vector<std::pair<int64_t, int64_t>> dims;
-  if (layout.kind == LayoutSpec::Kind::PerAxis) {
-    if (layout.inner == LayoutSpec::kDynamic)
-      return {};
-    dims = {{layout.channels, 1}, {layout.inner, layout.inner}};
-  } else if (layout.kind == LayoutSpec::Kind::Blocked) {
-    for (const LayoutSpec::Dim &dim : layout.dims) {
-      if (dim.extent == LayoutSpec::kDynamic ||
-          dim.block == LayoutSpec::kDynamic)
-        return {};
-      dims.push_back({dim.extent, dim.block});
-    }
-  }
-  return dims;
-}
-
 constexpr int64_t kMaxTablePeriod = 16384;
 /// |z| up to 2^22 keeps z and laneBias + z (laneBias < 2^23 + 16)
 /// integers below 2^24 in magnitude: exact in f32.
@@ -89,17 +71,17 @@ constexpr int64_t kMaxVectorRunTablePeriod = 1024;
 } // namespace
 
 void X86Parameters::expandPerElement(const KernelSpec &spec) {
-  std::vector<std::pair<int64_t, int64_t>> dims = staticDims(spec.layout);
-  if (dims.empty())
+  std::vector<plan::PeriodDim> dims = plan::periodDims(spec.layout);
+  if (dims.empty() || !plan::staticPeriod(dims))
     return;
   int64_t period = 1;
-  for (auto [extent, block] : dims)
-    period *= extent;
+  for (const plan::PeriodDim &dim : dims)
+    period *= dim.extent;
   // Runs of at least an unrolled block amortize their parameter
   // broadcasts; shorter ones would never reach the main loop. Runs of
   // whole vectors take tables only while those stay small (embedding
   // them is most of the compile time).
-  int64_t lanes = isa_.vectorBytes() / 4, run = dims.back().second;
+  int64_t lanes = isa_.vectorBytes() / 4, run = dims.back().block;
   if (run >= lanes * reg::kUnroll ||
       period > (run >= lanes ? kMaxVectorRunTablePeriod : kMaxTablePeriod))
     return;
@@ -110,14 +92,7 @@ void X86Parameters::expandPerElement(const KernelSpec &spec) {
   size_t padded = static_cast<size_t>(covered + lanes);
   perElementTables_.assign(2 * padded, 0.0f);
   for (int64_t i = 0; i < covered; ++i) {
-    // The reference's parameter index of element i, computed once here.
-    int64_t rest = i % period, index = 0, stride = 1;
-    for (size_t d = dims.size(); d-- > 0;) {
-      auto [extent, block] = dims[d];
-      index += (rest % extent / block) * stride;
-      rest /= extent;
-      stride *= extent / block;
-    }
+    int64_t index = plan::periodParameterIndex(dims, i % period);
     perElementTables_[i] = scales_[index];
     perElementTables_[padded + i] = zeroPoints_[index];
   }

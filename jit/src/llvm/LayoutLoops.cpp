@@ -1,6 +1,8 @@
 //===- LayoutLoops.cpp - Loop nests that follow a parameter layout --------===//
 #include "LayoutLoops.h"
 
+#include "plan/LayoutPeriod.h"
+
 #include <optional>
 
 namespace qjit::llvmjit {
@@ -57,53 +59,27 @@ std::vector<LoopLevel> simplify(IrContext &ir, std::vector<LoopLevel> levels) {
 std::vector<LoopLevel> planLoopLevels(IrContext &ir, llvm::Value *n,
                                       llvm::Value *extents) {
   llvm::IRBuilder<> &b = ir.builder;
-  const LayoutSpec &layout = ir.spec.layout;
-  struct DimValues {
-    llvm::Value *extent, *block;
-  };
-  std::vector<DimValues> dims;
-  auto dynamicExtent = [&](size_t index) -> llvm::Value * {
-    return b.CreateLoad(
-        ir.i64, b.CreateInBoundsGEP(ir.i64, extents, b.getInt64(index)));
-  };
-  switch (layout.kind) {
-  case LayoutSpec::Kind::PerTensor:
-    break;
-  case LayoutSpec::Kind::PerAxis: {
-    llvm::Value *inner = layout.inner == LayoutSpec::kDynamic
-                             ? dynamicExtent(0)
-                             : b.getInt64(layout.inner);
-    dims.push_back({b.getInt64(layout.channels), b.getInt64(1)});
-    dims.push_back({inner, inner});
-    break;
-  }
-  case LayoutSpec::Kind::Blocked:
-    for (size_t d = 0; d < layout.dims.size(); ++d) {
-      const LayoutSpec::Dim &dim = layout.dims[d];
-      // dims[0] is static; dims[d] reads extents[d - 1].
-      llvm::Value *extent = dim.extent == LayoutSpec::kDynamic
-                                ? dynamicExtent(d - 1)
-                                : b.getInt64(dim.extent);
-      llvm::Value *block =
-          dim.block == LayoutSpec::kDynamic ? extent : b.getInt64(dim.block);
-      dims.push_back({extent, block});
-    }
-    break;
-  }
+  std::vector<plan::PeriodDim> dims = plan::periodDims(ir.spec.layout);
+  std::vector<int64_t> strides = plan::parameterStrides(dims);
+  std::vector<llvm::Value *> extentValues;
   llvm::Value *period = b.getInt64(1);
-  for (const DimValues &dim : dims)
-    period = b.CreateMul(period, dim.extent);
+  for (const plan::PeriodDim &dim : dims) {
+    llvm::Value *extent = b.getInt64(dim.extent);
+    if (dim.dynamic())
+      extent = b.CreateLoad(
+          ir.i64,
+          b.CreateInBoundsGEP(ir.i64, extents, b.getInt64(dim.extentIndex)));
+    extentValues.push_back(extent);
+    period = b.CreateMul(period, extent);
+  }
   std::vector<LoopLevel> levels;
   levels.push_back({b.CreateUDiv(n, period), b.getInt64(0)});
-  std::vector<llvm::Value *> grids;
-  for (const DimValues &dim : dims)
-    grids.push_back(b.CreateUDiv(dim.extent, dim.block));
   for (size_t d = 0; d < dims.size(); ++d) {
-    llvm::Value *inner = b.getInt64(1); // Parameters per block of dim d.
-    for (size_t e = d + 1; e < dims.size(); ++e)
-      inner = b.CreateMul(inner, grids[e]);
-    levels.push_back({grids[d], inner});
-    levels.push_back({dims[d].block, b.getInt64(0)});
+    // A dynamic dim is one whole block.
+    llvm::Value *block =
+        dims[d].dynamic() ? extentValues[d] : b.getInt64(dims[d].block);
+    levels.push_back({b.getInt64(dims[d].grid()), b.getInt64(strides[d])});
+    levels.push_back({block, b.getInt64(0)});
   }
   return simplify(ir, std::move(levels));
 }
