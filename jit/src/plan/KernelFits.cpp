@@ -41,18 +41,6 @@ constexpr KernelFitRow kRows[] = {
 #include "KernelFits.def"
 };
 
-std::string_view opName(KernelOp op) {
-  switch (op) {
-  case KernelOp::QCast:
-    return "qcast";
-  case KernelOp::DCast:
-    return "dcast";
-  case KernelOp::SCast:
-    return "scast";
-  }
-  return "?";
-}
-
 /// Table cells hold no `|`.
 std::string cell(std::string_view text) {
   std::string out;
@@ -109,7 +97,7 @@ std::string kernelFamilyTable() {
   for (size_t k = 0; k < kKernelFamilyCount; ++k) {
     auto family = static_cast<KernelFamily>(k);
     text += "| " + std::string(kernelFamilyName(family)) + " | " +
-            std::string(opName(kernelFamilyOp(family))) + " | " +
+            std::string(kernelOpName(kernelFamilyOp(family))) + " | " +
             cell(kernelFamilyTakes(family)) + " | `" +
             cell(kernelFamilyExample(family)) + "` |";
     for (FitBackend backend : kBackends)
