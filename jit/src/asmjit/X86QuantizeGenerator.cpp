@@ -50,6 +50,7 @@
 
 #include "../X86PackOrder.h"
 #include "plan/CheckedReciprocal.h"
+#include "plan/MarksteinDivision.h"
 
 #include "qjit/internal/HostFloat.h"
 
@@ -263,7 +264,8 @@ public:
     }
     if (!reciprocal_)
       return;
-    for (float value : {*reciprocal_, kQuotientBound, -kQuotientBound})
+    for (float value : {*reciprocal_, plan::kMarksteinQuotientBound,
+                        -plan::kMarksteinQuotientBound})
       for (unsigned lane = 0; lane < 8; ++lane)
         a.embedUInt32(floatBits(value));
   }
@@ -569,17 +571,10 @@ private:
 
   /// Float storage with one baked scale s in [2^-32, 1], f32 and AVX2:
   /// fl(x / s) from fl(1/s) by one multiplication, a bound and two FMAs
-  /// instead of vdivps, for the odd slots (two of a main-loop iteration's
+  /// instead of vdivps (plan/MarksteinDivision.h, the one-correction form,
+  /// has the proof), for the odd slots (two of a main-loop iteration's
   /// four vectors): measured +4-6% fp8 qcast on Zen 1, whose divider and
   /// µop count bound that loop about evenly (all four slots: 0.9x).
-  /// Markstein's theorem (Muller et al., Handbook of Floating-Point
-  /// Arithmetic, thm. 4.10) gives the correctly rounded quotient when no
-  /// intermediate underflows or overflows: the bound 2^100 on q keeps q·s
-  /// and the residual finite (a bounded q leaves the result beyond every
-  /// code's range, on the same side, like fl(x / s)), and quotients below
-  /// 2^-30, where the residual may be inexact, keep their sign and stay
-  /// nonzero (|x / s| >= |x| for s <= 1): they encode as ±0 like fl(x / s).
-  /// Checked exhaustively over every f32 x for ten scales in that range.
   void planCorrectedQuotient() {
     if (isa_.avx512() || spec_.params.runtime ||
         spec_.layout.kind != LayoutSpec::Kind::PerTensor ||
@@ -587,7 +582,7 @@ private:
         params_.scaleInstruction() != x86::Inst::kIdVdivps)
       return;
     auto s = static_cast<float>(bakedScale(spec_, 0));
-    if (!(s >= 0x1p-32f && s <= 1.0f))
+    if (!plan::marksteinScaleInRange(plan::MarksteinForm::OneCorrection, s))
       return;
     reciprocal_ = 1.0f / s; // f32 division: fl(1/s).
     std::optional<double> top = floatEncoder_->saturatingQuotient();
@@ -606,7 +601,7 @@ private:
   ///  * a = X (|x| >= X, ±inf): the reference's |fl(x/s)| >= fl(X/s)
   ///    saturates to the largest code, and so does u = fl(X/s) below.
   ///  * a/s >= 2^-30: no step overflows (q <= 2·largest) or underflows, and
-  ///    Markstein's theorem (see planCorrectedQuotient) gives u = fl(a/s).
+  ///    Markstein's theorem (plan/MarksteinDivision.h) gives u = fl(a/s).
   ///  * a/s < 2^-30: q <= 2^-29, |r| <= 4a, |r·y| <= 2^-27, so |u| <
   ///    2^-26: the magnitude code 0, as |fl(x/s)| < 2^-29 has (the encoder
   ///    takes (-q/4, -0] as 0 too, q = 2^-9 or 2^-16 the smallest
@@ -831,8 +826,7 @@ private:
     if (reciprocal_ && slot % 2 == 1) {
       // q = x · fl(1/s) bounded (NaN lanes of x stay NaN through the
       // residual), the exact residual x - q·s, then fl(q + residual ·
-      // fl(1/s)) = fl(x / s) (Markstein's theorem, see
-      // planCorrectedQuotient).
+      // fl(1/s)) = fl(x / s) (plan/MarksteinDivision.h, one correction).
       a.vmulps(t, v, dataAt(kReciprocalOffset));
       a.vminps(t, t, dataAt(kReciprocalOffset + 32));
       a.vmaxps(t, t, dataAt(kReciprocalOffset + 64));
@@ -936,14 +930,13 @@ private:
   bool bracket_ = false; ///< Main loop through emitBracketedFour.
   asmjit::Label dataLabel_;
   /// fl(1/s) of planCorrectedQuotient, at dataAt(kReciprocalOffset) with
-  /// the bounds ±kQuotientBound after it.
+  /// the bounds ±plan::kMarksteinQuotientBound after it.
   std::optional<float> reciprocal_;
   static constexpr int32_t kReciprocalOffset = 64;
   /// AVX-512: kZmmPackedDwordOrder at dataAt(kZmmOrderOffset).
   static constexpr int32_t kZmmOrderOffset = 64;
   /// X of emitClampedQuotient (nullopt: the encoder clamps instead).
   std::optional<float> clampedInput_;
-  static constexpr float kQuotientBound = 0x1p100f;
 };
 
 } // namespace

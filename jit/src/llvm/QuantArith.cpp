@@ -1,31 +1,8 @@
 //===- QuantArith.cpp - qcast and dcast arithmetic on lanes ---------------===//
 //
-// Exact division without a divider (Scaling::Markstein), f32 only, for
-// baked scales with 2^-60 <= |s| <= 2^60 and baked zero points with
-// |z| < 2^33 (kMarksteinZeroLimit). With y = RN(1/s) and
-// H = |s|·2^40 (exact), each lane computes
-//     x' = clamp(x, -H, H)             (NaN stays NaN)
-//     q0 = RN(x'·y)
-//     e0 = RN(x' - s·q0)  (fma)        q1 = RN(q0 + e0·y)  (fma)
-//     e1 = RN(x' - s·q1)  (fma)        u  = RN(q1 + e1·y)  (fma)
-// and u = RN(x/s) whenever that can change the stored result:
-//  * |x| > H: x/s and x'/s = ±2^40 both saturate (|z| < 2^33, bounds
-//    within ±2^32); ±inf is such an x.
-//  * |x'/s| < 2^-30 (including x' = 0): every step stays below 2^-25 in
-//    magnitude (absolute errors are at most a few 2^-149), and any such u
-//    gives the same result as the exact quotient: u + z rounds to z when
-//    z != 0, and round(u) is 0 in every mode when z = 0.
-//  * Otherwise 2^-30 <= |x/s| <= 2^40 and |x'| >= 2^-90: no step
-//    overflows or underflows. q0 = Q(1+t) with |t| <= 2u+u^2 (u = 2^-24),
-//    so q0 + e0·y = Q(1 - t(d+e+de)) for the rounding errors |d|,|e| <= u
-//    of e0 and y: within 2^-45·|Q| of Q, far inside half an ulp, hence q1
-//    is a faithful rounding of Q. Markstein's theorem (Muller et al.,
-//    Handbook of Floating-Point Arithmetic, "Markstein's theorem": y within
-//    half an ulp of 1/s, q1 within one ulp of x/s, no underflow) then gives
-//    e1 = x' - s·q1 exactly and u = RN(x'/s). e1 is a multiple of
-//    2^(exp(s)+exp(q1)-46) >= 2^-149, so it is representable.
-// tests/jit/LlvmDivisionTest.cpp checks the identity on values next to
-// every rounding boundary over many scales.
+// Exact division without a divider (Scaling::Markstein) is
+// plan/MarksteinDivision.h's two-correction form: the decision and the
+// proof are there.
 //
 //===----------------------------------------------------------------------===//
 #include "QuantArith.h"
@@ -34,6 +11,7 @@
 
 #include "plan/ExactReciprocal.h"
 #include "plan/KernelPlan.h"
+#include "plan/MarksteinDivision.h"
 #include "plan/PlanLimits.h"
 
 #include "qjit/internal/HostFloat.h"
@@ -59,19 +37,6 @@ bool zeroPointsWithin(const KernelSpec &spec, int64_t limit) {
                      [&](int64_t z) { return z >= -limit && z <= limit; });
 }
 
-/// Markstein's clamp to ±|s|·2^40 saturates like the exact quotient only
-/// while the zero point cannot pull ±2^40 back inside the bounds (±2^32).
-constexpr int64_t kMarksteinZeroLimit = (int64_t(1) << 33) - 1;
-
-bool allScales(const KernelSpec &spec, bool (*predicate)(double)) {
-  if (spec.params.runtime)
-    return false;
-  for (size_t k = 0; k < spec.params.scales.size(); ++k)
-    if (!predicate(plan::computeScale(spec, k)))
-      return false;
-  return true;
-}
-
 } // namespace
 
 QuantPlan planQuantization(const KernelSpec &spec, const VectorTarget &target) {
@@ -83,16 +48,9 @@ QuantPlan planQuantization(const KernelSpec &spec, const VectorTarget &target) {
   if (spec.op != KernelOp::QCast)
     return plan;
   const plan::KernelPlan kernel = plan::planKernel(spec);
-  bool f64 = spec.compute == ValueType::F64;
   if (kernel.scaling != plan::Scaling::Divide) {
     plan.scaling = Scaling::Multiply;
-  } else if (target.fmaDivision && !f64 &&
-             allScales(spec,
-                       [](double s) {
-                         return std::fabs(s) >= 0x1p-60 &&
-                                std::fabs(s) <= 0x1p60;
-                       }) &&
-             zeroPointsWithin(spec, kMarksteinZeroLimit)) {
+  } else if (target.fmaDivision && plan::marksteinCoversSpec(spec)) {
     plan.scaling = Scaling::Markstein;
   }
   if (plan.scaling == Scaling::Divide && target.vectorBits > 0 &&
