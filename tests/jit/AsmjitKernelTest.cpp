@@ -1,9 +1,10 @@
 //===- AsmjitKernelTest.cpp - asmjit kernels vs the reference -------------===//
 //
-// Every asmjit kernel the backend generates, at every ISA level this host
-// supports (AVX-512, and AVX2 capped on an AVX-512 host), through the
-// shared differential tester. Specs the backend does not cover yet must be
-// refused with ErrorCode::Unsupported, never miscompiled.
+// What only asmjit's kernels need beyond the sweeps both backends run
+// (BackendSweepTest.cpp): packed int4 groups at every scale, far zero
+// points of the biased loads, streaming stores, reads that stop at the
+// buffer end; at every ISA level this host runs (AVX-512, and AVX2 capped
+// on an AVX-512 host).
 //
 //===----------------------------------------------------------------------===//
 #include "ExpressedValues.h"
@@ -54,239 +55,8 @@ protected:
     backend_ = std::move(*backend);
   }
 
-  /// Checks every spec of the sweep the backend compiles (only packed
-  /// ones with `packedOnly`); returns how many it compiled. Unsupported
-  /// specs must say so. Runtime zero points span all of int64 (the exact
-  /// after-rounding sum).
-  size_t checkSweep(const SweepAxes &axes, bool packedOnly = false,
-                    KernelTester::Options options = {.lanes = 64,
-                                                     .largeSize = 4099,
-                                                     .wideZeroPoints = true}) {
-    size_t compiled = 0;
-    testing::CompileOnlyTargets compileOnly(*backend_);
-    for (const KernelSpec &spec : testing::specSweep(axes)) {
-      if (packedOnly && !spec.storage.packed)
-        continue;
-      compileOnly.generate(spec);
-      Expected<CompiledCode> code = backend_->compile(spec);
-      if (!code) {
-        EXPECT_EQ(code.status().code(), ErrorCode::Unsupported)
-            << spec.canonicalString() << ": " << code.status().message();
-        continue;
-      }
-      // At most the requested level (some kernels are AVX2 code only,
-      // packed storage among them).
-      EXPECT_LE(code->isa, GetParam());
-      if (spec.storage.packed) {
-        EXPECT_EQ(code->isa, std::min(GetParam(), IsaLevel::Avx2));
-      }
-      ++compiled;
-      KernelTester tester(spec, qjit::testing::testSeed(), options);
-      EXPECT_TRUE(tester.check(code->entry)) << spec.canonicalString();
-      if (HasFailure())
-        break;
-    }
-    return compiled;
-  }
-
   std::unique_ptr<Backend> backend_;
 };
-
-// Runs of the main loop with a zero point per channel (the bracket keeps
-// one zero point in registers: it must not take these).
-TEST_P(AsmjitKernelTest, LongPerAxisRunsWithDistinctZeroPoints) {
-  SweepAxes axes = testing::longPerAxisRunSweep();
-  EXPECT_EQ(
-      testing::checkSweep(*backend_, axes, {.lanes = 16, .largeSize = 1200}),
-      2u * 2 * 13);
-}
-
-TEST_P(AsmjitKernelTest, PerTensorEveryKnob) {
-  SweepAxes axes;
-  axes.ops = {KernelOp::QCast};
-  axes.widths = {8, 16, 32};
-  axes.packed = false;
-  axes.narrowBounds = true;
-  axes.knobs = testing::allKnobs();
-  axes.runtimeParams = {false, true};
-  // 3 widths × 2 signs × 2 bounds × 12 knobs × 2 parameter kinds.
-  EXPECT_EQ(checkSweep(axes), 3u * 2 * 2 * 12 * 2);
-}
-
-TEST_P(AsmjitKernelTest, EveryWidthAndOp) {
-  SweepAxes axes;
-  axes.ops = {KernelOp::QCast, KernelOp::DCast, KernelOp::SCast};
-  axes.widths = {1, 2, 3, 4, 7, 8, 9, 12, 15, 16, 17, 24, 25, 27, 30, 31, 32};
-  axes.packed = false;
-  axes.narrowBounds = true;
-  axes.knobs = {QuantKnobs{},
-                {ScaleOp::Reciprocal, ZeroPointOrder::AfterRounding,
-                 RoundingMode::NearestAway}};
-  axes.runtimeParams = {false, true};
-  // 17 widths × 2 signs × 2 bounds (but 1-bit) × 2 parameter kinds ×
-  // (2 qcast + dcast + scast).
-  EXPECT_EQ(checkSweep(axes), (17u * 4 - 2) * 2 * 4);
-}
-
-// C = f64: every knob, integer widths up to 32, both parameter kinds.
-TEST_P(AsmjitKernelTest, DoubleExpressedEveryKnob) {
-  SweepAxes axes;
-  axes.ops = {KernelOp::QCast, KernelOp::DCast};
-  axes.widths = {8, 16, 32};
-  axes.packed = false;
-  axes.narrowBounds = true;
-  axes.expressed = {ValueType::F64};
-  axes.knobs = testing::allKnobs();
-  axes.runtimeParams = {false, true};
-  // 3 widths × 2 signs × 2 bounds × 2 parameter kinds × (12 qcast + dcast).
-  EXPECT_EQ(
-      checkSweep(axes, /*packedOnly=*/false,
-                 {.lanes = 32, .largeSize = 1031, .wideZeroPoints = true}),
-      3u * 2 * 2 * 2 * 13);
-}
-
-// Zero points of a type may be any int64: the after-rounding sum is exact
-// however far z is from the bounds (the wide kernels' split sum).
-TEST_P(AsmjitKernelTest, FarBakedZeroPoints) {
-  for (const KernelSpec &spec : testing::farZeroPointSpecs()) {
-    Expected<CompiledCode> code = backend_->compile(spec);
-    ASSERT_TRUE(code) << code.status().message();
-    KernelTester tester(spec, qjit::testing::testSeed(),
-                        {.lanes = 16, .largeSize = 257});
-    EXPECT_TRUE(tester.check(code->entry)) << spec.canonicalString();
-  }
-}
-
-TEST_P(AsmjitKernelTest, HalfAndBfloat16) {
-  SweepAxes axes;
-  axes.ops = {KernelOp::QCast, KernelOp::DCast};
-  axes.widths = {8, 16, 32};
-  axes.packed = false;
-  axes.expressed = {ValueType::F16, ValueType::BF16};
-  axes.knobs = {QuantKnobs{},
-                {ScaleOp::Reciprocal, ZeroPointOrder::AfterRounding,
-                 RoundingMode::NearestAway}};
-  axes.runtimeParams = {false, true};
-  // 3 widths × 2 signs × 2 types × 2 parameter kinds × (2 qcast + dcast).
-  EXPECT_EQ(checkSweep(axes), 3u * 2 * 2 * 2 * 3);
-}
-
-TEST_P(AsmjitKernelTest, EveryLayout) {
-  SweepAxes axes;
-  axes.ops = {KernelOp::QCast, KernelOp::DCast};
-  axes.widths = {8, 32};
-  axes.expressed = {ValueType::F32, ValueType::F64};
-  axes.packed = false;
-  axes.layouts = testing::representativeLayouts();
-  axes.runtimeParams = {false, true};
-  axes.knobs = {QuantKnobs{},
-                {ScaleOp::Divide, ZeroPointOrder::AfterRounding,
-                 RoundingMode::TowardZero}};
-  // 2 widths × 2 signs × 2 types × 7 layouts × 2 parameter kinds ×
-  // (2 qcast + dcast).
-  EXPECT_EQ(checkSweep(axes), 2u * 2 * 2 * 7 * 2 * 3);
-}
-
-TEST_P(AsmjitKernelTest, RunsOfWholeUnrolledIterations) {
-  // Static runs of 32, 64 and 128 elements (blockwise along the last axis)
-  // take straight-line bodies; 40 and 160 do not; every size ends in a
-  // partial run somewhere.
-  SweepAxes axes;
-  axes.ops = {KernelOp::QCast, KernelOp::DCast};
-  axes.signedness = {true};
-  axes.packed = false;
-  axes.layouts = {testing::perAxis(3, 32), testing::perAxis(2, 64),
-                  testing::blocked({{2, 1}, {256, 128}}),
-                  testing::perAxis(2, 40), testing::perAxis(2, 160)};
-  axes.runtimeParams = {false, true};
-  axes.knobs = {QuantKnobs{},
-                {ScaleOp::Reciprocal, ZeroPointOrder::BeforeRounding,
-                 RoundingMode::NearestAway}};
-  EXPECT_EQ(checkSweep(axes), 5u * 2 * (2 + 1));
-}
-
-TEST_P(AsmjitKernelTest, RuntimeParametersOfEightRunsAtOnce) {
-  // Whole runs of 32 with runtime parameters, 16 and 32 per period: AVX2
-  // prepares eight runs' parameters at once (the rest of a call run by
-  // run); groups with a zero point far beyond the storage range take the
-  // slow loads, so zero points are drawn within it, then anywhere.
-  SweepAxes axes;
-  axes.signedness = {true};
-  axes.packed = false;
-  axes.expressed = {ValueType::F32, ValueType::F16, ValueType::BF16};
-  axes.layouts = {testing::perAxis(16, 32),
-                  testing::blocked({{2, 1}, {512, 32}})};
-  axes.runtimeParams = {true};
-  axes.knobs = {QuantKnobs{},
-                {ScaleOp::Reciprocal, ZeroPointOrder::BeforeRounding,
-                 RoundingMode::NearestAway}};
-  // 3 types × 2 layouts × (2 qcast + dcast).
-  EXPECT_EQ(checkSweep(axes, false, {.lanes = 64, .largeSize = 4099}),
-            3u * 2 * 3);
-  EXPECT_EQ(checkSweep(axes), 3u * 2 * 3);
-}
-
-TEST_P(AsmjitKernelTest, RunsOfWholeVectors) {
-  // Static runs of 8, 16 and 24 elements in periods too long for
-  // per-element tables: straight-line runs of single vectors (AVX2), or a
-  // vector and a partial one (AVX-512), two runs per step where periods
-  // hold whole pairs (not 129 channels).
-  SweepAxes axes;
-  axes.signedness = {true};
-  axes.packed = false;
-  axes.layouts = {testing::perAxis(160, 8), testing::perAxis(80, 16),
-                  testing::perAxis(48, 24), testing::perAxis(129, 16)};
-  axes.runtimeParams = {false, true};
-  axes.knobs = {QuantKnobs{},
-                {ScaleOp::Reciprocal, ZeroPointOrder::BeforeRounding,
-                 RoundingMode::NearestAway}};
-  // 4 layouts × 2 parameter kinds × (2 qcast + dcast).
-  EXPECT_EQ(checkSweep(axes, false, {.lanes = 64, .largeSize = 4099}),
-            4u * 2 * 3);
-}
-
-TEST_P(AsmjitKernelTest, GroupsOfSymmetricAndAsymmetricRuns) {
-  // Runtime zero points mostly 0: AVX2 groups of eight runs whose zero
-  // points are all 0 take dcast's runs without them, the others (and
-  // qcast) the usual ones. One group per period (the next group's
-  // parameters are those of the period's start), three, and groups of
-  // eight runs of 64 (their runs in a loop).
-  SweepAxes axes;
-  axes.packed = false;
-  axes.expressed = {ValueType::F32, ValueType::F16};
-  axes.layouts = {testing::perAxis(8, 32), testing::perAxis(24, 32),
-                  testing::perAxis(16, 64)};
-  axes.runtimeParams = {true};
-  // 2 signs × 2 types × 3 layouts × (qcast + dcast).
-  EXPECT_EQ(checkSweep(axes, false,
-                       {.lanes = 64,
-                        .largeSize = 4099,
-                        .wideZeroPoints = true,
-                        .mostlyZeroZeroPoints = true}),
-            2u * 2 * 3 * 2);
-}
-
-TEST_P(AsmjitKernelTest, GroupsOfBiasedPackedRuns) {
-  // Packed 4-bit dcast loads its codes as laneBias + q: symmetric groups
-  // subtract the lane biases alone, the others the biased zero points, or
-  // (a zero point beyond the biased range in the group) z after
-  // unbiasing the runs that need it.
-  SweepAxes axes;
-  axes.ops = {KernelOp::DCast};
-  axes.widths = {4};
-  axes.layouts = {testing::perAxis(8, 32), testing::perAxis(24, 32),
-                  testing::perAxis(16, 64)};
-  axes.runtimeParams = {true};
-  // 2 signs × 3 layouts (packed 4-bit only), zero points mostly 0 and
-  // all wide (most groups out of the biased range).
-  for (bool mostlyZero : {true, false})
-    EXPECT_EQ(checkSweep(axes, /*packedOnly=*/true,
-                         {.lanes = 64,
-                          .largeSize = 4099,
-                          .wideZeroPoints = true,
-                          .mostlyZeroZeroPoints = mostlyZero}),
-              2u * 3);
-}
 
 TEST_P(AsmjitKernelTest, SymmetricPackedInt4GroupsAtEveryScale) {
   // Signed packed 4-bit runs of groups whose zero points are all 0 load
@@ -382,66 +152,6 @@ TEST_P(AsmjitKernelTest, SymmetricPackedInt4GroupsAtEveryScale) {
             << qjit::testing::testSeed();
       }
     }
-}
-
-TEST_P(AsmjitKernelTest, ShortPeriodsOnTheLastAxis) {
-  // Per-axis parameters on the last axis (runs of one or two elements):
-  // tables cover whole unrolled vector blocks of periods (every size ends
-  // inside one, most inside a vector): baked ones, and runtime ones filled
-  // on the stack per call.
-  SweepAxes axes;
-  axes.packed = false;
-  axes.layouts = {testing::perAxis(3, 2)};
-  for (int64_t channels : {1, 2, 3, 4, 5, 8, 12, 13, 16, 64})
-    axes.layouts.push_back(testing::perAxis(channels, 1));
-  axes.runtimeParams = {false, true};
-  axes.knobs = {QuantKnobs{},
-                {ScaleOp::Reciprocal, ZeroPointOrder::BeforeRounding,
-                 RoundingMode::NearestAway}};
-  // 11 layouts × 2 signs × 2 parameter kinds × (2 qcast + dcast); runtime
-  // zero points within the checked range, then anywhere (a channel beyond
-  // it sends the whole call to the division).
-  EXPECT_EQ(checkSweep(axes, false, {.lanes = 64, .largeSize = 4099}),
-            11u * 2 * 2 * 3);
-  EXPECT_EQ(checkSweep(axes), 11u * 2 * 2 * 3);
-  // Runtime tables hold the scales widened from 16-bit types.
-  SweepAxes halves = axes;
-  halves.signedness = {true};
-  halves.expressed = {ValueType::F16, ValueType::BF16};
-  halves.layouts = {testing::perAxis(5, 1), testing::perAxis(3, 2)};
-  halves.runtimeParams = {true};
-  // 2 types × 2 layouts × (2 qcast + dcast).
-  EXPECT_EQ(checkSweep(halves), 2u * 2 * 3);
-  // Packed 4-bit codes: tables of lcm(period, 8) widened alike.
-  axes.widths = {4};
-  axes.packed = true;
-  axes.signedness = {true};
-  axes.layouts = {testing::perAxis(3, 1), testing::perAxis(5, 1)};
-  axes.runtimeParams = {false};
-  EXPECT_EQ(checkSweep(axes, /*packedOnly=*/true), 2u * 3);
-}
-
-/// Packed 1-, 2- and 4-bit storage, every op: layouts whose runs start
-/// inside a byte (per-element tables of odd periods, odd and dynamic
-/// blocks) or on one (blocks of 32, the GPTQ shape), tails ending inside a
-/// byte, expressed types, parameter sources and qcast knob families.
-TEST_P(AsmjitKernelTest, PackedEveryLayout) {
-  SweepAxes axes;
-  axes.ops = {KernelOp::QCast, KernelOp::DCast, KernelOp::SCast};
-  axes.widths = {1, 2, 4};
-  axes.narrowBounds = true;
-  axes.layouts = testing::representativeLayouts();
-  for (const LayoutSpec &blocks : testing::packedBlockLayouts())
-    axes.layouts.push_back(blocks);
-  axes.runtimeParams = {false, true};
-  axes.knobs = {QuantKnobs{},
-                {ScaleOp::Reciprocal, ZeroPointOrder::AfterRounding,
-                 RoundingMode::NearestAway}};
-  // (3 widths × 2 signs × 2 bounds, less 1-bit narrow bounds) × 9 layouts
-  // × (qcast: 2 knob sets; dcast and scast) × 2 parameter sources (runtime
-  // zero points after rounding take the wide kernels).
-  EXPECT_EQ(checkSweep(axes, /*packedOnly=*/true),
-            (3u * 2 * 2 - 2) * 9 * (2 + 1 + 1) * 2);
 }
 
 // 4-bit dcast loads codes as laneBias + q while laneBias + z is exact
@@ -545,17 +255,6 @@ TEST_P(AsmjitKernelTest, BlocksAndPackedCodesStreamPastTheCache) {
   }
 }
 
-TEST_P(AsmjitKernelTest, PackedExpressedTypes) {
-  SweepAxes axes;
-  axes.ops = {KernelOp::QCast, KernelOp::DCast};
-  axes.widths = {1, 2, 4};
-  axes.expressed = {ValueType::F16, ValueType::BF16, ValueType::F64};
-  axes.layouts = {LayoutSpec{}, testing::representativeLayouts()[2]};
-  axes.runtimeParams = {false, true};
-  axes.knobs = testing::allKnobs();
-  EXPECT_GT(checkSweep(axes, /*packedOnly=*/true), 0u);
-}
-
 /// Packed sources that end right before an inaccessible page: no read
 /// goes past the buffer (the tester's guard bytes only see writes).
 TEST_P(AsmjitKernelTest, PackedReadsStopAtTheBufferEnd) {
@@ -654,13 +353,6 @@ TEST_P(AsmjitKernelTest, OutputsBeyondTheCachesStreamExactly) {
   ASSERT_TRUE(code) << code.status().message();
   KernelTester packedTester(*packed, qjit::testing::testSeed());
   EXPECT_TRUE(packedTester.checkOnce(code->entry, n, 1, 8));
-}
-
-TEST_P(AsmjitKernelTest, UncoveredSpecsAreRefused) {
-  SweepAxes axes;
-  axes.widths = {4, 32};
-  axes.expressed = {ValueType::F32, ValueType::F64};
-  checkSweep(axes);
 }
 
 INSTANTIATE_TEST_SUITE_P(HostIsaLevels, AsmjitKernelTest,

@@ -744,8 +744,10 @@ std::vector<KernelSpec> specSweep(const SweepAxes &axes) {
       for (bool narrow : {false, true}) {
         if (narrow && (!axes.narrowBounds || bits < 2))
           continue;
-        storages.push_back({bits, isSigned, false, narrow});
-        if (axes.packed && (bits == 1 || bits == 2 || bits == 4))
+        if (!axes.packedOnly)
+          storages.push_back({bits, isSigned, false, narrow});
+        if ((axes.packed || axes.packedOnly) &&
+            (bits == 1 || bits == 2 || bits == 4))
           storages.push_back({bits, isSigned, true, narrow});
       }
   for (const StorageChoice &choice : storages) {

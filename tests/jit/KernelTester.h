@@ -139,6 +139,8 @@ struct SweepAxes {
   std::vector<StorageSpec> compact = {};
   std::vector<bool> signedness = {true, false};
   bool packed = true;
+  /// Only the packed variants (of widths 1, 2, 4).
+  bool packedOnly = false;
   /// Narrow explicit bounds (one step inside the type's range) too.
   bool narrowBounds = false;
   std::vector<ValueType> expressed = {ValueType::F32};

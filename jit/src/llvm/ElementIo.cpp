@@ -197,7 +197,9 @@ llvm::Value *loadStored(IrContext &ir, llvm::Value *base, llvm::Value *index,
     tops.push_back(
         b.getInt32(32 - storage.bits - (lane % perByte) * storage.bits));
   }
-  llvm::Value *spread = b.CreateShuffleVector(bytes, replicate);
+  // One byte loads as a scalar (ir.load of one lane): splat it instead.
+  llvm::Value *spread = n == perByte ? b.CreateVectorSplat(n, bytes)
+                                     : b.CreateShuffleVector(bytes, replicate);
   llvm::Value *wide = b.CreateZExt(spread, ir.vectorOf(ir.i32, n));
   return extractField(ir, wide, llvm::ConstantVector::get(tops), n);
 }
@@ -259,6 +261,8 @@ void storeStored(IrContext &ir, llvm::Value *base, llvm::Value *index,
     for (unsigned byte = 0; byte < bytes; ++byte)
       pick.push_back(static_cast<int>(byte * perByte + slot));
     llvm::Value *part = b.CreateShuffleVector(fields, pick);
+    if (bytes == 1) // One byte: a scalar, as intConstant's for one lane.
+      part = b.CreateExtractElement(part, uint64_t(0));
     if (slot > 0)
       part =
           b.CreateShl(part, ir.intConstant(ir.i8, slot * storage.bits, bytes));

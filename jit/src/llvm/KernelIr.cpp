@@ -19,6 +19,7 @@
 
 #include "plan/PlanLimits.h"
 
+#include <llvm/Analysis/VectorUtils.h>
 #include <llvm/IR/IntrinsicsX86.h>
 #include <llvm/IR/MDBuilder.h>
 #include <llvm/IR/Verifier.h>
@@ -383,20 +384,10 @@ void KernelEmitter::emitBlock(llvm::Value *e, unsigned vectors, Lanes lanes,
     storeThirtyTwoBytes(e, stored, stream);
     return;
   }
-  while (stored.size() > 1) {
-    llvm::SmallVector<int, 64> both;
-    unsigned width = llvm::cast<llvm::FixedVectorType>(stored[0]->getType())
-                         ->getNumElements();
-    for (unsigned i = 0; i < 2 * width; ++i)
-      both.push_back(static_cast<int>(i));
-    llvm::SmallVector<llvm::Value *, 4> merged;
-    for (size_t j = 0; j + 1 < stored.size(); j += 2)
-      merged.push_back(b.CreateShuffleVector(stored[j], stored[j + 1], both));
-    stored = merged;
-  }
-  storeMaybeStreaming(stream, Lanes{lanes.count * vectors}, [&](Lanes l) {
-    storeStored(ir_, dst_, e, stored[0], l);
-  });
+  // Any number of vectors (runs of three vectors make blocks of three).
+  llvm::Value *all = llvm::concatenateVectors(b, stored);
+  storeMaybeStreaming(stream, Lanes{lanes.count * vectors},
+                      [&](Lanes l) { storeStored(ir_, dst_, e, all, l); });
 }
 
 bool KernelEmitter::stagesRuns(bool perElement) const {
