@@ -232,7 +232,7 @@ std::vector<Sweep> sweeps() {
     axes.expressed = {ValueType::F16, ValueType::BF16, ValueType::F64};
     axes.layouts = {LayoutSpec{}, representativeLayouts()[2]};
     axes.runtimeParams = {false, true};
-    axes.knobs = allKnobs();
+    axes.knobs = {QuantKnobs{}, kReciprocalAway, kAfterTowardZero};
     add("PackedExpressedTypes", axes, kWideZeroPoints, /*covered=*/false);
   }
   return all;
