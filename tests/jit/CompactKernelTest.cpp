@@ -4,9 +4,9 @@
 // and quantile (NF4, unsorted, 64-entry, up to 1000-entry) storage: every
 // backend, every runnable ISA level, every layout, expressed type and
 // parameter source.
-// Each backend compiles exactly the specs compiles() names and refuses the
-// rest (ErrorCode::Unsupported); the runtime's auto choice must then fall
-// back to one that compiles them.
+// Each backend compiles exactly the specs its fit() supports and refuses
+// the rest (ErrorCode::Unsupported); the runtime's auto choice must then
+// fall back to one that compiles them.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelTester.h"
@@ -60,13 +60,10 @@ protected:
     return testing::checkSweep(*backend_, axes,
                                {.lanes = 64, .largeSize = 4099});
   }
-  /// Whether the backend compiles `spec`: llvm all of them; asmjit
-  /// every quantile table (up to 2^16 entries) and float storage, packed
-  /// or not, with every expressed type (f64: the wide kernels).
+  /// Whether the backend compiles `spec`, as its fit() says
+  /// (plan/KernelFits.def): checkSweep then finds it compiled and exact.
   bool compiles(const KernelSpec &spec) const {
-    if (GetParam().backend == "llvm")
-      return true;
-    return spec.storage.kind != StorageType::Kind::Integer;
+    return backend_->fit(spec) != KernelFit::Unsupported;
   }
   /// The specs of `axes` the backend compiles; `all` (every one) counted
   /// by hand.
