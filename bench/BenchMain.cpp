@@ -1,7 +1,8 @@
 //===- BenchMain.cpp - The qjit_bench throughput harness ------------------===//
 //
 // Registers one Google Benchmark per case x op x size x row, named
-// "OP/CASE/ROW/N" (bench/report.py parses these names). A workload is built
+// "OP/CASE/ROW/N", and one per kernel-table example x qjit backend, named
+// "table/ID/ROW/N" (bench/report.py parses these names). A workload is built
 // on first use and kept only while its benchmarks run (2^24-element
 // buffers are large); each row is prepared and checked against the
 // reference once per workload. Rows that do not apply are skipped with a
@@ -12,10 +13,12 @@
 #include "CompileBenchmarks.h"
 #include "Measure.h"
 #include "Peers.h"
+#include "TableCases.h"
 
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <string>
 
@@ -31,11 +34,12 @@ struct CurrentWorkload {
   std::map<std::string, PreparedRow> rows;
 };
 
-CurrentWorkload &currentWorkload(const BenchCase &benchCase, KernelOp op,
-                                 int64_t n) {
+/// The workload `key` names, built from `makeRequest` when it is not the
+/// current one.
+CurrentWorkload &
+currentWorkload(const std::string &key,
+                const std::function<Expected<WorkloadRequest>()> &makeRequest) {
   static CurrentWorkload current;
-  std::string key = std::string(kernelOpName(op)) + "/" +
-                    std::string(benchCase.name) + "/" + std::to_string(n);
   if (current.key == key)
     return current;
   // Free the previous buffers before allocating the next ones.
@@ -43,23 +47,35 @@ CurrentWorkload &currentWorkload(const BenchCase &benchCase, KernelOp op,
   current.workload.reset();
   current.key = key;
   current.status = Status::ok();
-  auto text = caseTypeText(benchCase, n);
-  if (!text) {
-    current.status = text.status();
+  Expected<WorkloadRequest> request = makeRequest();
+  if (!request) {
+    current.status = request.status();
     return current;
   }
-  WorkloadRequest request;
-  request.name = std::string(benchCase.name);
-  request.typeText = std::move(*text);
-  request.op = op;
-  request.lowering.runtimeParameters = benchCase.runtimeParameters;
-  request.n = n;
-  auto workload = Workload::create(std::move(request));
+  auto workload = Workload::create(std::move(*request));
   if (!workload)
     current.status = workload.status();
   else
     current.workload = std::move(*workload);
   return current;
+}
+
+CurrentWorkload &currentWorkload(const BenchCase &benchCase, KernelOp op,
+                                 int64_t n) {
+  std::string key = std::string(kernelOpName(op)) + "/" +
+                    std::string(benchCase.name) + "/" + std::to_string(n);
+  return currentWorkload(key, [&]() -> Expected<WorkloadRequest> {
+    auto text = caseTypeText(benchCase, n);
+    if (!text)
+      return text.status();
+    WorkloadRequest request;
+    request.name = std::string(benchCase.name);
+    request.typeText = std::move(*text);
+    request.op = op;
+    request.lowering.runtimeParameters = benchCase.runtimeParameters;
+    request.n = n;
+    return request;
+  });
 }
 
 PreparedRow &preparedRow(CurrentWorkload &current,
@@ -76,9 +92,8 @@ PreparedRow &preparedRow(CurrentWorkload &current,
   return row;
 }
 
-void runRow(benchmark::State &state, const BenchCase &benchCase, KernelOp op,
-            int64_t n, const ImplementationFactory &factory) {
-  CurrentWorkload &current = currentWorkload(benchCase, op, n);
+void runRow(benchmark::State &state, CurrentWorkload &current,
+            const ImplementationFactory &factory) {
   if (!current.status) {
     state.SkipWithError(("workload: " + current.status.message()).c_str());
     return;
@@ -93,7 +108,7 @@ void runRow(benchmark::State &state, const BenchCase &benchCase, KernelOp op,
     row.implementation->run(w);
     benchmark::ClobberMemory();
   }
-  state.SetItemsProcessed(state.iterations() * n);
+  state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(w.size()));
   state.SetBytesProcessed(state.iterations() *
                           static_cast<int64_t>(bytesPerRun(w)));
   if (row.check)
@@ -116,10 +131,31 @@ void registerThroughputBenchmarks(
           benchmark::RegisterBenchmark(
               name.c_str(),
               [&benchCase, op, n, row](benchmark::State &state) {
-                runRow(state, benchCase, op, n, row);
+                runRow(state, currentWorkload(benchCase, op, n), row);
               })
               ->Unit(benchmark::kMicrosecond);
         }
+}
+
+/// "table/ID/ROW/N": each kernel family's example and each fit row's
+/// example (TableCases.h) with qjit's backends, so that every family is
+/// measured and every Generic row's measurement is taken again.
+void registerTableBenchmarks(const std::vector<ImplementationFactory> &rows) {
+  static const std::vector<TableCase> cases = tableCases(); // Outlives main.
+  for (const TableCase &tableCase : cases)
+    for (const ImplementationFactory &row : rows) {
+      std::string name = "table/" + tableCase.id + "/" + row.name + "/" +
+                         std::to_string(tableCase.request.n);
+      benchmark::RegisterBenchmark(name.c_str(), [&tableCase, row](
+                                                     benchmark::State &state) {
+        runRow(state,
+               currentWorkload("table/" + tableCase.id,
+                               [&]() -> Expected<WorkloadRequest> {
+                                 return tableCase.request;
+                               }),
+               row);
+      })->Unit(benchmark::kMicrosecond);
+    }
 }
 
 } // namespace
@@ -143,6 +179,7 @@ int main(int argc, char **argv) {
   benchmark::AddCustomContext("qjit_missing_peers",
                               missing.empty() ? "none" : missing);
   registerThroughputBenchmarks(rows);
+  registerTableBenchmarks(qjitBackendImplementations());
   registerCompileBenchmarks();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -8,7 +8,8 @@ Uses Debian's /usr/bin/python3 (python3-matplotlib draws the plot; another
 python3 on PATH may lack it). With --json FILE the harness is not run; FILE (Google Benchmark JSON from an
 earlier run) is read instead. Throughput benchmarks are named
 OP/CASE/ROW/N (bench/BenchMain.cpp), latency ones compile/OP/CASE/BACKEND
-and cache_hit/OP/CASE/spec|text (bench/CompileBenchmarks.cpp).
+and cache_hit/OP/CASE/spec|text (bench/CompileBenchmarks.cpp); the
+kernel tables' examples table/ID/ROW/N (bench/core/TableCases.h).
 """
 
 import argparse
@@ -114,6 +115,7 @@ class Results:
         self.skipped = collections.OrderedDict()  # (op, case, row) -> msg
         self.compile = collections.OrderedDict()  # (op, case) -> name -> us
         self.cache_hit = collections.OrderedDict()  # (op, case) -> kind -> ns
+        self.table = collections.OrderedDict()  # id -> row -> el/ns
         self.notes = {}  # "op/case/n/row" -> check line
         for line in log:
             match = re.match(r"(\S+): check: (.*)$", line)
@@ -151,6 +153,9 @@ class Results:
                     "mismatch": bench.get("mismatch"),
                     "label": bench.get("label", ""),
                 }
+        elif parts[0] == "table" and len(parts) == 4:
+            self.table.setdefault(parts[1], {})[parts[2]] = \
+                bench["items_per_second"] / 1e9
         elif parts[0] == "compile" and len(parts) == 4:
             self.compile.setdefault(tuple(parts[1:3]), {})[parts[3]] = \
                 to_unit(bench, "us")
@@ -456,6 +461,28 @@ def modelled_lines(out_md):
             "the one to trust." % (name, name), ""]
 
 
+def table_lines(results):
+    """Each kernel family's example, and each fit row's, with both backends
+    (the `table/` benchmarks): the measurement behind KernelFits.def."""
+    if not results.table:
+        return []
+    lines = ["## Kernel families and fit rows", "",
+             "Each family's example (`jit/src/plan/KernelFamilies.def`) and "
+             "each fit row's (`KernelFits.def`: `fit-BACKEND-CONDITION-"
+             "FAMILY`, where that backend fits `generic`) at about 64K "
+             "elements. A fit row whose backend is not slower here is one to "
+             "measure again on the hosts the row names.", "",
+             "| example | llvm (el/ns) | asmjit (el/ns) | asmjit / llvm |",
+             "|---|---:|---:|---:|"]
+    for case, rows in results.table.items():
+        llvm, asmjit = rows.get("llvm"), rows.get("asmjit")
+        ratio = "%.2f×" % (asmjit / llvm) if llvm and asmjit else "-"
+        lines.append("| %s | %s | %s | %s |" % (
+            case, "%.2f" % llvm if llvm else "-",
+            "%.2f" % asmjit if asmjit else "-", ratio))
+    return lines + [""]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bench", default=os.path.join(
@@ -491,6 +518,7 @@ def main():
             args.out_png, os.path.dirname(args.out_md)), ""]
     lines += target_lines(results)
     lines += compact_lines(results)
+    lines += table_lines(results)
     lines += division_lines()
     lines += modelled_lines(args.out_md)
     lines += ["## Throughput", "",
