@@ -4,25 +4,16 @@
 #include <asmjit/core.h>
 
 #include <algorithm>
-#include <array>
 #include <cstdlib>
 #include <string>
 
 namespace qjit {
 
-namespace {
-constexpr std::array<std::string_view, 4> kIsaNames = {"scalar", "sse4", "avx2",
-                                                       "avx512"};
-} // namespace
-
-std::string_view isaLevelName(IsaLevel level) {
-  return kIsaNames[static_cast<size_t>(level)];
-}
-
 Expected<IsaLevel> parseIsaLevel(std::string_view name) {
-  for (size_t i = 0; i < kIsaNames.size(); ++i)
-    if (kIsaNames[i] == name)
-      return static_cast<IsaLevel>(i);
+  for (IsaLevel level :
+       {IsaLevel::Scalar, IsaLevel::Sse4, IsaLevel::Avx2, IsaLevel::Avx512})
+    if (isaLevelName(level) == name)
+      return level;
   return Status::error(ErrorCode::InvalidArgument,
                        "unknown ISA level '" + std::string(name) +
                            "' (expected scalar, sse4, avx2 or avx512)");

@@ -3,7 +3,8 @@
 // Instantiated from the tables (jit/src/plan/KernelFamilies.def and
 // KernelFits.def), so that a new family or fit row is tested by
 // construction: each family's example with each backend at each ISA level,
-// and each fit row's example with its backend at AVX2. A kernel's fit is
+// and each fit row's example with its backend at the row's level (at least
+// AVX2). A kernel's fit is
 // the table's, its code matches the reference (KernelTester: every tail,
 // misalignments, poisoned outputs) at the levels this host runs, and it is
 // generated (compile only) at the levels above.
@@ -18,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cctype>
 #include <string>
 #include <vector>
@@ -60,16 +62,19 @@ std::vector<FamilyCase> familyCases() {
                          KernelFit::Specialized, ""});
       }
   }
-  for (const plan::KernelFitRow &row : plan::kernelFitRows())
+  for (const plan::KernelFitRow &row : plan::kernelFitRows()) {
+    IsaLevel level = std::max(row.level, IsaLevel::Avx2);
     cases.push_back(
         {"fit_" + std::string(plan::fitConditionName(row.condition)) + "_" +
              (row.family ? identifier(plan::kernelFamilyName(*row.family))
                          : std::string("any")) +
-             "_" + std::string(plan::fitBackendName(row.backend)) + "_avx2",
+             "_" + std::string(plan::fitBackendName(row.backend)) + "_" +
+             std::string(isaLevelName(level)),
          std::string(row.exampleType), row.exampleOp,
          row.exampleRuntimeParameters,
-         std::string(plan::fitBackendName(row.backend)), IsaLevel::Avx2,
-         row.fit, std::string(plan::fitConditionText(row.condition))});
+         std::string(plan::fitBackendName(row.backend)), level, row.fit,
+         std::string(plan::fitConditionText(row.condition))});
+  }
   return cases;
 }
 

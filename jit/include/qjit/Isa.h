@@ -15,7 +15,20 @@ namespace qjit {
 /// instructions beyond the x86-64 baseline.
 enum class IsaLevel : uint8_t { Scalar, Sse4, Avx2, Avx512 };
 
-std::string_view isaLevelName(IsaLevel level); ///< "scalar", "sse4", ...
+/// "scalar", "sse4", "avx2", "avx512".
+constexpr std::string_view isaLevelName(IsaLevel level) {
+  switch (level) {
+  case IsaLevel::Scalar:
+    return "scalar";
+  case IsaLevel::Sse4:
+    return "sse4";
+  case IsaLevel::Avx2:
+    return "avx2";
+  case IsaLevel::Avx512:
+    return "avx512";
+  }
+  return "?";
+}
 Expected<IsaLevel> parseIsaLevel(std::string_view name);
 
 /// The best level this CPU (and OS) supports.

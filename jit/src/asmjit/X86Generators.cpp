@@ -59,6 +59,8 @@ bool x86FitConditionHolds(plan::FitCondition condition, const KernelSpec &spec,
                           const X86Isa &isa) {
   const StorageSpec &storage = spec.storage;
   switch (condition) {
+  case plan::FitCondition::FloatCodes:
+    return storage.kind == StorageType::Kind::Float;
   case plan::FitCondition::ShortRuntimeRuns:
     return hasShortRuntimeRuns(spec, x86KernelIsa(spec, isa).vectorBytes() / 4);
   case plan::FitCondition::PackedLowBitCodes:
@@ -73,10 +75,11 @@ bool x86FitConditionHolds(plan::FitCondition condition, const KernelSpec &spec,
 }
 
 const plan::KernelFitRow *x86FitRow(const KernelSpec &spec, const X86Isa &isa) {
-  return plan::matchingFitRow(
-      plan::FitBackend::Asmjit, spec, [&](plan::FitCondition condition) {
-        return x86FitConditionHolds(condition, spec, isa);
-      });
+  return plan::matchingFitRow(plan::FitBackend::Asmjit, isa.level(), spec,
+                              [&](plan::FitCondition condition) {
+                                return x86FitConditionHolds(condition, spec,
+                                                            isa);
+                              });
 }
 
 KernelFit x86KernelFit(const KernelSpec &spec, const X86Isa &isa) {

@@ -123,7 +123,7 @@ public:
   /// Every kernel is shaped for its spec: plan/KernelFits.def has no llvm
   /// rows (a test checks that this stays true to the table).
   KernelFit fit(const KernelSpec &spec) const override {
-    return plan::fitFromTable(plan::FitBackend::Llvm, spec,
+    return plan::fitFromTable(plan::FitBackend::Llvm, isa_, spec,
                               [](plan::FitCondition) { return false; });
   }
   std::string fitReason(const KernelSpec &) const override { return {}; }

@@ -28,9 +28,10 @@ constexpr std::optional<KernelFamily> familyOf(FamilyColumn column) {
 }
 
 constexpr KernelFitRow kRows[] = {
-#define QJIT_KERNEL_FIT(Backend, Family, Condition, Fit, evidence, type, op,   \
-                        runtime)                                               \
+#define QJIT_KERNEL_FIT(Backend, Level, Family, Condition, Fit, evidence,      \
+                        type, op, runtime)                                     \
   {FitBackend::Backend,                                                        \
+   IsaLevel::Level,                                                            \
    familyOf(FamilyColumn::Family),                                             \
    FitCondition::Condition,                                                    \
    KernelFit::Fit,                                                             \
@@ -83,8 +84,11 @@ std::string kernelFamilyTable() {
     std::string text;
     for (const KernelFitRow &row : kRows)
       if (row.backend == backend && row.family == family)
-        text += std::string(kernelFitName(row.fit)) + " for " +
-                cell(fitConditionText(row.condition)) + "; ";
+        text += std::string(kernelFitName(row.fit)) +
+                (row.level > IsaLevel::Scalar
+                     ? " at " + std::string(isaLevelName(row.level))
+                     : std::string()) +
+                " for " + cell(fitConditionText(row.condition)) + "; ";
     if (!family)
       return text.empty() ? std::string("none")
                           : text.substr(0, text.size() - 2);

@@ -11,6 +11,7 @@
 
 #include "KernelPlan.h"
 
+#include "qjit/Isa.h"
 #include "qjit/KernelSpec.h"
 #include "qjit/internal/KernelFit.h"
 
@@ -34,11 +35,12 @@ std::string_view fitBackendName(FitBackend backend); ///< "asmjit", "llvm".
 
 struct KernelFitRow {
   FitBackend backend;
+  IsaLevel level;                     ///< The lowest level the row applies at.
   std::optional<KernelFamily> family; ///< Unset: any family.
   FitCondition condition;
   KernelFit fit;
   std::string_view evidence; ///< The measurement, with machine and date.
-  /// A spec meeting the condition at AVX2.
+  /// A spec meeting the condition at max(level, AVX2).
   std::string_view exampleType;
   KernelOp exampleOp;
   bool exampleRuntimeParameters;
@@ -46,15 +48,16 @@ struct KernelFitRow {
 
 std::span<const KernelFitRow> kernelFitRows();
 
-/// The first row of `backend` for `spec`'s family whose condition holds
-/// (`holds(FitCondition)`, evaluated by the backend), or null.
+/// The first row of `backend` at `level` for `spec`'s family whose
+/// condition holds (`holds(FitCondition)`, evaluated by the backend), or
+/// null.
 template <typename Holds>
-const KernelFitRow *matchingFitRow(FitBackend backend, const KernelSpec &spec,
-                                   Holds &&holds) {
+const KernelFitRow *matchingFitRow(FitBackend backend, IsaLevel level,
+                                   const KernelSpec &spec, Holds &&holds) {
   KernelFamily family = kernelFamily(spec);
   for (const KernelFitRow &row : kernelFitRows())
-    if (row.backend == backend && (!row.family || *row.family == family) &&
-        holds(row.condition))
+    if (row.backend == backend && row.level <= level &&
+        (!row.family || *row.family == family) && holds(row.condition))
       return &row;
   return nullptr;
 }
@@ -62,9 +65,9 @@ const KernelFitRow *matchingFitRow(FitBackend backend, const KernelSpec &spec,
 /// Backend::fit of a spec the backend supports: the matching row's fit,
 /// Specialized when none matches.
 template <typename Holds>
-KernelFit fitFromTable(FitBackend backend, const KernelSpec &spec,
-                       Holds &&holds) {
-  const KernelFitRow *row = matchingFitRow(backend, spec, holds);
+KernelFit fitFromTable(FitBackend backend, IsaLevel level,
+                       const KernelSpec &spec, Holds &&holds) {
+  const KernelFitRow *row = matchingFitRow(backend, level, spec, holds);
   return row ? row->fit : KernelFit::Specialized;
 }
 
