@@ -370,6 +370,11 @@ private:
       emitWholeRunGroups(parameters, group, exit, streaming);
       return;
     }
+    if (const unsigned runs = body_.runsPerUnrolledStep(block);
+        runs > 1 && parameters % runs == 0) {
+      emitUnrolledRunLoop(parameters, runs, exit, streaming);
+      return;
+    }
     const bool shortRuns = block < int64_t(body_.lanes()) * reg::kUnroll;
     const int64_t runsPerStep = shortRuns && parameters % 2 == 0 ? 2 : 1;
     const int64_t stepElements = block * runsPerStep;
@@ -390,6 +395,28 @@ private:
     a_.jb(run);
     a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
     a_.jmp(run);
+  }
+
+  /// emitWholeRunLoop() for bodies that convert `runs` short runs in one
+  /// unrolled step (X86VectorBody::runsPerUnrolledStep).
+  void emitUnrolledRunLoop(int64_t parameters, unsigned runs, const Label &exit,
+                           bool streaming) {
+    const int64_t stepElements = levels_.back().block * runs;
+    Label step = a_.newLabel();
+    a_.align(AlignMode::kCode, 32);
+    a_.bind(step);
+    a_.cmp(reg::remaining, stepElements);
+    a_.jb(exit);
+    body_.setStreamingStores(streaming);
+    body_.emitUnrolledRuns(a_, x86::ptr(reg::src), x86::ptr(reg::dst), runs);
+    body_.setStreamingStores(false);
+    advanceCursors(static_cast<int32_t>(stepElements));
+    a_.sub(reg::remaining, stepElements);
+    a_.add(reg::paramIndex, runs);
+    a_.cmp(reg::paramIndex, parameters);
+    a_.jb(step);
+    a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
+    a_.jmp(step);
   }
 
   /// One run of `block` elements (whole vectors: unrolled steps, then

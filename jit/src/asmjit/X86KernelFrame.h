@@ -74,6 +74,19 @@ public:
   /// iteration; by default one emitVector per slot.
   virtual void emitUnrolled(x86::Assembler &a, const x86::Mem &src,
                             const x86::Mem &dst);
+  /// Non-zero: whole runs of `runElements` (whole vectors, fewer than an
+  /// unrolled step) go this many at a time through emitUnrolledRuns, one
+  /// unrolled step across them, instead of one emitVector per vector.
+  virtual unsigned runsPerUnrolledStep(int64_t runElements) const {
+    (void)runElements;
+    return 0;
+  }
+  /// Converts the reg::kUnroll vectors at src and dst that span `runs`
+  /// runs; slot j takes parameter reg::paramIndex + j / (kUnroll / runs).
+  virtual void emitUnrolledRuns(x86::Assembler &, const x86::Mem &src,
+                                const x86::Mem &dst, unsigned runs) {
+    (void)src, (void)dst, (void)runs;
+  }
   /// Non-zero: whole-run loops may prepare the parameters of this many
   /// consecutive runs at once (emitGroupParameters) and then load each
   /// run's (emitGroupMember) instead of calling emitParameters per run.

@@ -59,11 +59,8 @@ X86Parameters::X86Parameters(const KernelSpec &spec, const X86Isa &isa,
   expandPerElement(spec);
 }
 
-namespace {
-
-/// Every dim of one period as (extent, block), or empty when an extent is
-/// dynamic.
-std::vector<std::pair<int64_t, int64_t>> staticDims(const LayoutSpec &layout) {
+std::vector<std::pair<int64_t, int64_t>>
+x86StaticDims(const LayoutSpec &layout) {
   std::vector<std::pair<int64_t, int64_t>> dims;
   if (layout.kind == LayoutSpec::Kind::PerAxis) {
     if (layout.inner == LayoutSpec::kDynamic)
@@ -80,6 +77,8 @@ std::vector<std::pair<int64_t, int64_t>> staticDims(const LayoutSpec &layout) {
   return dims;
 }
 
+namespace {
+
 constexpr int64_t kMaxTablePeriod = 16384;
 /// |z| up to 2^22 keeps z and laneBias + z (laneBias < 2^23 + 16)
 /// integers below 2^24 in magnitude: exact in f32.
@@ -89,7 +88,7 @@ constexpr int64_t kMaxVectorRunTablePeriod = 1024;
 } // namespace
 
 void X86Parameters::expandPerElement(const KernelSpec &spec) {
-  std::vector<std::pair<int64_t, int64_t>> dims = staticDims(spec.layout);
+  std::vector<std::pair<int64_t, int64_t>> dims = x86StaticDims(spec.layout);
   if (dims.empty())
     return;
   int64_t period = 1;

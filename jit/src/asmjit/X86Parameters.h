@@ -17,6 +17,7 @@
 
 #include <array>
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace qjit::asmjit_backend {
@@ -162,6 +163,11 @@ private:
   asmjit::Label scaleTable_, zeroPointTable_;
   asmjit::Label groupConstants_; ///< emitGroupLoad's vector constants.
 };
+
+/// Every dim of one layout period as (extent, block), or empty when an
+/// extent is dynamic (per-tensor: empty too).
+std::vector<std::pair<int64_t, int64_t>>
+x86StaticDims(const LayoutSpec &layout);
 
 /// The bit pattern of a float (for immediates).
 uint32_t floatBits(float value);

@@ -1,0 +1,403 @@
+//===- X86FixedBracketBody.cpp - AVX-512 8-bit qcast, bracketed -----------===//
+//
+// Per vector n = vcvtps2dq(fma(x, 2^16·y, offset)): the stored value in
+// the high word, the verdict in the low word (plan/FixedPointBracket.h).
+// vpacksswb of two such vectors saturates both words to bytes: odd bytes
+// are the results, even bytes sat(f), below failBelow exactly when f is
+// (f >= 2^15 packs negative, f >= 128 as 127). Four vectors: the unsigned
+// byte minimum of the two packs, one vptestnmb on its even bytes, one
+// branch; the odd bytes shift down and vpackuswb + vpermd put them in
+// element order (kZmmPackedDwordOrder). 17 vector µops per 64 elements
+// where the two-FMA bracket takes 27 (measured 19.6 against 13.2 el/ns,
+// i8 at 4K, Xeon SPR-class VM, 2026-12).
+//
+//===----------------------------------------------------------------------===//
+#include "X86FixedBracketBody.h"
+
+#include "X86Conversions.h"
+#include "X86KernelFrame.h"
+#include "X86Parameters.h"
+#include "X86PeriodicRuns.h"
+
+#include "../X86PackOrder.h"
+#include "plan/FixedPointBracket.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace qjit::asmjit_backend {
+
+namespace {
+
+/// Register roles (zmm16-31 are the body's own).
+namespace fx {
+constexpr unsigned kY = reg::kScale;          ///< 2^16·y of the run.
+constexpr unsigned kOffset = reg::kZeroPoint; ///< The run's offset.
+constexpr unsigned kByteMask = 10;   ///< ~(failBelow - 1) in each byte.
+constexpr unsigned kDwordMask = 11;  ///< 0xffff & ~(failBelow - 1).
+constexpr unsigned kOrder = 12;      ///< kZmmPackedDwordOrder.
+constexpr unsigned kBias = 13;       ///< 0x80 per byte (unsigned storage).
+constexpr unsigned kWork = 15;       ///< The exact path's vector.
+constexpr unsigned kDivisor = 16;    ///< s (or y under `reciprocal`).
+constexpr unsigned kZero = 17;       ///< z in f32.
+constexpr unsigned kClamp = 18;      ///< 127 (signed) or 0 (unsigned).
+constexpr unsigned kSlotOffset = 20; ///< Per-slot offsets of multi-run steps.
+inline const x86::KReg kEvenBytes = x86::k6;
+inline const x86::KReg kFail = x86::k7;
+inline const x86::KReg kOrdered = x86::k2;
+} // namespace fx
+
+constexpr uint8_t kCmpOrdered = 7;
+constexpr uint8_t kSelectHigh = 0xd8; ///< vpternlogd: C ? B : A.
+constexpr unsigned kLanes = 16;
+
+x86::Zmm zmm(unsigned id) { return x86::zmm(id); }
+
+class X86FixedBracketBody final : public X86VectorBody {
+public:
+  X86FixedBracketBody(const KernelSpec &spec, const X86Isa &isa,
+                      plan::FixedPointBracketPlan plan)
+      : spec_(spec), isa_(isa), plan_(std::move(plan)) {
+    reciprocal_ = spec.knobs.scaleOp == ScaleOp::Reciprocal;
+    const std::vector<float> &o = plan_.offsets;
+    oneOffset_ = std::all_of(o.begin(), o.end(),
+                             [&](float v) { return v == o.front(); });
+    const std::vector<float> &z = plan_.zeroPoints;
+    zeroFree_ = std::all_of(z.begin(), z.end(), [](float v) { return v == 0; });
+    if (spec.layout.kind == LayoutSpec::Kind::PerTensor)
+      source_ = Source::Tensor;
+    else
+      planTables();
+  }
+
+  void generate(x86::Assembler &a) { emitX86Kernel(a, isa_, spec_, *this); }
+
+  unsigned lanes() const override { return kLanes; }
+  unsigned srcBytes() const override { return 4; }
+  unsigned dstBytes() const override { return 1; }
+  unsigned parameterBytes() const override {
+    return source_ == Source::Elements ? 4 : 0;
+  }
+  bool canStreamStores() const override { return true; }
+
+  void emitConstants(x86::Assembler &a) override {
+    data_ = a.newLabel();
+    tables_ = a.newLabel();
+    uint32_t byteMask = 0xffu & ~(plan_.failBelow - 1);
+    emitBroadcastImmediate(a, isa_, zmm(fx::kByteMask), byteMask * 0x01010101u);
+    emitBroadcastImmediate(a, isa_, zmm(fx::kDwordMask),
+                           0xffffu & ~(plan_.failBelow - 1));
+    a.vmovdqu32(zmm(fx::kOrder), x86::ptr(data_));
+    if (plan_.bias)
+      emitBroadcastImmediate(a, isa_, zmm(fx::kBias), 0x80808080u);
+    emitBroadcastImmediate(a, isa_, zmm(fx::kClamp),
+                           floatBits(spec_.storage.isSigned
+                                         ? static_cast<float>(spec_.storage.max)
+                                         : 0.0f));
+    a.mov(reg::scratch, 0x5555555555555555);
+    a.kmovq(fx::kEvenBytes, reg::scratch);
+    if (oneOffset_)
+      emitBroadcastImmediate(a, isa_, zmm(fx::kOffset),
+                             floatBits(plan_.offsets[0]));
+  }
+
+  void emitParameters(x86::Assembler &a) override {
+    switch (source_) {
+    case Source::Tensor:
+      emitBroadcastImmediate(a, isa_, zmm(fx::kY),
+                             floatBits(plan_.scaledReciprocals[0]));
+      emitBroadcastImmediate(a, isa_, zmm(fx::kDivisor), floatBits(divisor(0)));
+      emitBroadcastImmediate(a, isa_, zmm(fx::kZero),
+                             floatBits(plan_.zeroPoints[0]));
+      return;
+    case Source::Elements:
+      a.lea(reg::paramIndex, x86::ptr(tables_));
+      return;
+    case Source::Runs:
+      a.lea(reg::scratch, x86::ptr(tables_));
+      a.vbroadcastss(zmm(fx::kY), runEntry(Table::Y, 0));
+      if (!oneOffset_)
+        a.vbroadcastss(zmm(fx::kOffset), runEntry(Table::Offset, 0));
+      a.vbroadcastss(zmm(fx::kDivisor), runEntry(Table::Divisor, 0));
+      a.vbroadcastss(zmm(fx::kZero), runEntry(Table::Zero, 0));
+      return;
+    }
+  }
+
+  void emitVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
+                  const x86::Mem &dst, bool masked) override {
+    (void)slot;
+    emitExact(a, src, dst, scalarOperands(0),
+              masked ? reg::tailMask : x86::KReg(), masked);
+  }
+
+  void emitUnrolled(x86::Assembler &a, const x86::Mem &src,
+                    const x86::Mem &dst) override {
+    emitStep(a, src, dst, 0);
+  }
+
+  unsigned runsPerUnrolledStep(int64_t runElements) const override {
+    if (source_ != Source::Runs || runElements % kLanes != 0)
+      return 0;
+    int64_t vectors = runElements / kLanes;
+    return vectors < reg::kUnroll && reg::kUnroll % vectors == 0
+               ? static_cast<unsigned>(reg::kUnroll / vectors)
+               : 0;
+  }
+  void emitUnrolledRuns(x86::Assembler &a, const x86::Mem &src,
+                        const x86::Mem &dst, unsigned runs) override {
+    a.lea(reg::scratch, x86::ptr(tables_));
+    emitStep(a, src, dst, runs);
+  }
+
+  void emitData(x86::Assembler &a) override {
+    for (const Slow &slow : slows_)
+      emitSlow(a, slow);
+    a.align(asmjit::AlignMode::kData, 64);
+    a.bind(data_);
+    for (uint32_t index : kZmmPackedDwordOrder)
+      a.embedUInt32(index);
+    if (source_ == Source::Tensor)
+      return;
+    a.bind(tables_);
+    for (const std::vector<float> *table :
+         {&y_, &offsets_, &divisors_, &zeros_})
+      for (float value : *table)
+        a.embedUInt32(floatBits(value));
+  }
+
+private:
+  enum class Source {
+    Tensor,   ///< Immediates.
+    Runs,     ///< Broadcast per run from tables indexed by paramIndex.
+    Elements, ///< Per-element tables, paramIndex their cursor.
+  };
+  enum class Table { Y, Offset, Divisor, Zero };
+
+  /// A vector's parameters as operands.
+  struct Operands {
+    asmjit::Operand y, offset, divisor, zero;
+  };
+  /// A step whose check failed: its lanes redo by the exact formula.
+  struct Slow {
+    asmjit::Label start, back;
+    x86::Mem src, dst;
+    unsigned runs; ///< emitStep's.
+  };
+
+  float divisor(size_t k) const {
+    return reciprocal_ ? plan_.scaledReciprocals[k] * 0x1p-16f
+                       : plan_.divisors[k];
+  }
+
+  /// Tables of Runs (one entry per parameter) or Elements (one per
+  /// element of a widened period, padded by a vector).
+  void planTables() {
+    std::vector<std::pair<int64_t, int64_t>> dims = x86StaticDims(spec_.layout);
+    int64_t run = dims.empty() ? 0 : dims.back().second, period = 1;
+    for (auto [extent, block] : dims)
+      period *= extent;
+    bool shortRuns = run > 0 && run < int64_t(kLanes) * reg::kUnroll &&
+                     !runsPerUnrolledStepFor(run);
+    if (!dims.empty() && shortRuns && period <= 16384) {
+      source_ = Source::Elements;
+      int64_t covered = periodicTableElements(period, kLanes, false);
+      int64_t padded = covered + kLanes;
+      for (int64_t i = 0; i < padded; ++i) {
+        int64_t k = i < covered ? parameterOf(dims, i % period) : 0;
+        pushEntry(static_cast<size_t>(k));
+      }
+      tableEntries_ = padded;
+    } else {
+      source_ = Source::Runs;
+      for (size_t k = 0; k < plan_.offsets.size(); ++k)
+        pushEntry(k);
+      tableEntries_ = static_cast<int64_t>(plan_.offsets.size());
+    }
+  }
+  static bool runsPerUnrolledStepFor(int64_t run) {
+    return run % kLanes == 0 && reg::kUnroll % (run / kLanes) == 0;
+  }
+  /// The reference's parameter index of element i of a period.
+  static int64_t
+  parameterOf(const std::vector<std::pair<int64_t, int64_t>> &dims, int64_t i) {
+    int64_t index = 0, stride = 1;
+    for (size_t d = dims.size(); d-- > 0;) {
+      auto [extent, block] = dims[d];
+      index += (i % extent / block) * stride;
+      i /= extent;
+      stride *= extent / block;
+    }
+    return index;
+  }
+  void pushEntry(size_t k) {
+    y_.push_back(plan_.scaledReciprocals[k]);
+    offsets_.push_back(plan_.offsets[k]);
+    divisors_.push_back(divisor(k));
+    zeros_.push_back(plan_.zeroPoints[k]);
+  }
+  int32_t tableOffset(Table table) const {
+    return static_cast<int32_t>(static_cast<int64_t>(table) * tableEntries_ *
+                                4);
+  }
+  /// Runs: entry paramIndex + `ahead` of `table` (reg::scratch holds the
+  /// tables' address).
+  x86::Mem runEntry(Table table, int32_t ahead) const {
+    return x86::dword_ptr(reg::scratch, reg::paramIndex, 2,
+                          tableOffset(table) + 4 * ahead);
+  }
+  /// Elements: the vector `slot` vectors past the cursor.
+  x86::Mem elementEntry(Table table, unsigned slot) const {
+    return x86::ptr(reg::paramIndex, tableOffset(table) + int32_t(slot) * 64);
+  }
+
+  /// The exact path's parameters of a vector: `run` runs past paramIndex
+  /// (multi-run steps), or the slot's vector of per-element tables.
+  Operands scalarOperands(unsigned slot, unsigned runs = 0,
+                          unsigned run = 0) const {
+    switch (source_) {
+    case Source::Tensor:
+      return {zmm(fx::kY), zmm(fx::kOffset), zmm(fx::kDivisor), zmm(fx::kZero)};
+    case Source::Elements:
+      return {elementEntry(Table::Y, slot), elementEntry(Table::Offset, slot),
+              elementEntry(Table::Divisor, slot),
+              elementEntry(Table::Zero, slot)};
+    case Source::Runs:
+      break;
+    }
+    if (!runs)
+      return {zmm(fx::kY), zmm(fx::kOffset), zmm(fx::kDivisor), zmm(fx::kZero)};
+    int32_t ahead = static_cast<int32_t>(run);
+    return {runEntry(Table::Y, ahead)._1to16(),
+            runEntry(Table::Offset, ahead)._1to16(),
+            runEntry(Table::Divisor, ahead)._1to16(),
+            runEntry(Table::Zero, ahead)._1to16()};
+  }
+
+  /// One unrolled step: four vectors, checked together, one store.
+  /// `runs` > 0: the step spans that many runs (Runs tables in scratch).
+  void emitStep(x86::Assembler &a, const x86::Mem &src, const x86::Mem &dst,
+                unsigned runs) {
+    asmjit::Label slow = a.newLabel(), back = a.newLabel();
+    const unsigned perRun = runs ? reg::kUnroll / runs : reg::kUnroll;
+    for (unsigned j = 0; j < reg::kUnroll; ++j)
+      a.vmovups(zmm(j), src.cloneAdjusted(int32_t(j) * 64));
+    for (unsigned j = 0; j < reg::kUnroll; ++j) {
+      Operands p = scalarOperands(j, runs, j / perRun);
+      asmjit::Operand offset = p.offset;
+      if (oneOffset_) {
+        offset = zmm(fx::kOffset);
+      } else if (!offset.isReg()) {
+        x86::Zmm slotOffset = zmm(fx::kSlotOffset + j);
+        runs ? a.vbroadcastss(slotOffset, runEntry(Table::Offset, j / perRun))
+             : a.vmovups(slotOffset, offset.as<x86::Mem>());
+        offset = slotOffset;
+      }
+      // x = x · y16 + offset (the multiplicand may come from memory).
+      a.emit(x86::Inst::kIdVfmadd132ps, zmm(j), offset, p.y);
+    }
+    for (unsigned j = 0; j < reg::kUnroll; ++j)
+      a.vcvtps2dq(zmm(j), zmm(j));
+    x86::Zmm low = zmm(4), high = zmm(5), verdict = zmm(6);
+    a.vpacksswb(low, zmm(0), zmm(1));
+    a.vpacksswb(high, zmm(2), zmm(3));
+    a.vpminub(verdict, low, high);
+    a.k(fx::kEvenBytes).vptestnmb(fx::kFail, verdict, zmm(fx::kByteMask));
+    a.vpsrlw(low, low, 8);
+    a.vpsrlw(high, high, 8);
+    a.vpackuswb(low, low, high);
+    a.vpermd(low, zmm(fx::kOrder), low);
+    if (plan_.bias)
+      a.vpxord(low, low, zmm(fx::kBias));
+    a.kortestq(fx::kFail, fx::kFail);
+    a.jnz(slow);
+    emitStore(a, dst, low);
+    a.bind(back);
+    slows_.push_back({slow, back, src, dst, runs});
+  }
+
+  void emitStore(x86::Assembler &a, const x86::Mem &dst, const x86::Zmm &v) {
+    streamingStores_ ? a.vmovntdq(dst, v) : a.vmovdqu8(dst, v);
+  }
+
+  /// Out of line: the step's results (right in the passing lanes), then
+  /// the lanes of each vector that fail, by the exact formula. zmm0-3
+  /// still hold the conversions.
+  void emitSlow(x86::Assembler &a, const Slow &slow) {
+    a.bind(slow.start);
+    a.vmovdqu8(slow.dst, zmm(4));
+    const unsigned perRun = slow.runs ? reg::kUnroll / slow.runs : reg::kUnroll;
+    if (slow.runs)
+      a.lea(reg::scratch, x86::ptr(tables_));
+    for (unsigned j = 0; j < reg::kUnroll; ++j) {
+      asmjit::Label next = a.newLabel();
+      a.vptestnmd(fx::kFail, zmm(j), zmm(fx::kDwordMask));
+      a.kortestw(fx::kFail, fx::kFail);
+      a.jz(next);
+      emitExact(a, slow.src.cloneAdjusted(int32_t(j) * 64),
+                slow.dst.cloneAdjusted(int32_t(j) * 16),
+                scalarOperands(j, slow.runs, j / perRun), fx::kFail, false);
+      a.bind(next);
+    }
+    a.jmp(slow.back);
+  }
+
+  /// The exact formula on one vector: x / s (or x · y), NaN lanes 0, + z,
+  /// clamped where the saturating store would not (CheckedReciprocal.h's
+  /// container bounds), rounded to nearest even, stored with saturation
+  /// through `storeMask` (none: all lanes). `maskedLoad`: only the lanes
+  /// in reg::tailMask exist.
+  void emitExact(x86::Assembler &a, const x86::Mem &src, const x86::Mem &dst,
+                 const Operands &p, const x86::KReg &storeMask,
+                 bool maskedLoad) {
+    x86::Zmm v = zmm(fx::kWork);
+    if (maskedLoad)
+      a.k(reg::tailMask).z().vmovups(v, src);
+    else
+      a.vmovups(v, src);
+    a.vcmpps(fx::kOrdered, v, v, kCmpOrdered);
+    a.k(fx::kOrdered)
+        .z()
+        .emit(reciprocal_ ? x86::Inst::kIdVmulps : x86::Inst::kIdVdivps, v, v,
+              p.divisor);
+    if (!zeroFree_)
+      a.emit(x86::Inst::kIdVaddps, v, v, p.zero);
+    spec_.storage.isSigned ? a.vminps(v, v, zmm(fx::kClamp))
+                           : a.vmaxps(v, v, zmm(fx::kClamp));
+    a.rn_sae().vcvtps2dq(v, v);
+    if (storeMask.isValid())
+      a.k(storeMask);
+    spec_.storage.isSigned ? a.vpmovsdb(dst, v) : a.vpmovusdb(dst, v);
+  }
+
+  const KernelSpec &spec_;
+  X86Isa isa_;
+  plan::FixedPointBracketPlan plan_;
+  bool reciprocal_ = false;
+  bool oneOffset_ = false; ///< Every offset equal: one register.
+  bool zeroFree_ = false;  ///< Every zero point 0.
+  Source source_ = Source::Tensor;
+  std::vector<float> y_, offsets_, divisors_, zeros_;
+  int64_t tableEntries_ = 0;
+  asmjit::Label data_;   ///< kZmmPackedDwordOrder.
+  asmjit::Label tables_; ///< Runs and Elements: Y, offsets, divisors, zeros.
+  std::vector<Slow> slows_;
+};
+
+} // namespace
+
+bool x86FixedBracketApplies(const KernelSpec &spec, const X86Isa &isa) {
+  return isa.avx512() && spec.op == KernelOp::QCast &&
+         spec.storage.kind == StorageType::Kind::Integer &&
+         plan::planFixedPointBracket(spec).has_value();
+}
+
+void generateX86FixedBracket(x86::Assembler &a, const X86Isa &isa,
+                             const KernelSpec &spec) {
+  X86FixedBracketBody(spec, isa, *plan::planFixedPointBracket(spec))
+      .generate(a);
+}
+
+} // namespace qjit::asmjit_backend

@@ -1,0 +1,69 @@
+//===- FixedPointBracket.cpp - The bracket in 16.16 fixed point -----------===//
+//
+// Why a passing lane is exact. Notation of CheckedReciprocal.cpp: v = x·y
+// + z (real), w_ref the reference's value before rounding, m = 2^-20·L
+// (= 16·2^-24·L), B the bound magnitude, and for |Q| < 2L
+// |w_ref − v| <= 7·2^-24·L + 2^-148 (`divide`; under `reciprocal`,
+// w_ref = RN(RN(x·y) + z) is within 5·2^-24·L of v). The kernel forms
+// t = RN(2^16·(v − β + 1/2 + m)) by one FMA: 2^16·y is exact (a power of
+// two times a normal float) and so is the offset (checked below), so t
+// errs by at most 2^-24·2^16·4L (|v − β + 1/2 + m| < 4L). Its conversion
+// n = RNE(t) adds 1/2, so with ε = 11·2^-24·L + 2^-17 + 2^-148,
+// |n/2^16 − (w_ref − β + 1/2 + m)| <= ε < m (L >= 26; the full 8-bit
+// ranges have L >= 256). Write n = 2^16·N + f, 0 <= f < 2^16. A passing
+// lane has f >= 2^17·m, so n/2^16 lies in [N + 2m, N + 1) and
+// w_ref − β + 1/2 in (N + m − ε, N + 1 − m + ε), inside (N, N + 1):
+// w_ref rounds to N + β in every nearest mode (no tie), and saturating
+// N to i8 and adding β is the reference's saturation to the container
+// (β = 128 for [0, 255], 0 for [-128, 127]).
+// For |Q| >= 2L, v and w_ref lie beyond the bounds on one side (as in
+// CheckedReciprocal.cpp), and so does N + β: v − β >= B + 1 − β gives
+// n/2^16 > B + 1 − β, v − β <= −B − 1 − β gives n/2^16 < −B − β.
+// |t| >= 2^31, ±inf and NaN convert to INT32_MIN, whose f = 0 fails.
+// About 2m of uniformly spread lanes fail, as with the bracket.
+//
+//===----------------------------------------------------------------------===//
+#include "FixedPointBracket.h"
+
+#include "CheckedReciprocal.h"
+#include "ExactReciprocal.h"
+
+#include <cmath>
+
+namespace qjit::plan {
+
+std::optional<FixedPointBracketPlan>
+planFixedPointBracket(const KernelSpec &spec) {
+  // Exact reciprocals multiply without a check (ExactReciprocal.h).
+  if (spec.expressed != ValueType::F32 || spec.storage.packed ||
+      spec.storage.containerBytes() != 1 ||
+      (spec.knobs.scaleOp == ScaleOp::Divide &&
+       scalesHaveExactReciprocals(spec)))
+    return std::nullopt;
+  // `reciprocal` takes the conditions `divide` would: the same y = RN(1/s).
+  KernelSpec divide = spec;
+  divide.knobs.scaleOp = ScaleOp::Divide;
+  std::optional<CheckedReciprocalPlan> checked = planCheckedReciprocal(divide);
+  if (!checked || !checked->bracket || spec.params.runtime ||
+      checked->limit > 512)
+    return std::nullopt;
+  FixedPointBracketPlan plan;
+  plan.bias = spec.storage.isSigned ? 0 : 128;
+  double margin = 0.5 - static_cast<double>(checked->threshold);
+  double scale = std::ldexp(1.0, FixedPointBracketPlan::kFractionBits);
+  plan.failBelow = static_cast<uint32_t>(2 * margin * scale);
+  for (size_t k = 0; k < checked->reciprocals.size(); ++k) {
+    int64_t z = spec.params.zeroPoints[k];
+    double offset = scale * (static_cast<double>(z - plan.bias) + 0.5 + margin);
+    if (static_cast<double>(static_cast<float>(offset)) != offset)
+      return std::nullopt;
+    plan.scaledReciprocals.push_back(
+        static_cast<float>(scale * checked->reciprocals[k]));
+    plan.offsets.push_back(static_cast<float>(offset));
+    plan.divisors.push_back(static_cast<float>(bakedScale(spec, k)));
+    plan.zeroPoints.push_back(static_cast<float>(z));
+  }
+  return plan;
+}
+
+} // namespace qjit::plan

@@ -1,0 +1,49 @@
+//===- FixedPointBracket.h - The bracket in 16.16 fixed point ---*- C++ -*-===//
+//
+// The bracket of CheckedReciprocal.h with one FMA and one conversion per
+// vector instead of two each: n = RNE(RN(x · 2^16·y + 2^16·(z − β + 1/2 +
+// m))) holds the stored value N = floor(n / 2^16) in its high 16 bits and
+// the bracket's verdict in its low 16 bits f: the lane passes when
+// f >= 2^17·m, i.e. no half-integer lies within m of x·y + z. Unsigned
+// storage is biased by β = 128 so that both signednesses pack as i8 (the
+// kernel adds 128 back). The proof is in FixedPointBracket.cpp.
+//
+//===----------------------------------------------------------------------===//
+#ifndef QJIT_JIT_PLAN_FIXEDPOINTBRACKET_H
+#define QJIT_JIT_PLAN_FIXEDPOINTBRACKET_H
+
+#include "qjit/KernelSpec.h"
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace qjit::plan {
+
+struct FixedPointBracketPlan {
+  static constexpr int kFractionBits = 16;
+  /// 2^16 · y_k, y_k = RN(1 / s_k) (CheckedReciprocalPlan::reciprocals).
+  std::vector<float> scaledReciprocals;
+  /// 2^16 · (z_k − bias + 1/2 + m), each exact in f32.
+  std::vector<float> offsets;
+  /// s_k and z_k in f32, for the lanes that fail (they divide, or
+  /// multiply by y_k under the `reciprocal` knob).
+  std::vector<float> divisors, zeroPoints;
+  /// 0 for signed storage, 128 for unsigned.
+  int32_t bias = 0;
+  /// 2^17 · m: lanes whose low 16 bits are below it fail (a power of two,
+  /// at most 64 so that a signed-saturated byte of f still tells).
+  uint32_t failBelow = 0;
+};
+
+/// The plan when the bracket applies to `spec` (planCheckedReciprocal's
+/// `bracket`, for `divide`; the same conditions under `reciprocal`, whose
+/// reference is closer to x·y + z still), f32 expressed values, L <= 512,
+/// every offset exact in f32 and, for `divide`, scales without exact
+/// reciprocals. Otherwise nullopt.
+std::optional<FixedPointBracketPlan>
+planFixedPointBracket(const KernelSpec &spec);
+
+} // namespace qjit::plan
+
+#endif // QJIT_JIT_PLAN_FIXEDPOINTBRACKET_H
