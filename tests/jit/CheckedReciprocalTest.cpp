@@ -15,10 +15,12 @@
 #include "plan/CheckedReciprocal.h"
 #include "KernelTester.h"
 #include "TestSeed.h"
+#include "plan/FixedPointBracket.h"
 
 #include "qjit/Backend.h"
 #include "qjit/Isa.h"
 #include "qjit/Reference.h"
+#include "qjit/TypeParser.h"
 
 #include <gtest/gtest.h>
 
@@ -465,6 +467,119 @@ TEST_P(CheckedReciprocalKernels, BlockwiseRuntimeParametersInAndOutOfRange) {
           return "s=" + hexFloat(scales[c]) +
                  " z=" + std::to_string(params.zeroPoints ? zeroPoints[c] : 0);
         }));
+  }
+}
+
+TEST(FixedPointBracket, PlansTheBracketsSpecsOnly) {
+  QuantKnobs knobs;
+  auto plan = plan::planFixedPointBracket(eightBitSpec(true, knobs, 0.1f, 3));
+  ASSERT_TRUE(plan);
+  // L = 256: m = 2^-12, offset 2^16·(3 + 1/2 + m), fails below 2^17·m.
+  EXPECT_EQ(plan->offsets, std::vector<float>{65536.0f * 3.5f + 16.0f});
+  EXPECT_EQ(plan->failBelow, 32u);
+  EXPECT_EQ(plan->scaledReciprocals,
+            std::vector<float>{65536.0f * (1.0f / 0.1f)});
+  EXPECT_EQ(plan->bias, 0);
+  auto unsignedPlan =
+      plan::planFixedPointBracket(eightBitSpec(false, knobs, 0.1f, 200));
+  ASSERT_TRUE(unsignedPlan); // L = 512.
+  EXPECT_EQ(unsignedPlan->bias, 128);
+  EXPECT_EQ(unsignedPlan->failBelow, 64u);
+  QuantKnobs reciprocal;
+  reciprocal.scaleOp = ScaleOp::Reciprocal;
+  EXPECT_TRUE(
+      plan::planFixedPointBracket(eightBitSpec(true, reciprocal, 0.1f, 3)));
+  QuantKnobs away;
+  away.rounding = RoundingMode::NearestAway;
+  EXPECT_FALSE(plan::planFixedPointBracket(eightBitSpec(true, away, 0.1f, 3)));
+  // Exact reciprocals multiply; L = 1024 would fail below 128.
+  EXPECT_FALSE(
+      plan::planFixedPointBracket(eightBitSpec(true, knobs, 0.25f, 3)));
+  EXPECT_FALSE(
+      plan::planFixedPointBracket(eightBitSpec(true, knobs, 0.1f, 600)));
+}
+
+/// Baked per-axis and blockwise layouts through every parameter source of
+/// the AVX-512 fixed-point bracket (per-element tables, runs of 16 and 32
+/// sharing unrolled steps, long runs with tails), mostly passing lanes
+/// with distinct parameters, a few near ties, specials and far values.
+TEST_P(CheckedReciprocalKernels, BakedLayoutsOnBothSidesOfTheCheck) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  auto params = [&](int count, bool isSigned, bool distinct) {
+    std::string list = "{";
+    for (int k = 0; k < count; ++k) {
+      float scale = static_cast<float>(0.0137 * (1 + 0.37 * unit(rng)));
+      int64_t z = distinct
+                      ? static_cast<int64_t>(rng() % 200) - (isSigned ? 100 : 0)
+                      : 0;
+      char text[48];
+      std::snprintf(text, sizeof text, "%s%.9g:%lld", k ? "," : "",
+                    static_cast<double>(scale), static_cast<long long>(z));
+      list += text;
+    }
+    return list + "}";
+  };
+  for (int round = 0; round < 20; ++round) {
+    bool isSigned = round % 2, distinct = round / 2 % 2;
+    std::string storage = isSigned ? "i8" : "u8";
+    std::string type;
+    size_t total = 0;
+    switch (round / 4) {
+    case 0:
+      total = 8 * 256;
+      type = "tensor<8x256x!quant.uniform<" + storage + ":f32:1, " +
+             params(256, isSigned, distinct) + ">>";
+      break;
+    case 1:
+      total = 12 * 16;
+      type = "tensor<12x16x!quant.uniform<" + storage + ":f32:0, " +
+             params(12, isSigned, distinct) + ">>";
+      break;
+    case 2:
+      total = 10 * 32;
+      type = "tensor<10x32x!quant.uniform<" + storage + ":f32:0, " +
+             params(10, isSigned, distinct) + ">>";
+      break;
+    case 3:
+      total = 6 * 48;
+      type = "tensor<6x48x!quant.uniform<" + storage + ":f32:0, " +
+             params(6, isSigned, distinct) + ">>";
+      break;
+    default: {
+      total = 6 * 128;
+      type = "tensor<6x128x!quant.uniform<" + storage + ":f32:{0:1, 1:32}, {";
+      for (int r = 0; r < 6; ++r)
+        type += (r ? "," : "") + params(4, isSigned, distinct);
+      type += "}>>";
+    }
+    }
+    Expected<TypeDescriptor> parsed = parseTypeOrError(type);
+    ASSERT_TRUE(parsed) << type << ": " << parsed.status().message();
+    Expected<KernelSpec> lowered =
+        lowerToKernelSpec(*parsed, KernelOp::QCast, {});
+    ASSERT_TRUE(lowered) << lowered.status().message();
+    for (ScaleOp op : {ScaleOp::Divide, ScaleOp::Reciprocal}) {
+      KernelSpec spec = *lowered;
+      spec.knobs.scaleOp = op;
+      Expected<CompiledCode> code = backend_->compile(spec);
+      ASSERT_TRUE(code) << code.status().message();
+      float scale = static_cast<float>(spec.params.scales[0]);
+      double low = isSigned ? -140 : -10, high = isSigned ? 140 : 270;
+      // One period and three (not all whole unrolled steps).
+      for (size_t n : {total, 3 * total}) {
+        std::vector<float> input(n);
+        for (size_t i = 0; i < n; ++i) {
+          uint64_t kind = rng() % 128;
+          input[i] = kind == 0 ? adversarialInput(rng, spec, scale)
+                     : kind == 1
+                         ? farInput(rng, spec.params.zeroPoints[0], scale)
+                         : static_cast<float>((low + (high - low) * unit(rng)) *
+                                              0.0137);
+        }
+        ASSERT_NO_FATAL_FAILURE(expectReferenceCodes(
+            spec, *code, input, nullptr, [&](size_t) { return type; }));
+      }
+    }
   }
 }
 
