@@ -23,6 +23,7 @@
 #include "plan/FixedPointBracket.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <vector>
@@ -61,6 +62,10 @@ public:
                       plan::FixedPointBracketPlan plan)
       : spec_(spec), isa_(isa), plan_(std::move(plan)) {
     reciprocal_ = spec.knobs.scaleOp == ScaleOp::Reciprocal;
+    if (plan_.runtime) {
+      source_ = Source::Runtime;
+      return;
+    }
     const std::vector<float> &o = plan_.offsets;
     oneOffset_ = std::all_of(o.begin(), o.end(),
                              [&](float v) { return v == o.front(); });
@@ -115,6 +120,11 @@ public:
     case Source::Elements:
       a.lea(reg::paramIndex, x86::ptr(tables_));
       return;
+    case Source::Runtime:
+      emitRuntimeLoad(a, false);
+      emitDerive(a, zmm(fx::kY), zmm(fx::kOffset), zmm(fx::kDivisor));
+      a.vmovaps(zmm(fx::kZero), zmm(1));
+      return;
     case Source::Runs:
       a.lea(reg::scratch, x86::ptr(tables_));
       a.vbroadcastss(zmm(fx::kY), runEntry(Table::Y, 0));
@@ -139,7 +149,8 @@ public:
   }
 
   unsigned runsPerUnrolledStep(int64_t runElements) const override {
-    if (source_ != Source::Runs || runElements % kLanes != 0)
+    if ((source_ != Source::Runs && source_ != Source::Runtime) ||
+        runElements % kLanes != 0)
       return 0;
     int64_t vectors = runElements / kLanes;
     return vectors < reg::kUnroll && reg::kUnroll % vectors == 0
@@ -147,9 +158,37 @@ public:
                : 0;
   }
   void emitUnrolledRuns(x86::Assembler &a, const x86::Mem &src,
-                        const x86::Mem &dst, unsigned runs) override {
-    a.lea(reg::scratch, x86::ptr(tables_));
+                        const x86::Mem &dst, unsigned runs,
+                        const x86::Mem *group) override {
+    if (group)
+      group_ = *group;
+    else
+      a.lea(reg::scratch, x86::ptr(tables_));
     emitStep(a, src, dst, runs);
+    group_.reset();
+  }
+
+  // Runtime parameters: 16 runs prepared at once (one vector division),
+  // as Y, offsets, divisors and zero points of 16 lanes each.
+  unsigned parameterGroup() const override {
+    return source_ == Source::Runtime ? kLanes : 0;
+  }
+  int32_t parameterGroupBytes() const override { return 4 * 64; }
+  void emitGroupParameters(x86::Assembler &a, const x86::Mem &area,
+                           const x86::Gp &counter) override {
+    (void)counter;
+    emitRuntimeLoad(a, true);
+    emitDerive(a, zmm(2), zmm(3), zmm(4));
+    for (unsigned t = 0; t < 4; ++t)
+      a.vmovups(area.cloneAdjusted(int32_t(t) * 64), zmm(t == 3 ? 1 : 2 + t));
+  }
+  void emitGroupMember(x86::Assembler &a, const x86::Mem &member) override {
+    const unsigned regs[] = {fx::kY, fx::kOffset, fx::kDivisor, fx::kZero};
+    for (unsigned t = 0; t < 4; ++t) {
+      x86::Mem m = member.cloneAdjusted(int32_t(t) * 64);
+      m.setSize(4);
+      a.vbroadcastss(zmm(regs[t]), m);
+    }
   }
 
   void emitData(x86::Assembler &a) override {
@@ -173,6 +212,7 @@ private:
     Tensor,   ///< Immediates.
     Runs,     ///< Broadcast per run from tables indexed by paramIndex.
     Elements, ///< Per-element tables, paramIndex their cursor.
+    Runtime,  ///< KernelParams: per run, or groups prepared by the frame.
   };
   enum class Table { Y, Offset, Divisor, Zero };
 
@@ -184,7 +224,8 @@ private:
   struct Slow {
     asmjit::Label start, back;
     x86::Mem src, dst;
-    unsigned runs; ///< emitStep's.
+    unsigned runs;                 ///< emitStep's.
+    std::optional<x86::Mem> group; ///< emitUnrolledRuns' group entry.
   };
 
   float divisor(size_t k) const {
@@ -265,7 +306,19 @@ private:
               elementEntry(Table::Divisor, slot),
               elementEntry(Table::Zero, slot)};
     case Source::Runs:
+    case Source::Runtime:
       break;
+    }
+    if (group_) {
+      // The prepared group: Y, offsets, divisors, zero points, 64 bytes
+      // apart.
+      auto entry = [&](unsigned t) {
+        x86::Mem m = group_->cloneAdjusted(int32_t(t) * 64 + 4 * int32_t(run));
+        m.setSize(4);
+        return m;
+      };
+      return {entry(0)._1to16(), entry(1), entry(2)._1to16(),
+              entry(3)._1to16()};
     }
     if (!runs)
       return {zmm(fx::kY), zmm(fx::kOffset), zmm(fx::kDivisor), zmm(fx::kZero)};
@@ -291,8 +344,12 @@ private:
         offset = zmm(fx::kOffset);
       } else if (!offset.isReg()) {
         x86::Zmm slotOffset = zmm(fx::kSlotOffset + j);
-        runs ? a.vbroadcastss(slotOffset, runEntry(Table::Offset, j / perRun))
-             : a.vmovups(slotOffset, offset.as<x86::Mem>());
+        if (group_)
+          a.vbroadcastss(slotOffset, offset.as<x86::Mem>());
+        else if (runs)
+          a.vbroadcastss(slotOffset, runEntry(Table::Offset, j / perRun));
+        else
+          a.vmovups(slotOffset, offset.as<x86::Mem>());
         offset = slotOffset;
       }
       // x = x · y16 + offset (the multiplicand may come from memory).
@@ -315,7 +372,61 @@ private:
     a.jnz(slow);
     emitStore(a, dst, low);
     a.bind(back);
-    slows_.push_back({slow, back, src, dst, runs});
+    slows_.push_back({slow, back, src, dst, runs, group_});
+  }
+
+  /// Runtime parameters of reg::paramIndex (`group`: and the next 15)
+  /// into zmm0 (s) and zmm1 (z in f32, 0 without zero points), as the
+  /// reference gathers them.
+  void emitRuntimeLoad(x86::Assembler &a, bool group) {
+    x86::Gp p = reg::scratch;
+    a.mov(p, x86::qword_ptr(reg::params, offsetof(KernelParams, scales)));
+    group ? a.vmovups(zmm(0), x86::zmmword_ptr(p, reg::paramIndex, 2))
+          : a.vbroadcastss(zmm(0), x86::dword_ptr(p, reg::paramIndex, 2));
+    asmjit::Label none = a.newLabel();
+    a.vxorps(zmm(1), zmm(1), zmm(1));
+    a.mov(p, x86::qword_ptr(reg::params, offsetof(KernelParams, zeroPoints)));
+    a.test(p, p);
+    a.jz(none);
+    if (group) {
+      a.vcvtqq2ps(x86::ymm(1), x86::zmmword_ptr(p, reg::paramIndex, 3));
+      a.vcvtqq2ps(x86::ymm(2), x86::zmmword_ptr(p, reg::paramIndex, 3, 64));
+      a.vinsertf32x8(zmm(1), zmm(1), x86::ymm(2), 1);
+    } else {
+      a.vcvtsi2ss(x86::xmm(1), x86::xmm(1),
+                  x86::qword_ptr(p, reg::paramIndex, 3));
+      a.vbroadcastss(zmm(1), x86::xmm(1));
+    }
+    a.bind(none);
+  }
+  /// From s (zmm0) and z (zmm1): 2^16·RN(1/s) into `y` (all ones, a NaN,
+  /// where s or z is outside the checked range), 2^16·(z + offsetBase)
+  /// into `offset`, and the exact path's divisor (s, or RN(1/s) under
+  /// `reciprocal`) into `divisor`. Clobbers zmm5-7, k2 and k3.
+  void emitDerive(x86::Assembler &a, const x86::Zmm &y, const x86::Zmm &offset,
+                  const x86::Zmm &divisor) {
+    x86::Zmm one = zmm(5), abs = zmm(6), bound = zmm(7);
+    emitBroadcastImmediate(a, isa_, one, floatBits(1.0f));
+    a.vdivps(one, one, zmm(0)); // RN(1/s), as the reference.
+    emitBroadcastImmediate(a, isa_, bound, 0x7fffffffu);
+    a.vandps(abs, zmm(0), bound);
+    emitBroadcastImmediate(a, isa_, bound, floatBits(0x1p-60f));
+    a.vcmpps(x86::k2, abs, bound, 0x1d); // >= (ordered).
+    emitBroadcastImmediate(a, isa_, bound, floatBits(0x1p60f));
+    a.k(x86::k2).vcmpps(x86::k2, abs, bound, 0x12); // <= (ordered).
+    emitBroadcastImmediate(a, isa_, bound, 0x7fffffffu);
+    a.vandps(abs, zmm(1), bound);
+    emitBroadcastImmediate(a, isa_, bound,
+                           floatBits(static_cast<float>(plan_.zeroPointLimit)));
+    a.k(x86::k2).vcmpps(x86::k2, abs, bound, 0x12);
+    a.knotw(x86::k3, x86::k2);
+    reciprocal_ ? a.vmovaps(divisor, one) : a.vmovaps(divisor, zmm(0));
+    emitBroadcastImmediate(a, isa_, bound, floatBits(0x1p16f));
+    a.vmulps(y, one, bound);
+    a.k(x86::k3).vpternlogd(y, y, y, 0xff);
+    emitBroadcastImmediate(a, isa_, abs, floatBits(plan_.offsetBase));
+    a.vaddps(offset, zmm(1), abs);
+    a.vmulps(offset, offset, bound);
   }
 
   void emitStore(x86::Assembler &a, const x86::Mem &dst, const x86::Zmm &v) {
@@ -329,7 +440,8 @@ private:
     a.bind(slow.start);
     a.vmovdqu8(slow.dst, zmm(4));
     const unsigned perRun = slow.runs ? reg::kUnroll / slow.runs : reg::kUnroll;
-    if (slow.runs)
+    group_ = slow.group;
+    if (slow.runs && !group_)
       a.lea(reg::scratch, x86::ptr(tables_));
     for (unsigned j = 0; j < reg::kUnroll; ++j) {
       asmjit::Label next = a.newLabel();
@@ -341,6 +453,7 @@ private:
                 scalarOperands(j, slow.runs, j / perRun), fx::kFail, false);
       a.bind(next);
     }
+    group_.reset();
     a.jmp(slow.back);
   }
 
@@ -357,11 +470,19 @@ private:
       a.k(reg::tailMask).z().vmovups(v, src);
     else
       a.vmovups(v, src);
-    a.vcmpps(fx::kOrdered, v, v, kCmpOrdered);
-    a.k(fx::kOrdered)
-        .z()
-        .emit(reciprocal_ ? x86::Inst::kIdVmulps : x86::Inst::kIdVdivps, v, v,
-              p.divisor);
+    asmjit::InstId scaleOp =
+        reciprocal_ ? x86::Inst::kIdVmulps : x86::Inst::kIdVdivps;
+    if (source_ == Source::Runtime) {
+      // Any scale: NaN quotients (0/0, inf/inf, NaN s) become 0 too.
+      a.emit(scaleOp, v, v, p.divisor);
+      a.vcmpps(fx::kOrdered, v, v, kCmpOrdered);
+      a.k(fx::kOrdered).z().vmovaps(v, v);
+    } else {
+      // A baked scale is finite and positive: the quotient is NaN exactly
+      // where x is.
+      a.vcmpps(fx::kOrdered, v, v, kCmpOrdered);
+      a.k(fx::kOrdered).z().emit(scaleOp, v, v, p.divisor);
+    }
     if (!zeroFree_)
       a.emit(x86::Inst::kIdVaddps, v, v, p.zero);
     spec_.storage.isSigned ? a.vminps(v, v, zmm(fx::kClamp))
@@ -384,14 +505,24 @@ private:
   asmjit::Label data_;   ///< kZmmPackedDwordOrder.
   asmjit::Label tables_; ///< Runs and Elements: Y, offsets, divisors, zeros.
   std::vector<Slow> slows_;
+  /// While emitting a step of a prepared group: its entry.
+  std::optional<x86::Mem> group_;
 };
 
 } // namespace
 
 bool x86FixedBracketApplies(const KernelSpec &spec, const X86Isa &isa) {
-  return isa.avx512() && spec.op == KernelOp::QCast &&
-         spec.storage.kind == StorageType::Kind::Integer &&
-         plan::planFixedPointBracket(spec).has_value();
+  if (!isa.avx512() || spec.op != KernelOp::QCast ||
+      spec.storage.kind != StorageType::Kind::Integer)
+    return false;
+  if (spec.params.runtime && spec.layout.kind != LayoutSpec::Kind::PerTensor) {
+    // Runtime runs of whole vectors only: shorter ones take the old
+    // generator's per-call tables (X86PeriodicRuns.h).
+    std::vector<std::pair<int64_t, int64_t>> dims = x86StaticDims(spec.layout);
+    if (dims.empty() || dims.back().second % kLanes != 0)
+      return false;
+  }
+  return plan::planFixedPointBracket(spec).has_value();
 }
 
 void generateX86FixedBracket(x86::Assembler &a, const X86Isa &isa,

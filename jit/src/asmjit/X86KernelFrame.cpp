@@ -370,8 +370,9 @@ private:
       emitWholeRunGroups(parameters, group, exit, streaming);
       return;
     }
+    // (Bodies that prepare groups share steps only within them.)
     if (const unsigned runs = body_.runsPerUnrolledStep(block);
-        runs > 1 && parameters % runs == 0) {
+        runs > 1 && parameters % runs == 0 && !body_.parameterGroup()) {
       emitUnrolledRunLoop(parameters, runs, exit, streaming);
       return;
     }
@@ -408,7 +409,8 @@ private:
     a_.cmp(reg::remaining, stepElements);
     a_.jb(exit);
     body_.setStreamingStores(streaming);
-    body_.emitUnrolledRuns(a_, x86::ptr(reg::src), x86::ptr(reg::dst), runs);
+    body_.emitUnrolledRuns(a_, x86::ptr(reg::src), x86::ptr(reg::dst), runs,
+                           nullptr);
     body_.setStreamingStores(false);
     advanceCursors(static_cast<int32_t>(stepElements));
     a_.sub(reg::remaining, stepElements);
@@ -553,6 +555,24 @@ private:
       body_.setLoadsAhead(true, true);
     }
     a_.xor_(reg::runCount.r32(), reg::runCount.r32());
+    if (const unsigned runs = body_.runsPerUnrolledStep(levels_.back().block);
+        runs > 1 && group % runs == 0 && !ahead) {
+      // Several runs to an unrolled step, their parameters at entry.
+      const int32_t stepElements =
+          static_cast<int32_t>(levels_.back().block * runs);
+      a_.bind(member);
+      body_.setStreamingStores(streaming);
+      body_.emitUnrolledRuns(a_, x86::ptr(reg::src), x86::ptr(reg::dst), runs,
+                             &entry);
+      body_.setStreamingStores(false);
+      advanceCursors(stepElements);
+      a_.add(reg::paramIndex, runs);
+      a_.add(reg::runCount, runs);
+      a_.cmp(reg::runCount, group);
+      a_.jb(member);
+      body_.setGroupZeroPointsZero(false);
+      return;
+    }
     a_.bind(member);
     body_.emitGroupMember(a_, entry);
     emitWholeRun(streaming);

@@ -82,10 +82,13 @@ public:
     return 0;
   }
   /// Converts the reg::kUnroll vectors at src and dst that span `runs`
-  /// runs; slot j takes parameter reg::paramIndex + j / (kUnroll / runs).
+  /// runs; slot j takes parameter reg::paramIndex + j / (kUnroll / runs),
+  /// or with `group` (a prepared group, see parameterGroup) that run's
+  /// entry in the area, `group` advanced by 4 bytes per run.
   virtual void emitUnrolledRuns(x86::Assembler &, const x86::Mem &src,
-                                const x86::Mem &dst, unsigned runs) {
-    (void)src, (void)dst, (void)runs;
+                                const x86::Mem &dst, unsigned runs,
+                                const x86::Mem *group) {
+    (void)src, (void)dst, (void)runs, (void)group;
   }
   /// Non-zero: whole-run loops may prepare the parameters of this many
   /// consecutive runs at once (emitGroupParameters) and then load each

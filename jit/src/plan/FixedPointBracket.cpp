@@ -20,6 +20,10 @@
 // CheckedReciprocal.cpp), and so does N + β: v − β >= B + 1 − β gives
 // n/2^16 > B + 1 − β, v − β <= −B − 1 − β gives n/2^16 < −B − β.
 // |t| >= 2^31, ±inf and NaN convert to INT32_MIN, whose f = 0 fails.
+// Runtime parameters: the proof holds for any L >= B + Z + 2, so a kernel
+// that checks |z| <= zeroPointLimit = L − B − 2 per parameter (and s in
+// range) may take L = 2^ceil(log2(B + 3)); a parameter outside the range
+// gets 2^16·y = NaN, which fails every lane.
 // About 2m of uniformly spread lanes fail, as with the bracket.
 //
 //===----------------------------------------------------------------------===//
@@ -28,7 +32,10 @@
 #include "CheckedReciprocal.h"
 #include "ExactReciprocal.h"
 
+#include <algorithm>
+#include <bit>
 #include <cmath>
+#include <cstdlib>
 
 namespace qjit::plan {
 
@@ -44,14 +51,37 @@ planFixedPointBracket(const KernelSpec &spec) {
   KernelSpec divide = spec;
   divide.knobs.scaleOp = ScaleOp::Divide;
   std::optional<CheckedReciprocalPlan> checked = planCheckedReciprocal(divide);
-  if (!checked || !checked->bracket || spec.params.runtime ||
-      checked->limit > 512)
+  // The bracket's conditions (CheckedReciprocal.cpp sets them for baked
+  // parameters; runtime ones hold L for every z in range alike).
+  const StorageSpec &s = spec.storage;
+  bool fullRange =
+      s.min == (s.isSigned ? -128 : 0) && s.max == (s.isSigned ? 127 : 255);
+  bool runtimeBracket =
+      spec.params.runtime && fullRange &&
+      spec.knobs.zeroPoint == ZeroPointOrder::BeforeRounding &&
+      spec.knobs.rounding == RoundingMode::NearestEven;
+  if (!checked || !(checked->bracket || runtimeBracket) || checked->limit > 512)
     return std::nullopt;
   FixedPointBracketPlan plan;
   plan.bias = spec.storage.isSigned ? 0 : 128;
   double margin = 0.5 - static_cast<double>(checked->threshold);
   double scale = std::ldexp(1.0, FixedPointBracketPlan::kFractionBits);
   plan.failBelow = static_cast<uint32_t>(2 * margin * scale);
+  if (spec.params.runtime) {
+    // L = 2^ceil(log2(B + 3)) rather than the checked form's 2B + 2: half
+    // the failing lanes for i8 (L = 256), whose zero points up to
+    // L − B − 2 = 126 pass; u8 keeps L = 512. |z − bias| < 2^9 and 1/2 + m
+    // need 21 significant bits: the offsets are exact.
+    int64_t bound = std::max(std::abs(s.min), std::abs(s.max));
+    auto limit =
+        static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(bound + 3)));
+    margin = std::ldexp(static_cast<double>(limit), -20);
+    plan.failBelow = static_cast<uint32_t>(2 * margin * scale);
+    plan.runtime = true;
+    plan.offsetBase = static_cast<float>(0.5 + margin - plan.bias);
+    plan.zeroPointLimit = limit - bound - 2;
+    return plan;
+  }
   for (size_t k = 0; k < checked->reciprocals.size(); ++k) {
     int64_t z = spec.params.zeroPoints[k];
     double offset = scale * (static_cast<double>(z - plan.bias) + 0.5 + margin);

@@ -34,11 +34,20 @@ struct FixedPointBracketPlan {
   /// 2^17 · m: lanes whose low 16 bits are below it fail (a power of two,
   /// at most 64 so that a signed-saturated byte of f still tells).
   uint32_t failBelow = 0;
+  /// Runtime parameters (the vectors above are empty): the kernel forms
+  /// y = RN(1/s), 2^16·y and 2^16·(z + offsetBase) per parameter, all
+  /// exact, and fails every lane of a parameter outside the checked range
+  /// (2^-60 <= |s| <= 2^60, |z| <= zeroPointLimit).
+  bool runtime = false;
+  float offsetBase = 0; ///< 1/2 + m − bias.
+  int64_t zeroPointLimit = 0;
 };
 
 /// The plan when the bracket applies to `spec` (planCheckedReciprocal's
 /// `bracket`, for `divide`; the same conditions under `reciprocal`, whose
-/// reference is closer to x·y + z still), f32 expressed values, L <= 512,
+/// reference is closer to x·y + z still, and for runtime parameters, whose
+/// L holds for every z within zeroPointLimit), f32 expressed values,
+/// L <= 512,
 /// every offset exact in f32 and, for `divide`, scales without exact
 /// reciprocals. Otherwise nullopt.
 std::optional<FixedPointBracketPlan>
