@@ -474,9 +474,9 @@ TEST(FixedPointBracket, PlansTheBracketsSpecsOnly) {
   QuantKnobs knobs;
   auto plan = plan::planFixedPointBracket(eightBitSpec(true, knobs, 0.1f, 3));
   ASSERT_TRUE(plan);
-  // L = 256: m = 2^-12, offset 2^16·(3 + 1/2 + m), fails below 2^17·m.
-  EXPECT_EQ(plan->offsets, std::vector<float>{65536.0f * 3.5f + 16.0f});
-  EXPECT_EQ(plan->failBelow, 32u);
+  // L = 256: E = 11.5, D = 12, offset 2^16·(3 + 1/2) + D, F = 24.
+  EXPECT_EQ(plan->offsets, std::vector<float>{65536.0f * 3.5f + 12.0f});
+  EXPECT_EQ(plan->failBelow, 24u);
   EXPECT_EQ(plan->scaledReciprocals,
             std::vector<float>{65536.0f * (1.0f / 0.1f)});
   EXPECT_EQ(plan->bias, 0);
@@ -484,7 +484,7 @@ TEST(FixedPointBracket, PlansTheBracketsSpecsOnly) {
       plan::planFixedPointBracket(eightBitSpec(false, knobs, 0.1f, 200));
   ASSERT_TRUE(unsignedPlan); // L = 512.
   EXPECT_EQ(unsignedPlan->bias, 128);
-  EXPECT_EQ(unsignedPlan->failBelow, 64u);
+  EXPECT_EQ(unsignedPlan->failBelow, 46u);
   QuantKnobs reciprocal;
   reciprocal.scaleOp = ScaleOp::Reciprocal;
   EXPECT_TRUE(
@@ -492,7 +492,7 @@ TEST(FixedPointBracket, PlansTheBracketsSpecsOnly) {
   QuantKnobs away;
   away.rounding = RoundingMode::NearestAway;
   EXPECT_FALSE(plan::planFixedPointBracket(eightBitSpec(true, away, 0.1f, 3)));
-  // Exact reciprocals multiply; L = 1024 would fail below 128.
+  // Exact reciprocals multiply; L <= 512 only.
   EXPECT_FALSE(
       plan::planFixedPointBracket(eightBitSpec(true, knobs, 0.25f, 3)));
   EXPECT_FALSE(

@@ -5,7 +5,7 @@
 // vpacksswb of two such vectors saturates both words to bytes: odd bytes
 // are the results, even bytes sat(f), below failBelow exactly when f is
 // (f >= 2^15 packs negative, f >= 128 as 127). Four vectors: the unsigned
-// byte minimum of the two packs, one vptestnmb on its even bytes, one
+// byte minimum of the two packs, one vpcmpub on its even bytes, one
 // branch; the odd bytes shift down and vpackuswb + vpermd put them in
 // element order (kZmmPackedDwordOrder). 17 vector µops per 64 elements
 // where the two-FMA bracket takes 27 (measured 19.6 against 13.2 el/ns,
@@ -36,9 +36,9 @@ namespace {
 namespace fx {
 constexpr unsigned kY = reg::kScale;          ///< 2^16·y of the run.
 constexpr unsigned kOffset = reg::kZeroPoint; ///< The run's offset.
-constexpr unsigned kByteMask = 10;   ///< ~(failBelow - 1) in each byte.
-constexpr unsigned kDwordMask = 11;  ///< 0xffff & ~(failBelow - 1).
-constexpr unsigned kOrder = 12;      ///< kZmmPackedDwordOrder.
+constexpr unsigned kFailBytes = 10;           ///< failBelow in each byte.
+constexpr unsigned kFailHigh = 11;            ///< failBelow << 16.
+constexpr unsigned kOrder = 12;               ///< kZmmPackedDwordOrder.
 constexpr unsigned kBias = 13;       ///< 0x80 per byte (unsigned storage).
 constexpr unsigned kWork = 15;       ///< The exact path's vector.
 constexpr unsigned kDivisor = 16;    ///< s (or y under `reciprocal`).
@@ -90,10 +90,10 @@ public:
   void emitConstants(x86::Assembler &a) override {
     data_ = a.newLabel();
     tables_ = a.newLabel();
-    uint32_t byteMask = 0xffu & ~(plan_.failBelow - 1);
-    emitBroadcastImmediate(a, isa_, zmm(fx::kByteMask), byteMask * 0x01010101u);
-    emitBroadcastImmediate(a, isa_, zmm(fx::kDwordMask),
-                           0xffffu & ~(plan_.failBelow - 1));
+    deriveConstants_ = a.newLabel();
+    emitBroadcastImmediate(a, isa_, zmm(fx::kFailBytes),
+                           plan_.failBelow * 0x01010101u);
+    emitBroadcastImmediate(a, isa_, zmm(fx::kFailHigh), plan_.failBelow << 16);
     a.vmovdqu32(zmm(fx::kOrder), x86::ptr(data_));
     if (plan_.bias)
       emitBroadcastImmediate(a, isa_, zmm(fx::kBias), 0x80808080u);
@@ -198,7 +198,9 @@ public:
     a.bind(data_);
     for (uint32_t index : kZmmPackedDwordOrder)
       a.embedUInt32(index);
-    if (source_ == Source::Tensor)
+    if (source_ == Source::Runtime)
+      emitDeriveConstants(a);
+    if (source_ == Source::Tensor || source_ == Source::Runtime)
       return;
     a.bind(tables_);
     for (const std::vector<float> *table :
@@ -361,7 +363,7 @@ private:
     a.vpacksswb(low, zmm(0), zmm(1));
     a.vpacksswb(high, zmm(2), zmm(3));
     a.vpminub(verdict, low, high);
-    a.k(fx::kEvenBytes).vptestnmb(fx::kFail, verdict, zmm(fx::kByteMask));
+    a.k(fx::kEvenBytes).vpcmpub(fx::kFail, verdict, zmm(fx::kFailBytes), 1);
     a.vpsrlw(low, low, 8);
     a.vpsrlw(high, high, 8);
     a.vpackuswb(low, low, high);
@@ -405,28 +407,48 @@ private:
   /// `reciprocal`) into `divisor`. Clobbers zmm5-7, k2 and k3.
   void emitDerive(x86::Assembler &a, const x86::Zmm &y, const x86::Zmm &offset,
                   const x86::Zmm &divisor) {
-    x86::Zmm one = zmm(5), abs = zmm(6), bound = zmm(7);
-    emitBroadcastImmediate(a, isa_, one, floatBits(1.0f));
+    // Constants from memory (a load each, no shuffle µop).
+    auto constant = [&](DeriveConstant c) {
+      return x86::dword_ptr(deriveConstants_, static_cast<int32_t>(c) * 4)
+          ._1to16();
+    };
+    auto scalar = [&](DeriveConstant c) {
+      return x86::dword_ptr(deriveConstants_, static_cast<int32_t>(c) * 4);
+    };
+    x86::Zmm one = zmm(5), abs = zmm(6);
+    a.vbroadcastss(one, scalar(DeriveConstant::One));
     a.vdivps(one, one, zmm(0)); // RN(1/s), as the reference.
-    emitBroadcastImmediate(a, isa_, bound, 0x7fffffffu);
-    a.vandps(abs, zmm(0), bound);
-    emitBroadcastImmediate(a, isa_, bound, floatBits(0x1p-60f));
-    a.vcmpps(x86::k2, abs, bound, 0x1d); // >= (ordered).
-    emitBroadcastImmediate(a, isa_, bound, floatBits(0x1p60f));
-    a.k(x86::k2).vcmpps(x86::k2, abs, bound, 0x12); // <= (ordered).
-    emitBroadcastImmediate(a, isa_, bound, 0x7fffffffu);
-    a.vandps(abs, zmm(1), bound);
-    emitBroadcastImmediate(a, isa_, bound,
-                           floatBits(static_cast<float>(plan_.zeroPointLimit)));
-    a.k(x86::k2).vcmpps(x86::k2, abs, bound, 0x12);
+    a.vandps(abs, zmm(0), constant(DeriveConstant::Magnitude));
+    a.vcmpps(x86::k2, abs, constant(DeriveConstant::MinScale), 0x1d); // >=
+    a.k(x86::k2).vcmpps(x86::k2, abs, constant(DeriveConstant::MaxScale),
+                        0x12); // <= (both ordered)
+    a.vandps(abs, zmm(1), constant(DeriveConstant::Magnitude));
+    a.k(x86::k2).vcmpps(x86::k2, abs, constant(DeriveConstant::ZeroLimit),
+                        0x12);
     a.knotw(x86::k3, x86::k2);
     reciprocal_ ? a.vmovaps(divisor, one) : a.vmovaps(divisor, zmm(0));
-    emitBroadcastImmediate(a, isa_, bound, floatBits(0x1p16f));
-    a.vmulps(y, one, bound);
+    a.vmulps(y, one, constant(DeriveConstant::Unit));
     a.k(x86::k3).vpternlogd(y, y, y, 0xff);
-    emitBroadcastImmediate(a, isa_, abs, floatBits(plan_.offsetBase));
-    a.vaddps(offset, zmm(1), abs);
-    a.vmulps(offset, offset, bound);
+    // 2^16·z + 2^16·offsetBase, both exact: one rounding of an exact sum.
+    a.vbroadcastss(offset, scalar(DeriveConstant::Base));
+    a.vfmadd231ps(offset, zmm(1), constant(DeriveConstant::Unit));
+  }
+  enum class DeriveConstant {
+    One,
+    Magnitude,
+    MinScale,
+    MaxScale,
+    ZeroLimit,
+    Unit,
+    Base
+  };
+  void emitDeriveConstants(x86::Assembler &a) {
+    a.bind(deriveConstants_);
+    for (uint32_t bits :
+         {floatBits(1.0f), 0x7fffffffu, floatBits(0x1p-60f), floatBits(0x1p60f),
+          floatBits(static_cast<float>(plan_.zeroPointLimit)),
+          floatBits(0x1p16f), floatBits(plan_.offsetBase * 0x1p16f)})
+      a.embedUInt32(bits);
   }
 
   void emitStore(x86::Assembler &a, const x86::Mem &dst, const x86::Zmm &v) {
@@ -445,7 +467,8 @@ private:
       a.lea(reg::scratch, x86::ptr(tables_));
     for (unsigned j = 0; j < reg::kUnroll; ++j) {
       asmjit::Label next = a.newLabel();
-      a.vptestnmd(fx::kFail, zmm(j), zmm(fx::kDwordMask));
+      a.vpslld(zmm(fx::kWork), zmm(j), 16); // f << 16 < F << 16.
+      a.vpcmpud(fx::kFail, zmm(fx::kWork), zmm(fx::kFailHigh), 1);
       a.kortestw(fx::kFail, fx::kFail);
       a.jz(next);
       emitExact(a, slow.src.cloneAdjusted(int32_t(j) * 64),
@@ -504,6 +527,7 @@ private:
   int64_t tableEntries_ = 0;
   asmjit::Label data_;   ///< kZmmPackedDwordOrder.
   asmjit::Label tables_; ///< Runs and Elements: Y, offsets, divisors, zeros.
+  asmjit::Label deriveConstants_; ///< Runtime: emitDerive's.
   std::vector<Slow> slows_;
   /// While emitting a step of a prepared group: its entry.
   std::optional<x86::Mem> group_;
