@@ -204,7 +204,7 @@ public:
       return;
     a.bind(tables_);
     for (const std::vector<float> *table :
-         {&y_, &offsets_, &divisors_, &zeros_})
+         {&y_, &divisors_, &offsets_, &zeros_})
       for (float value : *table)
         a.embedUInt32(floatBits(value));
   }
@@ -216,7 +216,7 @@ private:
     Elements, ///< Per-element tables, paramIndex their cursor.
     Runtime,  ///< KernelParams: per run, or groups prepared by the frame.
   };
-  enum class Table { Y, Offset, Divisor, Zero };
+  enum class Table { Y, Divisor, Offset, Zero }; ///< In memory order.
 
   /// A vector's parameters as operands.
   struct Operands {
@@ -275,15 +275,24 @@ private:
     }
     return index;
   }
+  /// One entry of each table the kernel reads (one offset and zero
+  /// points of 0 need none: embedding is most of the compile time).
   void pushEntry(size_t k) {
     y_.push_back(plan_.scaledReciprocals[k]);
-    offsets_.push_back(plan_.offsets[k]);
     divisors_.push_back(divisor(k));
-    zeros_.push_back(plan_.zeroPoints[k]);
+    if (!oneOffset_)
+      offsets_.push_back(plan_.offsets[k]);
+    if (!zeroFree_)
+      zeros_.push_back(plan_.zeroPoints[k]);
   }
   int32_t tableOffset(Table table) const {
-    return static_cast<int32_t>(static_cast<int64_t>(table) * tableEntries_ *
-                                4);
+    int64_t index = 0;
+    for (Table before : {Table::Y, Table::Divisor, Table::Offset}) {
+      if (before == table)
+        break;
+      index += before == Table::Offset ? !oneOffset_ : 1;
+    }
+    return static_cast<int32_t>(index * tableEntries_ * 4);
   }
   /// Runs: entry paramIndex + `ahead` of `table` (reg::scratch holds the
   /// tables' address).
