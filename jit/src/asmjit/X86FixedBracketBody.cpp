@@ -192,6 +192,13 @@ public:
   }
 
   void emitData(x86::Assembler &a) override {
+    // Each step's stub calls the shared fix-up of its operands (the
+    // kernels keep nothing in the red zone that the call would clobber).
+    for (const Stub &stub : stubs_) {
+      a.bind(stub.start);
+      a.call(slows_[stub.slow].start);
+      a.jmp(stub.back);
+    }
     for (const Slow &slow : slows_)
       emitSlow(a, slow);
     a.align(asmjit::AlignMode::kData, 64);
@@ -205,8 +212,8 @@ public:
     a.bind(tables_);
     for (const std::vector<float> *table :
          {&y_, &divisors_, &offsets_, &zeros_})
-      for (float value : *table)
-        a.embedUInt32(floatBits(value));
+      if (!table->empty())
+        a.embed(table->data(), table->size() * sizeof(float));
   }
 
 private:
@@ -223,8 +230,12 @@ private:
     asmjit::Operand y, offset, divisor, zero;
   };
   /// A step whose check failed: its lanes redo by the exact formula.
-  struct Slow {
+  struct Stub {
     asmjit::Label start, back;
+    size_t slow; ///< Index into slows_.
+  };
+  struct Slow {
+    asmjit::Label start;
     x86::Mem src, dst;
     unsigned runs;                 ///< emitStep's.
     std::optional<x86::Mem> group; ///< emitUnrolledRuns' group entry.
@@ -383,7 +394,7 @@ private:
     a.jnz(slow);
     emitStore(a, dst, low);
     a.bind(back);
-    slows_.push_back({slow, back, src, dst, runs, group_});
+    stubs_.push_back({slow, back, slowFor(a, src, dst, runs)});
   }
 
   /// Runtime parameters of reg::paramIndex (`group`: and the next 15)
@@ -467,11 +478,25 @@ private:
   /// Out of line: the step's results (right in the passing lanes), then
   /// the lanes of each vector that fail, by the exact formula. zmm0-3
   /// still hold the conversions.
+  size_t slowFor(x86::Assembler &a, const x86::Mem &src, const x86::Mem &dst,
+                 unsigned runs) {
+    for (size_t k = 0; k < slows_.size(); ++k) {
+      const Slow &slow = slows_[k];
+      if (slow.src == src && slow.dst == dst && slow.runs == runs &&
+          slow.group.has_value() == group_.has_value() &&
+          (!group_ || *slow.group == *group_))
+        return k;
+    }
+    slows_.push_back({a.newLabel(), src, dst, runs, group_});
+    return slows_.size() - 1;
+  }
   void emitSlow(x86::Assembler &a, const Slow &slow) {
     a.bind(slow.start);
     a.vmovdqu8(slow.dst, zmm(4));
     const unsigned perRun = slow.runs ? reg::kUnroll / slow.runs : reg::kUnroll;
     group_ = slow.group;
+    if (group_) // rsp-relative, below the return address now.
+      group_ = group_->cloneAdjusted(8);
     if (slow.runs && !group_)
       a.lea(reg::scratch, x86::ptr(tables_));
     for (unsigned j = 0; j < reg::kUnroll; ++j) {
@@ -486,7 +511,7 @@ private:
       a.bind(next);
     }
     group_.reset();
-    a.jmp(slow.back);
+    a.ret();
   }
 
   /// The exact formula on one vector: x / s (or x · y), NaN lanes 0, + z,
@@ -537,6 +562,7 @@ private:
   asmjit::Label data_;   ///< kZmmPackedDwordOrder.
   asmjit::Label tables_; ///< Runs and Elements: Y, offsets, divisors, zeros.
   asmjit::Label deriveConstants_; ///< Runtime: emitDerive's.
+  std::vector<Stub> stubs_;
   std::vector<Slow> slows_;
   /// While emitting a step of a prepared group: its entry.
   std::optional<x86::Mem> group_;
