@@ -14,6 +14,10 @@
 
 namespace qjit::asmjit_backend {
 
+int64_t X86VectorBody::tableElements(int64_t period, bool packed) const {
+  return periodicTableElements(period, lanes(), packed);
+}
+
 int32_t X86VectorBody::srcVectorBytes() const {
   unsigned bits = srcPackedBits();
   return static_cast<int32_t>(bits ? lanes() * bits / 8 : lanes() * srcBytes());
@@ -266,7 +270,7 @@ private:
     int64_t period = 1;
     for (const NestLevel &level : levels_)
       period *= level.grid * level.block;
-    return periodicTableElements(period, body_.lanes(), !packedSides_.empty());
+    return body_.tableElements(period, !packedSides_.empty());
   }
 
   /// One run per table period, parameters from per-element tables.

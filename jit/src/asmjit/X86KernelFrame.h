@@ -66,6 +66,9 @@ public:
   /// reg::paramIndex as a cursor that advances this many bytes per element
   /// (short runs would otherwise dominate).
   virtual unsigned parameterBytes() const { return 0; }
+  /// The elements such tables cover for a layout `period` (by default
+  /// periodicTableElements, X86PeriodicRuns.h).
+  virtual int64_t tableElements(int64_t period, bool packed) const;
   /// Converts lanes() elements at src into dst using register slot `slot`
   /// (< reg::kUnroll). `masked`: only the lanes in reg::tailMask exist.
   virtual void emitVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
