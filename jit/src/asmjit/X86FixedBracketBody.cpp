@@ -386,14 +386,17 @@ private:
       asmjit::Operand offset = p.offset;
       if (oneOffset_) {
         offset = zmm(fx::kOffset);
+      } else if (!offset.isReg() && runs) {
+        // One broadcast per run, shared by its slots.
+        x86::Zmm runOffset = zmm(fx::kSlotOffset + j / perRun);
+        if (j % perRun == 0)
+          a.vbroadcastss(runOffset,
+                         group_ ? offset.as<x86::Mem>()
+                                : runEntry(Table::Offset, int32_t(j / perRun)));
+        offset = runOffset;
       } else if (!offset.isReg()) {
         x86::Zmm slotOffset = zmm(fx::kSlotOffset + j);
-        if (group_)
-          a.vbroadcastss(slotOffset, offset.as<x86::Mem>());
-        else if (runs)
-          a.vbroadcastss(slotOffset, runEntry(Table::Offset, j / perRun));
-        else
-          a.vmovups(slotOffset, offset.as<x86::Mem>());
+        a.vmovups(slotOffset, offset.as<x86::Mem>());
         offset = slotOffset;
       }
       // x = x · y16 + offset (the multiplicand may come from memory).
