@@ -474,17 +474,18 @@ TEST(FixedPointBracket, PlansTheBracketsSpecsOnly) {
   QuantKnobs knobs;
   auto plan = plan::planFixedPointBracket(eightBitSpec(true, knobs, 0.1f, 3));
   ASSERT_TRUE(plan);
-  // L = 256: E = 11.5, D = 12, offset 2^16·(3 + 1/2) + D, F = 24.
-  EXPECT_EQ(plan->offsets, std::vector<float>{65536.0f * 3.5f + 12.0f});
-  EXPECT_EQ(plan->failBelow, 24u);
+  // E = 1/2 + (131 + 131 + 2·133·(1 + 2^-23)) / 256 = 2.56: D = 3, the
+  // offset 2^16·(3 + 1/2) + D, F = 6.
+  EXPECT_EQ(plan->offsets, std::vector<float>{65536.0f * 3.5f + 3.0f});
+  EXPECT_EQ(plan->failBelow, 6u);
   EXPECT_EQ(plan->scaledReciprocals,
             std::vector<float>{65536.0f * (1.0f / 0.1f)});
   EXPECT_EQ(plan->bias, 0);
   auto unsignedPlan =
       plan::planFixedPointBracket(eightBitSpec(false, knobs, 0.1f, 200));
-  ASSERT_TRUE(unsignedPlan); // L = 512.
+  ASSERT_TRUE(unsignedPlan); // E = 6.59: D = 7, F = 14.
   EXPECT_EQ(unsignedPlan->bias, 128);
-  EXPECT_EQ(unsignedPlan->failBelow, 46u);
+  EXPECT_EQ(unsignedPlan->failBelow, 14u);
   QuantKnobs reciprocal;
   reciprocal.scaleOp = ScaleOp::Reciprocal;
   EXPECT_TRUE(
@@ -497,6 +498,43 @@ TEST(FixedPointBracket, PlansTheBracketsSpecsOnly) {
       plan::planFixedPointBracket(eightBitSpec(true, knobs, 0.25f, 3)));
   EXPECT_FALSE(
       plan::planFixedPointBracket(eightBitSpec(true, knobs, 0.1f, 600)));
+}
+
+/// Every x within 64 ulps of each rounding boundary (x/s + z a
+/// half-integer) of the 8-bit range and a little beyond, for scales and
+/// zero points drawn at random: the fixed-point bracket's window edges
+/// (a few ulps of v wide) pass and fail on both sides.
+TEST_P(CheckedReciprocalKernels, SweepsEveryRoundingBoundary) {
+  std::uniform_real_distribution<double> mantissa(1.0, 2.0);
+  for (int round = 0; round < 12; ++round) {
+    bool isSigned = round % 2;
+    QuantKnobs knobs;
+    if (round % 3 == 2)
+      knobs.scaleOp = ScaleOp::Reciprocal;
+    float scale = static_cast<float>(
+        std::ldexp(mantissa(rng), static_cast<int>(rng() % 41) - 20));
+    int64_t zeroPoint = isSigned ? static_cast<int64_t>(rng() % 256) - 128
+                                 : static_cast<int64_t>(rng() % 256);
+    if (round < 4)
+      zeroPoint = isSigned ? 3 : 128; // The bench's kind.
+    KernelSpec spec = eightBitSpec(isSigned, knobs, scale, zeroPoint);
+    Expected<CompiledCode> code = backend_->compile(spec);
+    ASSERT_TRUE(code) << code.status().message();
+    std::vector<float> input;
+    double low = isSigned ? -131 : -3, high = isSigned ? 130 : 258;
+    for (double k = low; k <= high; ++k) {
+      auto x = static_cast<float>((k + 0.5 - static_cast<double>(zeroPoint)) *
+                                  static_cast<double>(scale));
+      for (int i = 0; i < 64; ++i)
+        x = std::nextafter(x, -INFINITY);
+      for (int i = 0; i <= 128; ++i, x = std::nextafter(x, INFINITY))
+        input.push_back(x);
+    }
+    input.resize(input.size() / 64 * 64 + 37); // A tail too.
+    ASSERT_NO_FATAL_FAILURE(
+        expectReferenceCodes(spec, *code, input, nullptr,
+                             [&](size_t) { return "s=" + hexFloat(scale); }));
+  }
 }
 
 /// Baked per-axis and blockwise layouts through every parameter source of

@@ -1,29 +1,34 @@
 //===- FixedPointBracket.cpp - The bracket in 16.16 fixed point -----------===//
 //
-// Why a passing lane is exact. Notation of CheckedReciprocal.cpp: v = x·y
-// + z (real), w_ref the reference's value before rounding, B the bound
-// magnitude, and for |Q| < 2L |w_ref − v| <= 7·2^-24·L + 2^-148
-// (`divide`; under `reciprocal`, w_ref = RN(RN(x·y) + z) is within
-// 5·2^-24·L of v). The kernel forms t = RN(2^16·(v − β + 1/2) + D) by one
-// FMA: 2^16·y is exact (a power of two times a normal float) and so is
-// the offset (checked below), so t errs by at most 2^-24·2^16·4L. Its
-// conversion n = RNE(t) adds 1/2, so with E = 11·L/256 + 1/2 + 2^-132,
-// |n − (2^16·(w_ref − β + 1/2) + D)| <= E. Write n = 2^16·N + f,
-// 0 <= f < 2^16. A passing lane has f >= F, and D > E, F − D > E put
-// 2^16·(w_ref − β + 1/2) inside (2^16·N, 2^16·(N + 1)): w_ref rounds to
-// N + β in every nearest mode (no tie), and saturating N to i8 and adding
-// β is the reference's saturation to the container (β = 128 for [0, 255],
-// 0 for [-128, 127]). D = floor(E) + 1 and F = D + floor(E) + 1: 24 for
-// L = 256, 46 for L = 512, so about F·2^-16 of uniformly spread lanes
-// fail (the two-FMA bracket's m = 2^-20·L fails 2^17·m·2^-16 = L/8·2^-16).
-// For |Q| >= 2L, v and w_ref lie beyond the bounds on one side (as in
-// CheckedReciprocal.cpp), and so does N + β: v − β >= B + 1 − β gives
-// n/2^16 > B + 1 − β, v − β <= −B − 1 − β gives n/2^16 < −B − β.
-// |t| >= 2^31, ±inf and NaN convert to INT32_MIN, whose f = 0 fails.
-// Runtime parameters: the proof holds for any L >= B + Z + 2, so a kernel
-// that checks |z| <= zeroPointLimit = L − B − 2 per parameter (and s in
-// range) may take L = 2^ceil(log2(B + 3)); a parameter outside the range
-// gets 2^16·y = NaN, which fails every lane.
+// Why a passing lane is exact. Notation of CheckedReciprocal.cpp: Q = x/s,
+// y = RN(1/s) = (1/s)(1 + d), |d| <= 2^-24, v = x·y + z (real), w_ref the
+// reference's value before rounding: RN(RN(Q) + z) (`divide`) or
+// RN(RN(x·y) + z) (`reciprocal`, closer still). B bounds |min| and |max|,
+// Z bounds |z|, β = 128 for [0, 255] and 0 for [-128, 127], M = B + 2.
+// The kernel forms t = RN(X), X = 2^16·(v − β + 1/2) + D, by one FMA
+// (2^16·y is exact, a power of two times a normal float, and so is the
+// offset: checked below), and n = RNE(t).
+//  * |v| <= M: |x·y| <= M + Z, |Q| <= (M + Z)(1 + 2^-23), so |RN(Q) − Q|,
+//    |Q − x·y| <= 2^-24·|Q| (+ 2^-150) and |w_ref − (RN(Q) + z)| <=
+//    2^-24·(M + 1): |w_ref − v| <= 2^-24·((M + 1) + 2(M + Z)(1 + 2^-23))
+//    + 2^-149. |t − X| <= 2^-24·2^16·(M + β + 1), |n − t| <= 1/2. So
+//    |n − (2^16·(w_ref − β + 1/2) + D)| <= E = 1/2 + ((M + β + 1) +
+//    (M + 1) + 2(M + Z)(1 + 2^-23)) / 256 + 2^-133. Write n = 2^16·N + f,
+//    0 <= f < 2^16. A passing lane has f >= F, and D > E, F − D > E put
+//    2^16·(w_ref − β + 1/2) inside (2^16·N, 2^16·(N + 1)): w_ref rounds to
+//    N + β in every nearest mode (no tie), and saturating N to i8 and
+//    adding β is the reference's saturation to the container.
+//  * v > M: every error above is relative (2^-22 at most, or ±inf of the
+//    same sign), so w_ref > B + 1 and n / 2^16 > B + 1 − β: both saturate
+//    to max; v < −M likewise to min. (|t| >= 2^31, ±inf and NaN convert
+//    to INT32_MIN, whose f = 0 fails.)
+// D = floor(E) + 1 and F = D + floor(E) + 1: 3 and 6 for i8 with |z| <= 3,
+// 7 and 14 for u8 with |z| <= 133; about F·2^-16 of uniformly spread
+// lanes fail (the two-FMA bracket's margin fails L/8·2^-16, 32·2^-16 for
+// L = 256).
+// Runtime parameters: Z is zeroPointLimit, which the kernel checks per
+// parameter (and s in [2^-60, 2^60], so that y is normal); a parameter
+// outside gets 2^16·y = NaN, which fails every lane.
 //
 //===----------------------------------------------------------------------===//
 #include "FixedPointBracket.h"
@@ -64,21 +69,29 @@ planFixedPointBracket(const KernelSpec &spec) {
   FixedPointBracketPlan plan;
   plan.bias = spec.storage.isSigned ? 0 : 128;
   double scale = std::ldexp(1.0, FixedPointBracketPlan::kFractionBits);
-  int64_t limit = static_cast<int64_t>(checked->limit);
   if (spec.params.runtime) {
-    // L = 2^ceil(log2(B + 3)) rather than the checked form's 2B + 2: half
-    // the failing lanes for i8 (L = 256), whose zero points up to
-    // L − B − 2 = 126 pass; u8 keeps L = 512.
+    // Zero points up to 2^ceil(log2(B + 3)) − B − 2 pass (126 for i8,
+    // 255 for u8): the usual ones, with a narrow window.
     int64_t bound = std::max(std::abs(s.min), std::abs(s.max));
-    limit =
+    auto limit =
         static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(bound + 3)));
     plan.runtime = true;
     plan.zeroPointLimit = limit - bound - 2;
   }
-  // E = 2^16·ε = 11·L/256 + 1/2 (+ 2^-132); D > E and F − D > E.
-  auto error = static_cast<uint32_t>(11 * limit / 256); // floor(E).
-  uint32_t shift = error + 1;
+  int64_t bound = std::max(std::abs(s.min), std::abs(s.max));
+  int64_t zeroBound = plan.zeroPointLimit;
+  for (int64_t z : spec.params.zeroPoints)
+    zeroBound = std::max(zeroBound, std::abs(z));
+  double m = static_cast<double>(bound + 2), z = static_cast<double>(zeroBound);
+  double e =
+      0.5 +
+      ((m + plan.bias + 1) + (m + 1) + 2 * (m + z) * (1 + 0x1p-23)) / 256 +
+      0x1p-40; // 2^-133, rounded up.
+  auto error = static_cast<uint32_t>(std::floor(e));
+  uint32_t shift = error + 1; // D > E; F − D > E.
   plan.failBelow = shift + error + 1;
+  if (plan.failBelow > 127)
+    return std::nullopt;
   double offsetBase = 0.5 + shift / scale - plan.bias;
   // |z − bias| < 2^9 and 1/2 + D/2^16 need 21 significant bits: exact.
   plan.offsetBase = static_cast<float>(offsetBase);
