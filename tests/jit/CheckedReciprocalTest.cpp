@@ -15,8 +15,10 @@
 #include "plan/CheckedReciprocal.h"
 #include "KernelTester.h"
 #include "TestSeed.h"
+#include "plan/FixedPointBracket.h"
 
 #include "qjit/Isa.h"
+#include "qjit/TypeParser.h"
 #include "qjit/internal/Backend.h"
 #include "qjit/internal/Reference.h"
 
@@ -465,6 +467,157 @@ TEST_P(CheckedReciprocalKernels, BlockwiseRuntimeParametersInAndOutOfRange) {
           return "s=" + hexFloat(scales[c]) +
                  " z=" + std::to_string(params.zeroPoints ? zeroPoints[c] : 0);
         }));
+  }
+}
+
+TEST(FixedPointBracket, PlansTheBracketsSpecsOnly) {
+  QuantKnobs knobs;
+  auto plan = plan::planFixedPointBracket(eightBitSpec(true, knobs, 0.1f, 3));
+  ASSERT_TRUE(plan);
+  // E = 1/2 + (131 + 131 + 2·133·(1 + 2^-23)) / 256 = 2.56: D = 3, the
+  // offset 2^16·(3 + 1/2) + D, F = 6.
+  EXPECT_EQ(plan->offsets, std::vector<float>{65536.0f * 3.5f + 3.0f});
+  EXPECT_EQ(plan->failBelow, 6u);
+  EXPECT_EQ(plan->scaledReciprocals,
+            std::vector<float>{65536.0f * (1.0f / 0.1f)});
+  EXPECT_EQ(plan->bias, 0);
+  auto unsignedPlan =
+      plan::planFixedPointBracket(eightBitSpec(false, knobs, 0.1f, 200));
+  ASSERT_TRUE(unsignedPlan); // E = 6.59: D = 7, F = 14.
+  EXPECT_EQ(unsignedPlan->bias, 128);
+  EXPECT_EQ(unsignedPlan->failBelow, 14u);
+  QuantKnobs reciprocal;
+  reciprocal.scaleOp = ScaleOp::Reciprocal;
+  EXPECT_TRUE(
+      plan::planFixedPointBracket(eightBitSpec(true, reciprocal, 0.1f, 3)));
+  QuantKnobs away;
+  away.rounding = RoundingMode::NearestAway;
+  EXPECT_FALSE(plan::planFixedPointBracket(eightBitSpec(true, away, 0.1f, 3)));
+  // Exact reciprocals multiply; L <= 512 only.
+  EXPECT_FALSE(
+      plan::planFixedPointBracket(eightBitSpec(true, knobs, 0.25f, 3)));
+  EXPECT_FALSE(
+      plan::planFixedPointBracket(eightBitSpec(true, knobs, 0.1f, 600)));
+}
+
+/// Every x within 64 ulps of each rounding boundary (x/s + z a
+/// half-integer) of the 8-bit range and a little beyond, for scales and
+/// zero points drawn at random: the fixed-point bracket's window edges
+/// (a few ulps of v wide) pass and fail on both sides.
+TEST_P(CheckedReciprocalKernels, SweepsEveryRoundingBoundary) {
+  std::uniform_real_distribution<double> mantissa(1.0, 2.0);
+  for (int round = 0; round < 12; ++round) {
+    bool isSigned = round % 2;
+    QuantKnobs knobs;
+    if (round % 3 == 2)
+      knobs.scaleOp = ScaleOp::Reciprocal;
+    float scale = static_cast<float>(
+        std::ldexp(mantissa(rng), static_cast<int>(rng() % 41) - 20));
+    int64_t zeroPoint = isSigned ? static_cast<int64_t>(rng() % 256) - 128
+                                 : static_cast<int64_t>(rng() % 256);
+    if (round < 4)
+      zeroPoint = isSigned ? 3 : 128; // The bench's kind.
+    KernelSpec spec = eightBitSpec(isSigned, knobs, scale, zeroPoint);
+    Expected<CompiledCode> code = backend_->compile(spec);
+    ASSERT_TRUE(code) << code.status().message();
+    std::vector<float> input;
+    double low = isSigned ? -131 : -3, high = isSigned ? 130 : 258;
+    for (double k = low; k <= high; ++k) {
+      auto x = static_cast<float>((k + 0.5 - static_cast<double>(zeroPoint)) *
+                                  static_cast<double>(scale));
+      for (int i = 0; i < 64; ++i)
+        x = std::nextafter(x, -INFINITY);
+      for (int i = 0; i <= 128; ++i, x = std::nextafter(x, INFINITY))
+        input.push_back(x);
+    }
+    input.resize(input.size() / 64 * 64 + 37); // A tail too.
+    ASSERT_NO_FATAL_FAILURE(
+        expectReferenceCodes(spec, *code, input, nullptr,
+                             [&](size_t) { return "s=" + hexFloat(scale); }));
+  }
+}
+
+/// Baked per-axis and blockwise layouts through every parameter source of
+/// the AVX-512 fixed-point bracket (per-element tables, runs of 16 and 32
+/// sharing unrolled steps, long runs with tails), mostly passing lanes
+/// with distinct parameters, a few near ties, specials and far values.
+TEST_P(CheckedReciprocalKernels, BakedLayoutsOnBothSidesOfTheCheck) {
+  std::uniform_real_distribution<double> unit(0.0, 1.0);
+  auto params = [&](int count, bool isSigned, bool distinct) {
+    std::string list = "{";
+    for (int k = 0; k < count; ++k) {
+      float scale = static_cast<float>(0.0137 * (1 + 0.37 * unit(rng)));
+      int64_t z = distinct
+                      ? static_cast<int64_t>(rng() % 200) - (isSigned ? 100 : 0)
+                      : 0;
+      char text[48];
+      std::snprintf(text, sizeof text, "%s%.9g:%lld", k ? "," : "",
+                    static_cast<double>(scale), static_cast<long long>(z));
+      list += text;
+    }
+    return list + "}";
+  };
+  for (int round = 0; round < 20; ++round) {
+    bool isSigned = round % 2, distinct = round / 2 % 2;
+    std::string storage = isSigned ? "i8" : "u8";
+    std::string type;
+    size_t total = 0;
+    switch (round / 4) {
+    case 0:
+      total = 8 * 256;
+      type = "tensor<8x256x!quant.uniform<" + storage + ":f32:1, " +
+             params(256, isSigned, distinct) + ">>";
+      break;
+    case 1:
+      total = 12 * 16;
+      type = "tensor<12x16x!quant.uniform<" + storage + ":f32:0, " +
+             params(12, isSigned, distinct) + ">>";
+      break;
+    case 2:
+      total = 10 * 32;
+      type = "tensor<10x32x!quant.uniform<" + storage + ":f32:0, " +
+             params(10, isSigned, distinct) + ">>";
+      break;
+    case 3:
+      total = 6 * 48;
+      type = "tensor<6x48x!quant.uniform<" + storage + ":f32:0, " +
+             params(6, isSigned, distinct) + ">>";
+      break;
+    default: {
+      total = 6 * 128;
+      type = "tensor<6x128x!quant.uniform<" + storage + ":f32:{0:1, 1:32}, {";
+      for (int r = 0; r < 6; ++r)
+        type += (r ? "," : "") + params(4, isSigned, distinct);
+      type += "}>>";
+    }
+    }
+    Expected<TypeDescriptor> parsed = parseTypeOrError(type);
+    ASSERT_TRUE(parsed) << type << ": " << parsed.status().message();
+    Expected<KernelSpec> lowered =
+        lowerToKernelSpec(*parsed, KernelOp::QCast, {});
+    ASSERT_TRUE(lowered) << lowered.status().message();
+    for (ScaleOp op : {ScaleOp::Divide, ScaleOp::Reciprocal}) {
+      KernelSpec spec = *lowered;
+      spec.knobs.scaleOp = op;
+      Expected<CompiledCode> code = backend_->compile(spec);
+      ASSERT_TRUE(code) << code.status().message();
+      float scale = static_cast<float>(spec.params.scales[0]);
+      double low = isSigned ? -140 : -10, high = isSigned ? 140 : 270;
+      // One period and three (not all whole unrolled steps).
+      for (size_t n : {total, 3 * total}) {
+        std::vector<float> input(n);
+        for (size_t i = 0; i < n; ++i) {
+          uint64_t kind = rng() % 128;
+          input[i] = kind == 0 ? adversarialInput(rng, spec, scale)
+                     : kind == 1
+                         ? farInput(rng, spec.params.zeroPoints[0], scale)
+                         : static_cast<float>((low + (high - low) * unit(rng)) *
+                                              0.0137);
+        }
+        ASSERT_NO_FATAL_FAILURE(expectReferenceCodes(
+            spec, *code, input, nullptr, [&](size_t) { return type; }));
+      }
+    }
   }
 }
 

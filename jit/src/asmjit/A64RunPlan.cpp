@@ -51,9 +51,8 @@ Expected<RunPlan> planRuns(const LayoutSpec &layout) {
     runs *= static_cast<size_t>(dim.extent);
   if (runs > kMaxRunTableEntries)
     return unsupportedLayout("layouts of more than 32768 runs per period");
-  for (size_t r = 0; r < runs; ++r)
-    runPlan.parameters.push_back(static_cast<uint32_t>(
-        plan::periodParameterIndex(dims, static_cast<int64_t>(r))));
+  for (int64_t index : plan::periodParameterIndices(dims))
+    runPlan.parameters.push_back(static_cast<uint32_t>(index));
   return runPlan;
 }
 

@@ -26,6 +26,7 @@
 // with one rounding, without the conversion pipe.
 //
 //===----------------------------------------------------------------------===//
+#include "X86ByteDequantizeBody.h"
 #include "X86Conversions.h"
 #include "X86FloatStorage.h"
 #include "X86Generators.h"
@@ -403,6 +404,10 @@ private:
 
 void generateX86Dequantize(x86::Assembler &a, const X86Isa &isa,
                            const KernelSpec &spec) {
+  if (x86ByteDequantizeApplies(spec, isa)) {
+    generateX86ByteDequantize(a, isa, spec);
+    return;
+  }
   X86DequantizeGenerator(spec, isa).generate(a);
 }
 

@@ -15,6 +15,10 @@
 
 namespace qjit::asmjit_backend {
 
+int64_t X86VectorBody::tableElements(int64_t period, bool packed) const {
+  return periodicTableElements(period, lanes(), packed);
+}
+
 int32_t X86VectorBody::srcVectorBytes() const {
   unsigned bits = srcPackedBits();
   return static_cast<int32_t>(bits ? lanes() * bits / 8 : lanes() * srcBytes());
@@ -254,7 +258,7 @@ private:
     int64_t period = 1;
     for (const NestLevel &level : levels_)
       period *= level.grid * level.block;
-    return periodicTableElements(period, body_.lanes(), !packedSides_.empty());
+    return body_.tableElements(period, !packedSides_.empty());
   }
 
   /// One run per table period, parameters from per-element tables.
@@ -358,6 +362,12 @@ private:
       emitWholeRunGroups(parameters, group, exit, streaming);
       return;
     }
+    // (Bodies that prepare groups share steps only within them.)
+    if (const unsigned runs = body_.runsPerUnrolledStep(block);
+        runs > 1 && parameters % runs == 0 && !body_.parameterGroup()) {
+      emitUnrolledRunLoop(parameters, runs, exit, streaming);
+      return;
+    }
     const bool shortRuns = block < int64_t(body_.lanes()) * reg::kUnroll;
     const int64_t runsPerStep = shortRuns && parameters % 2 == 0 ? 2 : 1;
     const int64_t stepElements = block * runsPerStep;
@@ -378,6 +388,29 @@ private:
     a_.jb(run);
     a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
     a_.jmp(run);
+  }
+
+  /// emitWholeRunLoop() for bodies that convert `runs` short runs in one
+  /// unrolled step (X86VectorBody::runsPerUnrolledStep).
+  void emitUnrolledRunLoop(int64_t parameters, unsigned runs, const Label &exit,
+                           bool streaming) {
+    const int64_t stepElements = levels_.back().block * runs;
+    Label step = a_.newLabel();
+    a_.align(AlignMode::kCode, 32);
+    a_.bind(step);
+    a_.cmp(reg::remaining, stepElements);
+    a_.jb(exit);
+    body_.setStreamingStores(streaming);
+    body_.emitUnrolledRuns(a_, x86::ptr(reg::src), x86::ptr(reg::dst), runs,
+                           nullptr);
+    body_.setStreamingStores(false);
+    advanceCursors(static_cast<int32_t>(stepElements));
+    a_.sub(reg::remaining, stepElements);
+    a_.add(reg::paramIndex, runs);
+    a_.cmp(reg::paramIndex, parameters);
+    a_.jb(step);
+    a_.xor_(reg::paramIndex.r32(), reg::paramIndex.r32());
+    a_.jmp(step);
   }
 
   /// One run of `block` elements (whole vectors: unrolled steps, then
@@ -514,6 +547,24 @@ private:
       body_.setLoadsAhead(true, true);
     }
     a_.xor_(reg::runCount.r32(), reg::runCount.r32());
+    if (const unsigned runs = body_.runsPerUnrolledStep(levels_.back().block);
+        runs > 1 && group % runs == 0 && !ahead) {
+      // Several runs to an unrolled step, their parameters at entry.
+      const int32_t stepElements =
+          static_cast<int32_t>(levels_.back().block * runs);
+      a_.bind(member);
+      body_.setStreamingStores(streaming);
+      body_.emitUnrolledRuns(a_, x86::ptr(reg::src), x86::ptr(reg::dst), runs,
+                             &entry);
+      body_.setStreamingStores(false);
+      advanceCursors(stepElements);
+      a_.add(reg::paramIndex, runs);
+      a_.add(reg::runCount, runs);
+      a_.cmp(reg::runCount, group);
+      a_.jb(member);
+      body_.setGroupZeroPointsZero(false);
+      return;
+    }
     a_.bind(member);
     body_.emitGroupMember(a_, entry);
     emitWholeRun(streaming);

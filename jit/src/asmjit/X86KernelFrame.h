@@ -66,6 +66,9 @@ public:
   /// reg::paramIndex as a cursor that advances this many bytes per element
   /// (short runs would otherwise dominate).
   virtual unsigned parameterBytes() const { return 0; }
+  /// The elements such tables cover for a layout `period` (by default
+  /// periodicTableElements, X86PeriodicRuns.h).
+  virtual int64_t tableElements(int64_t period, bool packed) const;
   /// Converts lanes() elements at src into dst using register slot `slot`
   /// (< reg::kUnroll). `masked`: only the lanes in reg::tailMask exist.
   virtual void emitVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
@@ -74,6 +77,22 @@ public:
   /// iteration; by default one emitVector per slot.
   virtual void emitUnrolled(x86::Assembler &a, const x86::Mem &src,
                             const x86::Mem &dst);
+  /// Non-zero: whole runs of `runElements` (whole vectors, fewer than an
+  /// unrolled step) go this many at a time through emitUnrolledRuns, one
+  /// unrolled step across them, instead of one emitVector per vector.
+  virtual unsigned runsPerUnrolledStep(int64_t runElements) const {
+    (void)runElements;
+    return 0;
+  }
+  /// Converts the reg::kUnroll vectors at src and dst that span `runs`
+  /// runs; slot j takes parameter reg::paramIndex + j / (kUnroll / runs),
+  /// or with `group` (a prepared group, see parameterGroup) that run's
+  /// entry in the area, `group` advanced by 4 bytes per run.
+  virtual void emitUnrolledRuns(x86::Assembler &, const x86::Mem &src,
+                                const x86::Mem &dst, unsigned runs,
+                                const x86::Mem *group) {
+    (void)src, (void)dst, (void)runs, (void)group;
+  }
   /// Non-zero: whole-run loops may prepare the parameters of this many
   /// consecutive runs at once (emitGroupParameters) and then load each
   /// run's (emitGroupMember) instead of calling emitParameters per run.

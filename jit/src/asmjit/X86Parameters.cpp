@@ -91,8 +91,9 @@ void X86Parameters::expandPerElement(const KernelSpec &spec) {
   // Padded by a vector so a tail's full-width table read stays inside.
   size_t padded = static_cast<size_t>(covered + lanes);
   perElementTables_.assign(2 * padded, 0.0f);
+  std::vector<int64_t> indices = plan::periodParameterIndices(dims);
   for (int64_t i = 0; i < covered; ++i) {
-    int64_t index = plan::periodParameterIndex(dims, i % period);
+    int64_t index = indices[static_cast<size_t>(i % period)];
     perElementTables_[i] = scales_[index];
     perElementTables_[padded + i] = zeroPoints_[index];
   }

@@ -40,6 +40,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "X86Conversions.h"
+#include "X86FixedBracketBody.h"
 #include "X86FloatStorage.h"
 #include "X86Generators.h"
 #include "X86KernelFrame.h"
@@ -943,6 +944,10 @@ private:
 
 void generateX86Quantize(x86::Assembler &a, const X86Isa &isa,
                          const KernelSpec &spec) {
+  if (x86FixedBracketApplies(spec, isa)) {
+    generateX86FixedBracket(a, isa, spec);
+    return;
+  }
   X86QuantizeGenerator(spec, isa).generate(a);
 }
 

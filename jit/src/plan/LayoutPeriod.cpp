@@ -39,14 +39,25 @@ std::vector<int64_t> parameterStrides(std::span<const PeriodDim> dims) {
   return strides;
 }
 
-int64_t periodParameterIndex(std::span<const PeriodDim> dims, int64_t i) {
-  int64_t rest = i, index = 0, stride = 1;
-  for (size_t d = dims.size(); d-- > 0;) {
-    index += (rest % dims[d].extent / dims[d].block) * stride;
-    rest /= dims[d].extent;
-    stride *= dims[d].grid();
+std::vector<int64_t> periodParameterIndices(std::span<const PeriodDim> dims) {
+  std::vector<int64_t> strides = parameterStrides(dims);
+  int64_t period = 1;
+  for (const PeriodDim &dim : dims)
+    period *= dim.extent;
+  std::vector<int64_t> coordinate(dims.size(), 0), indices;
+  indices.reserve(static_cast<size_t>(period));
+  for (int64_t i = 0; i < period; ++i) {
+    int64_t index = 0;
+    for (size_t d = 0; d < dims.size(); ++d)
+      index += coordinate[d] / dims[d].block * strides[d];
+    indices.push_back(index);
+    for (size_t d = dims.size(); d-- > 0;) {
+      if (++coordinate[d] < dims[d].extent)
+        break;
+      coordinate[d] = 0;
+    }
   }
-  return index;
+  return indices;
 }
 
 } // namespace qjit::plan

@@ -45,8 +45,9 @@ bool staticPeriod(std::span<const PeriodDim> dims);
 /// grids inside it.
 std::vector<int64_t> parameterStrides(std::span<const PeriodDim> dims);
 
-/// The parameter number of element i (0 <= i < period) of a static period.
-int64_t periodParameterIndex(std::span<const PeriodDim> dims, int64_t i);
+/// The parameter number of each element of a static period, in order (an
+/// odometer over the dims: no division per element).
+std::vector<int64_t> periodParameterIndices(std::span<const PeriodDim> dims);
 
 } // namespace qjit::plan
 

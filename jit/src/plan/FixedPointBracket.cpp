@@ -1,0 +1,114 @@
+//===- FixedPointBracket.cpp - The bracket in 16.16 fixed point -----------===//
+//
+// Why a passing lane is exact. Notation of CheckedReciprocal.cpp: Q = x/s,
+// y = RN(1/s) = (1/s)(1 + d), |d| <= 2^-24, v = x·y + z (real), w_ref the
+// reference's value before rounding: RN(RN(Q) + z) (`divide`) or
+// RN(RN(x·y) + z) (`reciprocal`, closer still). B bounds |min| and |max|,
+// Z bounds |z|, β = 128 for [0, 255] and 0 for [-128, 127], M = B + 2.
+// The kernel forms t = RN(X), X = 2^16·(v − β + 1/2) + D, by one FMA
+// (2^16·y is exact, a power of two times a normal float, and so is the
+// offset: checked below), and n = RNE(t).
+//  * |v| <= M: |x·y| <= M + Z, |Q| <= (M + Z)(1 + 2^-23), so |RN(Q) − Q|,
+//    |Q − x·y| <= 2^-24·|Q| (+ 2^-150) and |w_ref − (RN(Q) + z)| <=
+//    2^-24·(M + 1): |w_ref − v| <= 2^-24·((M + 1) + 2(M + Z)(1 + 2^-23))
+//    + 2^-149. |t − X| <= 2^-24·2^16·(M + β + 1), |n − t| <= 1/2. So
+//    |n − (2^16·(w_ref − β + 1/2) + D)| <= E = 1/2 + ((M + β + 1) +
+//    (M + 1) + 2(M + Z)(1 + 2^-23)) / 256 + 2^-133. Write n = 2^16·N + f,
+//    0 <= f < 2^16. A passing lane has f >= F, and D > E, F − D > E put
+//    2^16·(w_ref − β + 1/2) inside (2^16·N, 2^16·(N + 1)): w_ref rounds to
+//    N + β in every nearest mode (no tie), and saturating N to i8 and
+//    adding β is the reference's saturation to the container.
+//  * v > M: every error above is relative (2^-22 at most, or ±inf of the
+//    same sign), so w_ref > B + 1 and n / 2^16 > B + 1 − β: both saturate
+//    to max; v < −M likewise to min. (|t| >= 2^31, ±inf and NaN convert
+//    to INT32_MIN, whose f = 0 fails.)
+// D = floor(E) + 1 and F = D + floor(E) + 1: 3 and 6 for i8 with |z| <= 3,
+// 7 and 14 for u8 with |z| <= 133; about F·2^-16 of uniformly spread
+// lanes fail (the two-FMA bracket's margin fails L/8·2^-16, 32·2^-16 for
+// L = 256).
+// Runtime parameters: Z is zeroPointLimit, which the kernel checks per
+// parameter (and s in [2^-60, 2^60], so that y is normal); a parameter
+// outside gets 2^16·y = NaN, which fails every lane.
+//
+//===----------------------------------------------------------------------===//
+#include "FixedPointBracket.h"
+
+#include "CheckedReciprocal.h"
+#include "ExactReciprocal.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdlib>
+
+namespace qjit::plan {
+
+std::optional<FixedPointBracketPlan>
+planFixedPointBracket(const KernelSpec &spec) {
+  // Exact reciprocals multiply without a check (ExactReciprocal.h).
+  if (spec.expressed != ValueType::F32 || spec.storage.packed ||
+      spec.storage.containerBytes() != 1 ||
+      (spec.knobs.scaleOp == ScaleOp::Divide &&
+       scalesHaveExactReciprocals(spec)))
+    return std::nullopt;
+  // `reciprocal` takes the conditions `divide` would: the same y = RN(1/s).
+  KernelSpec divide = spec;
+  divide.knobs.scaleOp = ScaleOp::Divide;
+  std::optional<CheckedReciprocalPlan> checked = planCheckedReciprocal(divide);
+  // The bracket's conditions (CheckedReciprocal.cpp sets them for baked
+  // parameters; runtime ones hold L for every z in range alike).
+  const StorageSpec &s = spec.storage;
+  bool fullRange =
+      s.min == (s.isSigned ? -128 : 0) && s.max == (s.isSigned ? 127 : 255);
+  bool runtimeBracket =
+      spec.params.runtime && fullRange &&
+      spec.knobs.zeroPoint == ZeroPointOrder::BeforeRounding &&
+      spec.knobs.rounding == RoundingMode::NearestEven;
+  if (!checked || !(checked->bracket || runtimeBracket) || checked->limit > 512)
+    return std::nullopt;
+  FixedPointBracketPlan plan;
+  plan.bias = spec.storage.isSigned ? 0 : 128;
+  double scale = std::ldexp(1.0, FixedPointBracketPlan::kFractionBits);
+  if (spec.params.runtime) {
+    // Zero points up to 2^ceil(log2(B + 3)) − B − 2 pass (126 for i8,
+    // 255 for u8): the usual ones, with a narrow window.
+    int64_t bound = std::max(std::abs(s.min), std::abs(s.max));
+    auto limit =
+        static_cast<int64_t>(std::bit_ceil(static_cast<uint64_t>(bound + 3)));
+    plan.runtime = true;
+    plan.zeroPointLimit = limit - bound - 2;
+  }
+  int64_t bound = std::max(std::abs(s.min), std::abs(s.max));
+  int64_t zeroBound = plan.zeroPointLimit;
+  for (int64_t z : spec.params.zeroPoints)
+    zeroBound = std::max(zeroBound, std::abs(z));
+  double m = static_cast<double>(bound + 2), z = static_cast<double>(zeroBound);
+  double e =
+      0.5 +
+      ((m + plan.bias + 1) + (m + 1) + 2 * (m + z) * (1 + 0x1p-23)) / 256 +
+      0x1p-40; // 2^-133, rounded up.
+  auto error = static_cast<uint32_t>(std::floor(e));
+  uint32_t shift = error + 1; // D > E; F − D > E.
+  plan.failBelow = shift + error + 1;
+  if (plan.failBelow > 127)
+    return std::nullopt;
+  double offsetBase = 0.5 + shift / scale - plan.bias;
+  // |z − bias| < 2^9 and 1/2 + D/2^16 need 21 significant bits: exact.
+  plan.offsetBase = static_cast<float>(offsetBase);
+  if (plan.runtime)
+    return plan;
+  for (size_t k = 0; k < checked->reciprocals.size(); ++k) {
+    int64_t z = spec.params.zeroPoints[k];
+    double offset = scale * (static_cast<double>(z) + offsetBase);
+    if (static_cast<double>(static_cast<float>(offset)) != offset)
+      return std::nullopt;
+    plan.scaledReciprocals.push_back(
+        static_cast<float>(scale * checked->reciprocals[k]));
+    plan.offsets.push_back(static_cast<float>(offset));
+    plan.divisors.push_back(static_cast<float>(bakedScale(spec, k)));
+    plan.zeroPoints.push_back(static_cast<float>(z));
+  }
+  return plan;
+}
+
+} // namespace qjit::plan
