@@ -394,8 +394,8 @@ private:
       a.vpxord(low, low, zmm(fx::kBias));
     a.kortestq(fx::kFail, fx::kFail);
     a.jnz(slow);
-    emitStore(a, dst, low);
     a.bind(back);
+    emitStore(a, dst, low);
     stubs_.push_back({slow, back, slowFor(a, src, dst, runs)});
   }
 
@@ -494,7 +494,6 @@ private:
   }
   void emitSlow(x86::Assembler &a, const Slow &slow) {
     a.bind(slow.start);
-    a.vmovdqu8(slow.dst, zmm(4));
     const unsigned perRun = slow.runs ? reg::kUnroll / slow.runs : reg::kUnroll;
     group_ = slow.group;
     if (group_) // rsp-relative, below the return address now.
@@ -507,9 +506,12 @@ private:
       a.vpcmpud(fx::kFail, zmm(fx::kWork), zmm(fx::kFailHigh), 1);
       a.kortestw(fx::kFail, fx::kFail);
       a.jz(next);
-      emitExact(a, slow.src.cloneAdjusted(int32_t(j) * 64),
-                slow.dst.cloneAdjusted(int32_t(j) * 16),
-                scalarOperands(j, slow.runs, j / perRun), fx::kFail, false);
+      // All 16 lanes exact, into the step's result: the step then stores
+      // 64 bytes as usual (a partial store into a line that streaming
+      // stores write costs a read of it from memory: -15% at 16M).
+      emitExact(a, slow.src.cloneAdjusted(int32_t(j) * 64), std::nullopt,
+                scalarOperands(j, slow.runs, j / perRun), x86::KReg(), false);
+      a.vinserti32x4(zmm(4), zmm(4), x86::xmm(fx::kWork), j);
       a.bind(next);
     }
     group_.reset();
@@ -518,12 +520,13 @@ private:
 
   /// The exact formula on one vector: x / s (or x · y), NaN lanes 0, + z,
   /// clamped where the saturating store would not (CheckedReciprocal.h's
-  /// container bounds), rounded to nearest even, stored with saturation
-  /// through `storeMask` (none: all lanes). `maskedLoad`: only the lanes
-  /// in reg::tailMask exist.
-  void emitExact(x86::Assembler &a, const x86::Mem &src, const x86::Mem &dst,
-                 const Operands &p, const x86::KReg &storeMask,
-                 bool maskedLoad) {
+  /// container bounds), rounded to nearest even, narrowed with saturation
+  /// and stored through `storeMask` (none: all lanes), or without `dst`
+  /// left in xmm(fx::kWork). `maskedLoad`: only the lanes in
+  /// reg::tailMask exist.
+  void emitExact(x86::Assembler &a, const x86::Mem &src,
+                 const std::optional<x86::Mem> &dst, const Operands &p,
+                 const x86::KReg &storeMask, bool maskedLoad) {
     x86::Zmm v = zmm(fx::kWork);
     if (maskedLoad)
       a.k(reg::tailMask).z().vmovups(v, src);
@@ -547,9 +550,13 @@ private:
     spec_.storage.isSigned ? a.vminps(v, v, zmm(fx::kClamp))
                            : a.vmaxps(v, v, zmm(fx::kClamp));
     a.rn_sae().vcvtps2dq(v, v);
+    if (!dst) {
+      spec_.storage.isSigned ? a.vpmovsdb(v.xmm(), v) : a.vpmovusdb(v.xmm(), v);
+      return;
+    }
     if (storeMask.isValid())
       a.k(storeMask);
-    spec_.storage.isSigned ? a.vpmovsdb(dst, v) : a.vpmovusdb(dst, v);
+    spec_.storage.isSigned ? a.vpmovsdb(*dst, v) : a.vpmovusdb(*dst, v);
   }
 
   const KernelSpec &spec_;
