@@ -2,6 +2,7 @@
 #include "KernelPlan.h"
 
 #include "ExactReciprocal.h"
+#include "FixedPointBracket.h"
 #include "PlanLimits.h"
 #include "QuantileInputThresholds.h"
 
@@ -122,6 +123,10 @@ KernelPlan planKernel(const KernelSpec &spec) {
   plan.high = boundInCompute(spec.storage.max, BoundSide::High, spec.compute);
   plan.searchesInput = spec.storage.kind == StorageType::Kind::Quantile &&
                        quantileThresholdsMoveToInput(spec);
+  if (spec.storage.kind == StorageType::Kind::Integer)
+    if (std::optional<FixedPointBracketPlan> fixed =
+            planFixedPointBracket(spec))
+      plan.fixedPointFailBelow = fixed->failBelow;
   return plan;
 }
 
@@ -152,6 +157,10 @@ std::string describeKernelPlan(const KernelPlan &plan) {
                                   number(plan.high.value) +
                                   (plan.high.exact ? "" : " (inside)") + "]");
   }
+  if (plan.fixedPointFailBelow)
+    line("fixed-point bracket",
+         "where the generator has it (AVX-512 asmjit; lanes fail below " +
+             std::to_string(plan.fixedPointFailBelow) + "/65536)");
   if (plan.searchesInput)
     line("quantile search", "input-side thresholds (no division)");
   line("streaming stores", "calls writing at least " +

@@ -67,6 +67,10 @@ struct KernelPlan {
   /// Quantile qcast: the search compares x with thresholds moved to the
   /// input (QuantileInputThresholds.h), no division.
   bool searchesInput = false;
+  /// 8-bit qcast: the bracket in 16.16 fixed point applies
+  /// (FixedPointBracket.h; asmjit's AVX-512 kernels take it), and lanes
+  /// whose low 16 bits are below this fail.
+  uint32_t fixedPointFailBelow = 0;
   /// Calls writing at least this many bytes stream their stores (x86).
   int64_t streamingBytes = 0;
 };
