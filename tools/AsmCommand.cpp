@@ -90,14 +90,10 @@ int asmCommand(int argc, char **argv) {
   if (!text)
     return reportFailure(kCommand, text.status());
   std::string out = flags.getOr("o", "-");
-  if (out == "-") {
-    std::fwrite(text->data(), 1, text->size(), stdout);
-    return kExitSuccess;
-  }
   std::span<const uint8_t> bytes(
       reinterpret_cast<const uint8_t *>(text->data()), text->size());
   std::span<const uint8_t> pieces[] = {bytes};
-  if (Status written = writeFileAtomically(out, pieces); !written)
+  if (Status written = writeOutputFile(out, pieces); !written)
     return reportFailure(kCommand, written);
   return kExitSuccess;
 }

@@ -1,7 +1,8 @@
-//===- FileIO.cpp - Whole-file reads and atomic writes --------------------===//
+//===- FileIO.cpp - Whole-file reads and safe output writes ---------------===//
 #include "FileIO.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 #include <fcntl.h>
 #include <filesystem>
@@ -96,17 +97,39 @@ Expected<std::vector<uint8_t>> readFile(const std::string &path) {
   }
 }
 
-Status writeFileAtomically(const std::string &path,
-                           std::span<const std::span<const uint8_t>> pieces) {
+namespace {
+
+Status writeAllPieces(int fd, std::span<const std::span<const uint8_t>> pieces,
+                      const std::string &path) {
+  for (std::span<const uint8_t> piece : pieces)
+    if (Status status = writeAll(fd, piece, path); !status)
+      return status;
+  return Status::ok();
+}
+
+/// An existing file that is not a regular one: written where it is.
+Status writeInPlace(const std::string &path,
+                    std::span<const std::span<const uint8_t>> pieces) {
+  FileDescriptor fd(::open(path.c_str(), O_WRONLY | O_CLOEXEC));
+  if (fd.get() < 0)
+    return ioError("open", path, errno);
+  Status status = writeAllPieces(fd.get(), pieces, path);
+  if (fd.close() != 0 && status)
+    status = ioError("write", path, errno);
+  return status;
+}
+
+Status replaceAtomically(const std::string &path,
+                         std::span<const std::span<const uint8_t>> pieces,
+                         const struct stat *existing) {
   int rawFd = -1;
   Expected<std::string> temporary = createTemporaryFor(path, rawFd);
   if (!temporary)
     return temporary.status();
   FileDescriptor fd(rawFd);
-  Status status;
-  for (std::span<const uint8_t> piece : pieces)
-    if (status = writeAll(fd.get(), piece, path); !status)
-      break;
+  Status status = writeAllPieces(fd.get(), pieces, path);
+  if (status && existing && ::fchmod(fd.get(), existing->st_mode & 07777) != 0)
+    status = ioError("keep the permissions of", path, errno);
   if (status && ::fsync(fd.get()) != 0)
     status = ioError("write", path, errno);
   if (fd.close() != 0 && status)
@@ -116,6 +139,54 @@ Status writeFileAtomically(const std::string &path,
   if (!status)
     ::unlink(temporary->c_str());
   return status;
+}
+
+/// The file `path` names once every symbolic link on the last component is
+/// followed (a dangling one: where it points), so that the rename replaces
+/// the target, not the link.
+Expected<std::string> followLinks(const std::string &path) {
+  std::filesystem::path current(path);
+  for (int hops = 0; hops < 40; ++hops) {
+    std::error_code error;
+    if (!std::filesystem::is_symlink(current, error))
+      return current.string();
+    std::filesystem::path next = std::filesystem::read_symlink(current, error);
+    if (error)
+      return ioError("follow the link", path, error.value());
+    current = next.is_absolute() ? next : current.parent_path() / next;
+  }
+  return ioError("follow the link", path, ELOOP);
+}
+
+} // namespace
+
+Status writeOutputFile(const std::string &path,
+                       std::span<const std::span<const uint8_t>> pieces) {
+  if (path == "-") {
+    std::fflush(stdout); // What printf buffered goes first.
+    return writeAllPieces(STDOUT_FILENO, pieces, "<stdout>");
+  }
+  Expected<std::string> linked = followLinks(path);
+  if (!linked)
+    return linked.status();
+  const std::string &resolved = *linked;
+  struct stat info;
+  if (::stat(resolved.c_str(), &info) != 0) {
+    if (errno != ENOENT)
+      return ioError("inspect", path, errno);
+    return replaceAtomically(resolved, pieces, nullptr);
+  }
+  if (S_ISDIR(info.st_mode))
+    return ioError("write", path, EISDIR);
+  if (!S_ISREG(info.st_mode))
+    return writeInPlace(resolved, pieces);
+  return replaceAtomically(resolved, pieces, &info);
+}
+
+bool sameFile(const std::string &a, const std::string &b) {
+  struct stat first, second;
+  return ::stat(a.c_str(), &first) == 0 && ::stat(b.c_str(), &second) == 0 &&
+         first.st_dev == second.st_dev && first.st_ino == second.st_ino;
 }
 
 } // namespace qjit::tool

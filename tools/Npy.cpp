@@ -340,7 +340,7 @@ Status writeNpy(const std::string &path, NpyDtype dtype,
                          "npy data size does not match its shape");
   std::vector<uint8_t> header = npyHeader(dtype, shape);
   std::array<std::span<const uint8_t>, 2> pieces = {header, data};
-  return writeFileAtomically(path, pieces);
+  return writeOutputFile(path, pieces);
 }
 
 } // namespace qjit::tool

@@ -54,7 +54,7 @@ Expected<NpyArray> readNpy(const std::string &path);
 /// The header (magic, version, dict, padding) for an array; version 1.0
 /// unless the dict needs 2.0's longer length field.
 std::vector<uint8_t> npyHeader(NpyDtype dtype, std::span<const int64_t> shape);
-/// Writes header and data atomically (see writeFileAtomically). `data` must
+/// Writes header and data atomically (see writeOutputFile). `data` must
 /// hold exactly the shape's elements.
 Status writeNpy(const std::string &path, NpyDtype dtype,
                 std::span<const int64_t> shape, std::span<const uint8_t> data);

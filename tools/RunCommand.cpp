@@ -43,10 +43,12 @@ void printUsage() {
       "shape of a bare type or a tensor type's dynamic dims; packed input\n"
       "without a shape holds 8/bits elements per byte. The output keeps\n"
       "the input's shape (packed output: 1-D bytes) and appears only when\n"
-      "complete.\n\n"
+      "complete; --out=- writes it to standard output, and a device or FIFO\n"
+      "is written in place, never replaced.\n\n"
       "options:\n"
       "  --in=FILE                   input (.npy or raw)\n"
-      "  --out=FILE                  output (.npy or raw)\n"
+      "  --out=FILE                  output (.npy or raw; - for stdout; not\n"
+      "                              the input)\n"
       "%s%s",
       kKernelFlagsHelp, kBackendFlagsHelp);
 }
@@ -268,7 +270,7 @@ Status writeOutput(const std::string &path, const RunPlan &plan,
   if (isNpyPath(path))
     return writeNpy(path, plan.outputDtype, plan.outputShape, data);
   std::array<std::span<const uint8_t>, 1> pieces = {data};
-  return writeFileAtomically(path, pieces);
+  return writeOutputFile(path, pieces);
 }
 
 /// Everything after the command line was read; errors are failures.
@@ -322,6 +324,11 @@ int runCommand(int argc, char **argv) {
   if (!inPath || !outPath)
     return reportUsageError(kCommand, mismatch(inPath ? "missing --out=FILE"
                                                       : "missing --in=FILE"));
+  // Writing the output over the input would destroy it before it is read
+  // (and a failed run would leave neither).
+  if (*outPath != "-" && sameFile(*inPath, *outPath))
+    return reportUsageError(
+        kCommand, mismatch("--out=" + *outPath + " names the input file"));
   if (Status ran = run(*request, *options, *inPath, *outPath); !ran)
     return reportFailure(kCommand, ran);
   return kExitSuccess;

@@ -6,8 +6,11 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <array>
 #include <string>
+#include <thread>
 
 namespace qjit::tool {
 namespace {
@@ -207,10 +210,10 @@ TEST(AtomicWrite, LeavesNothingBehindOnFailure) {
   ScratchDir dir;
   std::vector<uint8_t> data = {1, 2, 3};
   std::array<std::span<const uint8_t>, 1> pieces = {data};
-  EXPECT_FALSE(writeFileAtomically(dir.file("no/such/dir/out"), pieces));
+  EXPECT_FALSE(writeOutputFile(dir.file("no/such/dir/out"), pieces));
   // Renaming over a directory fails after the temporary was written.
   std::filesystem::create_directory(dir.path() / "taken");
-  Status overDirectory = writeFileAtomically(dir.file("taken"), pieces);
+  Status overDirectory = writeOutputFile(dir.file("taken"), pieces);
   EXPECT_FALSE(overDirectory);
   EXPECT_EQ(overDirectory.code(), ErrorCode::IOError);
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"taken"});
@@ -222,9 +225,65 @@ TEST(AtomicWrite, ReplacesWholeFiles) {
   qjit::testing::writeBytes(path, std::vector<uint8_t>(100, 7));
   std::vector<uint8_t> a = {1, 2}, b = {3};
   std::array<std::span<const uint8_t>, 2> pieces = {a, b};
-  ASSERT_TRUE(writeFileAtomically(path, pieces));
+  ASSERT_TRUE(writeOutputFile(path, pieces));
   EXPECT_EQ(qjit::testing::readBytes(path), (std::vector<uint8_t>{1, 2, 3}));
   EXPECT_EQ(dir.entries(), std::vector<std::string>{"out.bin"});
+}
+
+TEST(OutputFile, KeepsAnExistingFilesPermissions) {
+  ScratchDir dir;
+  std::string path = dir.file("private.bin");
+  qjit::testing::writeBytes(path, {9});
+  ASSERT_EQ(::chmod(path.c_str(), 0600), 0);
+  std::vector<uint8_t> data = {1, 2, 3};
+  std::array<std::span<const uint8_t>, 1> pieces = {data};
+  ASSERT_TRUE(writeOutputFile(path, pieces));
+  struct stat info;
+  ASSERT_EQ(::stat(path.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 07777, 0600u);
+  EXPECT_EQ(qjit::testing::readBytes(path), data);
+}
+
+TEST(OutputFile, WritesThroughALinkAndKeepsIt) {
+  ScratchDir dir;
+  std::string target = dir.file("target.bin"), link = dir.file("link.bin");
+  qjit::testing::writeBytes(target, {9, 9});
+  std::filesystem::create_symlink(target, link);
+  std::vector<uint8_t> data = {4, 5};
+  std::array<std::span<const uint8_t>, 1> pieces = {data};
+  ASSERT_TRUE(writeOutputFile(link, pieces));
+  EXPECT_TRUE(std::filesystem::is_symlink(link));
+  EXPECT_EQ(qjit::testing::readBytes(target), data);
+  // A dangling link: its target is created.
+  std::string dangling = dir.file("dangling.bin");
+  std::filesystem::create_symlink(dir.file("new.bin"), dangling);
+  ASSERT_TRUE(writeOutputFile(dangling, pieces));
+  EXPECT_TRUE(std::filesystem::is_symlink(dangling));
+  EXPECT_EQ(qjit::testing::readBytes(dir.file("new.bin")), data);
+}
+
+TEST(OutputFile, WritesDevicesAndFifosInPlace) {
+  std::vector<uint8_t> data(1000, 0x5a);
+  std::array<std::span<const uint8_t>, 1> pieces = {data};
+  // /dev/null stays a character device (a rename would replace it).
+  ASSERT_TRUE(writeOutputFile("/dev/null", pieces));
+  struct stat info;
+  ASSERT_EQ(::stat("/dev/null", &info), 0);
+  EXPECT_TRUE(S_ISCHR(info.st_mode));
+  ScratchDir dir;
+  std::string fifo = dir.file("pipe");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  std::vector<uint8_t> received;
+  std::thread reader([&] { received = qjit::testing::readBytes(fifo); });
+  ASSERT_TRUE(writeOutputFile(fifo, pieces));
+  reader.join();
+  EXPECT_EQ(received, data);
+  ASSERT_EQ(::stat(fifo.c_str(), &info), 0);
+  EXPECT_TRUE(S_ISFIFO(info.st_mode));
+  // A directory is refused, not replaced.
+  Status directory = writeOutputFile(dir.path().string(), pieces);
+  EXPECT_FALSE(directory);
+  EXPECT_TRUE(std::filesystem::is_directory(dir.path()));
 }
 
 } // namespace

@@ -14,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <filesystem>
 #include <unistd.h>
 
 namespace qjit::tool {
@@ -396,6 +397,24 @@ TEST(SpecCommand, Errors) {
   expectError(runQjit({"spec", kType, "--op=qcast", "--backend=llvm"}), 2,
               "unknown flag");
   expectError(runQjit({"spec", "--op=qcast"}), 2, "missing TYPE");
+}
+
+TEST_F(RunCommand, RefusesToWriteOverItsInputAndWritesStdout) {
+  std::vector<float> values = {0.0f, 2.0f, -2.0f, 4.0f};
+  writeArray<float>(dir.file("in.npy"), NpyDtype::F4, {4}, values);
+  std::vector<uint8_t> before = qjit::testing::readBytes(dir.file("in.npy"));
+  expectError(run(kType, "qcast", {}, "in.npy", "in.npy"), 2,
+              "names the input file");
+  std::filesystem::create_symlink(dir.file("in.npy"), dir.file("alias.npy"));
+  expectError(run(kType, "qcast", {}, "in.npy", "alias.npy"), 2,
+              "names the input file");
+  EXPECT_EQ(qjit::testing::readBytes(dir.file("in.npy")), before);
+  // --out=- is standard output (raw bytes), not a file named "-".
+  ToolResult result = runQjit(
+      {"run", kType, "--op=qcast", "--in=" + dir.file("in.npy"), "--out=-"});
+  expectOk(result);
+  EXPECT_EQ(result.out, std::string("\x0a\x0b\x09\x0c", 4));
+  EXPECT_FALSE(std::filesystem::exists(dir.file("-")));
 }
 
 } // namespace
