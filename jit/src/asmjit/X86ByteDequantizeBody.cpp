@@ -126,7 +126,9 @@ bool x86ByteDequantizeApplies(const KernelSpec &spec, const X86Isa &isa) {
          spec.compute == ValueType::F32 && !spec.params.runtime &&
          spec.layout.kind == LayoutSpec::Kind::PerTensor &&
          spec.params.scales.size() == 1 &&
-         std::abs(spec.params.zeroPoints[0]) < (int64_t(1) << 22);
+         // Not std::abs: zero points may be INT64_MIN.
+         spec.params.zeroPoints[0] > -(int64_t(1) << 22) &&
+         spec.params.zeroPoints[0] < (int64_t(1) << 22);
 }
 
 void generateX86ByteDequantize(x86::Assembler &a, const X86Isa &isa,
