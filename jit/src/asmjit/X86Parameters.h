@@ -15,7 +15,9 @@
 
 #include "qjit/KernelSpec.h"
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -63,6 +65,12 @@ public:
   x86::Mem laneBiasTable(x86::Assembler &a);
   /// Baked scales only (runtime scales are unknown, so false).
   bool baked() const { return !runtime_; }
+  /// Baked operands that are all finite: x op s is NaN exactly when x is
+  /// (fl(1/s) overflows to inf for tiny s, and 0 · inf is NaN).
+  bool bakedOperandsFinite() const {
+    return baked() && std::all_of(scales_.begin(), scales_.end(),
+                                  [](float s) { return std::isfinite(s); });
+  }
   /// Per-element tables over one period (see X86VectorBody::
   /// parameterBytes): 4 bytes per element, or 0 for broadcast registers.
   unsigned parameterBytes() const { return perElement_ ? 4 : 0; }

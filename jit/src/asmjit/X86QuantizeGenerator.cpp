@@ -848,9 +848,9 @@ private:
       return;
     }
     x86::KReg ordered = reg::nanMask(slot);
-    if (params_.baked()) {
-      // A baked scale is finite and positive: u is NaN exactly when x is,
-      // so the NaN mask folds into the scaling as zero-masking.
+    if (params_.bakedOperandsFinite()) {
+      // A finite, positive operand: u is NaN exactly when x is, so the
+      // NaN mask folds into the scaling as zero-masking.
       a.vcmpps(ordered, v, v, kOrdered);
       scaleOp(a.k(ordered).z());
       return;
