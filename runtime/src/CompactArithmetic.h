@@ -19,10 +19,12 @@
 
 namespace qjit::reference {
 
-/// u = x / s or x · (1 / s) (the scale-op knob), then v = u + z in C.
+/// u = x / s or x · (1 / s) (the scale-op knob), then v = u + z in C; a
+/// zero point of 0 is not added, so u = −0 stays −0 (section 8.2 step 2).
 template <typename C>
 C shiftedScaled(C x, C scale, int64_t zeroPoint, const QuantKnobs &knobs) {
-  return scaleValue(x, scale, knobs) + static_cast<C>(zeroPoint);
+  C u = scaleValue(x, scale, knobs);
+  return zeroPoint == 0 ? u : u + static_cast<C>(zeroPoint);
 }
 
 /// What a float storage qcast needs besides the parameters.

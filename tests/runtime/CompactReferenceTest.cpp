@@ -178,8 +178,8 @@ TEST(CompactReference, QuantizeEdgesMatchAPFloat) {
       inputs.push_back(std::numeric_limits<float>::quiet_NaN());
       std::vector<uint32_t> codes = quantizeF32(spec, inputs);
       for (size_t i = 0; i < inputs.size(); ++i) {
-        // v = x + 0 turns -0 into +0 (8.2, step 2).
-        double v = static_cast<double>(inputs[i] + 0.0f);
+        // A zero point of 0 is not added: -0 stays -0 (8.2, step 2).
+        double v = static_cast<double>(inputs[i]);
         EXPECT_EQ(codes[i], oracleCode(format, v, saturate))
             << "x = " << inputs[i];
       }
@@ -207,8 +207,10 @@ TEST(CompactReference, QuantizeNamedEdges) {
   EXPECT_EQ(code(FloatType::F8E5M2, true, 61440), 0x7Bu);
   EXPECT_EQ(code(FloatType::F8E5M2, false, -inf), 0xFCu);
   EXPECT_EQ(code(FloatType::F8E4M3FN, true, -0x1p-11f), 0x80u); // -0
-  EXPECT_EQ(code(FloatType::F8E4M3FN, true, -0.0f), 0x00u);     // -0 + 0
-  EXPECT_EQ(code(FloatType::F4E2M1FN, true, 7), 0x7u);          // 6
+  // -0 with zero point 0: -0, as ONNX QuantizeLinear, PyTorch's
+  // to(float8_e4m3fn) and MLIR's lowering store it (8.2, step 2).
+  EXPECT_EQ(code(FloatType::F8E4M3FN, true, -0.0f), 0x80u);
+  EXPECT_EQ(code(FloatType::F4E2M1FN, true, 7), 0x7u); // 6
 }
 
 TEST(CompactReference, QuantizeRandomMatchesAPFloat) {

@@ -41,11 +41,12 @@ namespace qjit::asmjit_backend {
 
 namespace {
 
-constexpr uint8_t kLessOrdered = 0x11;         ///< vcmpps LT_OQ.
 constexpr uint8_t kGreaterEqualOrdered = 0x1d; ///< GE_OQ.
 constexpr uint8_t kGreaterOrdered = 0x1e;      ///< GT_OQ.
 constexpr uint32_t kMagnitudeMask = 0x7fffffffu;
 constexpr uint32_t kExponentMask = 0x7f800000u;
+/// −inf: as int32, every negative non-NaN float's bits are at most these.
+constexpr uint32_t kNegativeInfinityBits = 0xff800000u;
 
 } // namespace
 
@@ -133,15 +134,16 @@ void X86FloatEncoder::emitConstants(x86::Assembler &a) {
   // K = 2^(emin + 23 - M): its ulp is the quantum of the smallest normal
   // binade.
   uint32_t magic = minNormal + ((23 - M) << 23);
-  // The blend's first operand must be a register: K gets the first one.
+  // Negative lanes subtract K - sign: the sign bit set, or for signed
+  // codes the byte's value as int8 (magnitude - 128). The blend's first
+  // operand must be a register: K - sign gets the first one.
+  c_.negativeMagic = constants_.place(
+      a, signedCodes() ? magic + 128 : magic - format_.signBit());
   c_.magic = constants_.place(a, magic);
   c_.magnitudeMask = constants_.place(a, kMagnitudeMask);
   c_.exponentMask = constants_.place(a, kExponentMask);
   c_.minNormal = constants_.place(a, minNormal);
-  // Negative lanes subtract K - sign: the sign bit set, or for signed
-  // codes the byte's value as int8 (magnitude - 128).
-  c_.negativeMagic = constants_.place(
-      a, signedCodes() ? magic + 128 : magic - format_.signBit());
+  c_.negativeBits = constants_.place(a, kNegativeInfinityBits);
   if (format_.hasNaN && !signedCodes())
     c_.nanCode = constants_.place(a, magic + format_.positiveNaN);
   if (!saturate_) {
@@ -160,7 +162,7 @@ void X86FloatEncoder::emitConstants(x86::Assembler &a) {
 
 void X86FloatEncoder::emitEncode(x86::Assembler &a, const x86::Vec &v,
                                  const x86::Vec &t) {
-  x86::Vec negative = isa_.vec(reg::kScalar);
+  x86::Vec positive = isa_.vec(reg::kScalar);
   x86::Vec overflow = isa_.vec(reg::kScalar2);
   x86::Vec high = isa_.vec(reg::kHigh);
   bool tieOverflows = (encodeFloatStorage(format_, format_.largest) & 1) != 0;
@@ -172,37 +174,41 @@ void X86FloatEncoder::emitEncode(x86::Assembler &a, const x86::Vec &v,
   // false.
   x86::Vec magnitude = t;
   if (symmetric()) {
-    // Clamp |v| to hi; the sign is v's: v < clamped |v| for v < 0 only
-    // (false for ±0: v = -0 comes from u = -0 with z = 0, whose +0 sum
-    // the kernel may skip, and NaN).
+    // Clamp |v| to hi; the sign is v's.
     a.emit(x86::Inst::kIdVandps, magnitude, v, c_.magnitudeMask);
     if (!saturate_)
       a.emit(x86::Inst::kIdVcmpps, overflow, magnitude, c_.threshold,
              overflowPredicate);
     a.vminps(magnitude, high, magnitude);
-    a.vcmpps(negative, v, magnitude, kLessOrdered);
+    emitPositiveMask(a, positive, v);
   } else {
-    x86::Vec negativeBeforeClamp = isa_.vec(reg::kSign);
+    // An overflowing lane is nonzero: v >= |v| is its sign clear.
+    x86::Vec positiveBeforeClamp = isa_.vec(reg::kSign);
     if (!saturate_) {
       a.emit(x86::Inst::kIdVandps, overflow, v, c_.magnitudeMask);
       if (overflowSignFromV())
-        a.vcmpps(negativeBeforeClamp, v, overflow, kLessOrdered);
+        a.vcmpps(positiveBeforeClamp, v, overflow, kGreaterEqualOrdered);
       a.emit(x86::Inst::kIdVcmpps, overflow, overflow, c_.threshold,
              overflowPredicate);
     }
     a.vminps(v, high, v);
     a.vmaxps(v, isa_.vec(reg::kLow), v);
     a.emit(x86::Inst::kIdVandps, magnitude, v, c_.magnitudeMask);
-    a.vcmpps(negative, v, magnitude, kLessOrdered);
+    emitPositiveMask(a, positive, v);
     if (overflowSignFromV())
-      a.vblendvps(negative, negative, negativeBeforeClamp, overflow);
+      a.vblendvps(positive, positive, positiveBeforeClamp, overflow);
   }
-  emitCodes(a, v, magnitude, negative, overflow, v);
+  emitCodes(a, v, magnitude, positive, overflow, v);
+}
+
+void X86FloatEncoder::emitPositiveMask(x86::Assembler &a, const x86::Vec &dst,
+                                       const x86::Vec &v) {
+  a.emit(x86::Inst::kIdVpcmpgtd, dst, v, c_.negativeBits);
 }
 
 void X86FloatEncoder::emitCodes(x86::Assembler &a, const x86::Vec &exponent,
                                 const x86::Vec &magnitude,
-                                const x86::Vec &negative,
+                                const x86::Vec &positive,
                                 const x86::Vec &overflow,
                                 const x86::Vec &code) {
   const unsigned M = format_.mantissaBits;
@@ -228,9 +234,9 @@ void X86FloatEncoder::emitCodes(x86::Assembler &a, const x86::Vec &exponent,
   if (format_.hasNaN && !signedCodes())
     a.emit(x86::Inst::kIdVpminud, exponent, exponent, c_.nanCode);
   // Minus K, or minus K - sign for negative lanes.
-  a.emit(x86::Inst::kIdVblendvps, negative, c_.magic, c_.negativeMagic,
-         negative);
-  a.vpsubd(code, exponent, negative);
+  a.emit(x86::Inst::kIdVblendvps, positive, c_.negativeMagic, c_.magic,
+         positive);
+  a.vpsubd(code, exponent, positive);
 }
 
 std::optional<double> X86FloatEncoder::saturatingQuotient() const {
@@ -252,9 +258,9 @@ void X86FloatEncoder::emitAbs(x86::Assembler &a, const x86::Vec &dst,
 
 void X86FloatEncoder::emitEncodeMagnitude(x86::Assembler &a,
                                           const x86::Vec &magnitude,
-                                          const x86::Vec &negative,
+                                          const x86::Vec &positive,
                                           const x86::Vec &t) {
-  emitCodes(a, t, magnitude, negative, x86::Vec(), negative);
+  emitCodes(a, t, magnitude, positive, x86::Vec(), positive);
 }
 
 std::optional<KernelSpec> foldDecodedExponent(const KernelSpec &spec) {

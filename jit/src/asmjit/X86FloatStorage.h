@@ -93,12 +93,18 @@ public:
   std::optional<double> saturatingQuotient() const;
   /// dst = |src| (bits), NaN lanes stay NaN.
   void emitAbs(x86::Assembler &a, const x86::Vec &dst, const x86::Vec &src);
+  /// dst = the lanes whose code has no sign bit (all ones): v's sign bit
+  /// clear, or v NaN (the positive NaN code); a −0 lane is not among them.
+  /// One signed comparison of v's bits: those of the negative non-NaN
+  /// floats, −0 to −inf, are exactly the ones below 0xff800001.
+  void emitPositiveMask(x86::Assembler &a, const x86::Vec &dst,
+                        const x86::Vec &v);
   /// saturatingQuotient() only: the codes of lanes whose magnitude is in
   /// [0, largest] or NaN (also (-q/4, -0], q the format's smallest
-  /// subnormal: code magnitude 0), negative (all ones) where the code gets
-  /// the sign, into `negative`. Clobbers `magnitude` and `t`.
+  /// subnormal: code magnitude 0), `positive` (emitPositiveMask) where the
+  /// code gets no sign, into `positive`. Clobbers `magnitude` and `t`.
   void emitEncodeMagnitude(x86::Assembler &a, const x86::Vec &magnitude,
-                           const x86::Vec &negative, const x86::Vec &t);
+                           const x86::Vec &positive, const x86::Vec &t);
   void emitData(x86::Assembler &a) { constants_.emitData(a); }
 
 private:
@@ -109,11 +115,11 @@ private:
   bool overflowSignFromV() const {
     return !saturate_ && !(bounds_.lo < 0 && bounds_.hi > 0);
   }
-  /// The code of `magnitude` (clamped) and the `negative` mask into
+  /// The code of `magnitude` (clamped) and the `positive` mask into
   /// `code`; `exponent` is scratch (it may be `code`), `overflow` the
   /// lanes beyond the format with saturate off.
   void emitCodes(x86::Assembler &a, const x86::Vec &exponent,
-                 const x86::Vec &magnitude, const x86::Vec &negative,
+                 const x86::Vec &magnitude, const x86::Vec &positive,
                  const x86::Vec &overflow, const x86::Vec &code);
 
   X86Isa isa_;
@@ -124,7 +130,7 @@ private:
   X86VectorConstants constants_;
   struct Operands {
     asmjit::Operand magic, magnitudeMask, exponentMask, minNormal,
-        negativeMagic, nanCode, threshold, special;
+        negativeMagic, nanCode, threshold, special, negativeBits;
   } c_;
 };
 

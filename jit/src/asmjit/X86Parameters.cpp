@@ -41,7 +41,9 @@ X86Parameters::X86Parameters(const KernelSpec &spec, const X86Isa &isa,
       scaleInstruction_(use == ScaleUse::Divide ? x86::Inst::kIdVdivps
                                                 : x86::Inst::kIdVmulps),
       runtime_(spec.params.runtime),
-      perTensor_(spec.layout.kind == LayoutSpec::Kind::PerTensor) {
+      perTensor_(spec.layout.kind == LayoutSpec::Kind::PerTensor),
+      zeroIsNegativeZero_(spec.op == KernelOp::QCast &&
+                          spec.storage.kind == StorageType::Kind::Float) {
   if (runtime_) {
     zeroPointsAreZero_ = false;
     return;
@@ -54,7 +56,9 @@ X86Parameters::X86Parameters(const KernelSpec &spec, const X86Isa &isa,
   divisors_ = scales;
   for (size_t k = 0; k < scales.size(); ++k) {
     scales_.push_back(reciprocal_ ? 1.0f / scales[k] : scales[k]);
-    zeroPoints_.push_back(static_cast<float>(spec.params.zeroPoints[k]));
+    int64_t zero = spec.params.zeroPoints[k];
+    zeroPoints_.push_back(
+        zero == 0 && zeroIsNegativeZero_ ? -0.0f : static_cast<float>(zero));
     zeroPointsAreZero_ &= spec.params.zeroPoints[k] == 0;
   }
   expandPerElement(spec);
@@ -304,6 +308,8 @@ void X86Parameters::emitRuntimeLoad(x86::Assembler &a) {
     a.vcvtsi2ss(s, s, x86::qword_ptr(p, reg::paramIndex, 3));
   }
   a.bind(noZeroPoints);
+  if (zeroIsNegativeZero_)
+    emitNegativeZeros(a, s, t);
   a.vbroadcastss(isa_.vec(reg::kZeroPoint), s);
   if (biased_) {
     asmjit::Label outOfRange = a.newLabel();
@@ -316,6 +322,15 @@ void X86Parameters::emitRuntimeLoad(x86::Assembler &a) {
     a.vmovd(threshold_.xmm(), reg::scratch3.r32());
     a.vpbroadcastd(threshold_, threshold_.xmm());
   }
+}
+
+void X86Parameters::emitNegativeZeros(x86::Assembler &a, const x86::Vec &z,
+                                      const x86::Vec &scratch) {
+  // The +0 lanes, as all ones, shifted to the sign bit.
+  a.vpxor(scratch, scratch, scratch);
+  a.vpcmpeqd(scratch, scratch, z);
+  a.vpslld(scratch, scratch, 31);
+  a.vpor(z, z, scratch);
 }
 
 bool X86Parameters::groupsRuntimeLoads() const {
@@ -438,6 +453,8 @@ void X86Parameters::emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
   a.vshufps(z, z, z2, 0x88);
   a.vpermpd(z, z, 0xd8);
   a.vcvtdq2ps(z, z);
+  if (zeroIsNegativeZero_)
+    emitNegativeZeros(a, z, out);
   a.vmovups(area.cloneAdjusted(kGroupZeroPoints), z);
   if (biased_) { // In range: the limit is kBiasedZeroPointLimit.
     a.vxorps(z, z, z);
@@ -447,6 +464,8 @@ void X86Parameters::emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
 
   a.bind(zeros);
   a.vxorps(z, z, z);
+  if (zeroIsNegativeZero_)
+    emitNegativeZeros(a, z, out);
   a.vmovups(area.cloneAdjusted(kGroupZeroPoints), z);
   if (biased_)
     a.vmovups(area.cloneAdjusted(kGroupOutOfRange), z);

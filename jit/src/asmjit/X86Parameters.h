@@ -139,6 +139,10 @@ public:
 
 private:
   void emitRuntimeLoad(x86::Assembler &a);
+  /// zeroIsNegativeZero_: the lanes of f32(z) in `z` that are +0 become −0;
+  /// `scratch` is clobbered.
+  void emitNegativeZeros(x86::Assembler &a, const x86::Vec &z,
+                         const x86::Vec &scratch);
   /// Broadcast zero points: adds the lane biases (biasZeroPoints()).
   void emitAddLaneBiases(x86::Assembler &a);
   void expandPerElement(const KernelSpec &spec);
@@ -149,6 +153,9 @@ private:
   asmjit::InstId scaleInstruction_;
   bool runtime_;
   bool perTensor_;
+  /// Float storage qcast: a zero point of 0 is −0 in C, so that adding it
+  /// keeps u = −0 (docs/semantics.md 8.2 step 2).
+  bool zeroIsNegativeZero_;
   bool zeroPointsAreZero_ = true;
   bool groupZeroPointsZero_ = false;
   bool perElement_ = false;

@@ -70,7 +70,6 @@ constexpr uint32_t kBelowHalf = 0x3effffffu; ///< pred(0.5) = 0.5 - 2^-25.
 constexpr uint8_t kOrdered = 7;              ///< vcmpps: neither is NaN.
 constexpr uint8_t kRoundNearest = 0x08;      ///< + suppress exceptions.
 constexpr uint8_t kRoundTowardZero = 0x0b;
-constexpr uint8_t kLessOrdered = 0x11; ///< vcmpps LT_OQ.
 
 /// Registers of the checked-reciprocal mode (the exact path's kHalf
 /// constant moves to memory; kScalar* serve runtime parameters only).
@@ -608,14 +607,13 @@ private:
   ///    takes (-q/4, -0] as 0 too, q = 2^-9 or 2^-16 the smallest
   ///    subnormal).
   ///  * NaN x: a, q, r and u are NaN (sign bits aside), the NaN code.
-  /// u = |fl(x/s)| in [0, largest] needs no clamp in the encoder. The sign:
-  /// x < a exactly for negative x other than -0 and NaN, whose quotients
-  /// are nonzero (s <= 1), as the reference's sign rule wants (-0 + 0 =
-  /// +0 stores +0). The main loop's odd slots take Markstein's form, the
-  /// even ones the division: the divider and the FP pipes share the load
-  /// (measured on Zen 1: +5% over clamping after the scaling).
-  /// Leaves the negative mask in vec(kWork + slot) and u in
-  /// vec(kTemp + slot) (division) or kSlotThird[slot] (Markstein).
+  /// u = |fl(x/s)| in [0, largest] needs no clamp in the encoder. The sign
+  /// is x's (emitPositiveMask): fl(x/s) has it, -0 included (zero points
+  /// 0 are not added), and NaN lanes take the positive NaN code. The main
+  /// loop's odd slots take Markstein's form, the even ones the division: the
+  /// divider and the FP pipes share the load (measured on Zen 1: +5% over
+  /// clamping after the scaling). Leaves the positive mask in vec(kWork + slot)
+  /// and u in vec(kTemp + slot) (division) or kSlotThird[slot] (Markstein).
   void emitClampedQuotient(x86::Assembler &a, unsigned slot,
                            const x86::Mem &src, bool masked, bool markstein) {
     x86::Vec v = isa_.vec(reg::kWork + slot), t = isa_.vec(reg::kTemp + slot);
@@ -623,7 +621,7 @@ private:
     emitLoadExpressed(a, isa_, spec_.expressed, v, src, masked);
     floatEncoder_->emitAbs(a, t, v);
     a.vminps(t, isa_.vec(clamped::kInputBound), t); // NaN stays.
-    a.vcmpps(v, v, t, kLessOrdered);                // The negative mask.
+    floatEncoder_->emitPositiveMask(a, v, v);
     if (!markstein) {
       a.vdivps(t, t, isa_.vec(reg::kScale));
       return;
@@ -828,11 +826,14 @@ private:
       // q = x · fl(1/s) bounded (NaN lanes of x stay NaN through the
       // residual), the exact residual x - q·s, then fl(q + residual ·
       // fl(1/s)) = fl(x / s) (plan/MarksteinDivision.h, one correction).
+      // The residual is negated, q·s - x, and subtracted: the same values,
+      // but x = -0 keeps its sign (-0 - (+0·y) is -0, where the sum of
+      // q = -0 and x - q·s = +0 would be +0).
       a.vmulps(t, v, dataAt(kReciprocalOffset));
       a.vminps(t, t, dataAt(kReciprocalOffset + 32));
       a.vmaxps(t, t, dataAt(kReciprocalOffset + 64));
-      a.emit(x86::Inst::kIdVfnmadd231ps, v, t, scale);
-      a.vfmadd132ps(v, t, dataAt(kReciprocalOffset));
+      a.emit(x86::Inst::kIdVfmsub231ps, v, t, scale);
+      a.vfnmadd132ps(v, t, dataAt(kReciprocalOffset));
       if (floatEncoder_->encodesNaN())
         return;
       a.vcmpps(t, v, v, kOrdered);

@@ -44,8 +44,9 @@ X86WideParameters::X86WideParameters(const KernelSpec &spec, bool reciprocal,
                                               : static_cast<float>(scale));
     int64_t z = spec.params.zeroPoints[k];
     table_[k] = computeEntry(used, f64_);
+    double zero = z == 0 && zeroIsNegativeZero() ? -0.0 : double(z);
     table_[count_ + k] = computeEntry(
-        f64_ ? static_cast<double>(z) : static_cast<float>(z), f64_);
+        f64_ ? zero : static_cast<double>(static_cast<float>(zero)), f64_);
     uint64_t bits = static_cast<uint64_t>(z);
     table_[2 * count_ + k] = doubleEntry(
         static_cast<double>(static_cast<int64_t>(bits & ~kLowHalf)));
@@ -116,6 +117,15 @@ void X86WideParameters::emitRuntimeLoad(x86::Assembler &a) {
   // vcvtsi2s* round to nearest-even (the MXCSR default kernels rely on).
   x86::Xmm zero = x86::xmm(wide::kZeroPoint);
   f64_ ? a.vcvtsi2sd(zero, zero, p) : a.vcvtsi2ss(zero, zero, p);
+  if (zeroIsNegativeZero()) {
+    // A zero point of 0 is −0 (see the constructor); p stays z.
+    asmjit::Label nonZero = a.newLabel();
+    a.test(p, p);
+    a.jnz(nonZero);
+    a.mov(reg::scratch2, f64_ ? uint64_t(1) << 63 : uint64_t(1) << 31);
+    a.vmovq(zero, reg::scratch2);
+    a.bind(nonZero);
+  }
   emitBroadcast(a, wide::kZeroPoint, f64_);
   if (!sum_)
     return;

@@ -51,6 +51,12 @@ public:
   void emitData(x86::Assembler &a);
 
 private:
+  /// A float storage qcast does not add a zero point of 0 (docs/semantics.md
+  /// 8.2 step 2): it adds −0 instead, which is u itself, −0 included.
+  bool zeroIsNegativeZero() const {
+    return spec_.op == KernelOp::QCast &&
+           spec_.storage.kind == StorageType::Kind::Float;
+  }
   void emitRuntimeLoad(x86::Assembler &a);
   /// Broadcasts the scalar in the low lane of xmm `id` (C's width).
   void emitBroadcast(x86::Assembler &a, unsigned id, bool f64);

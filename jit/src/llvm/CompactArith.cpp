@@ -38,14 +38,21 @@ void adaptPlanToCompactStorage(QuantPlan &plan, const KernelSpec &spec) {
 namespace {
 
 /// v = fl(u + z) with u = x / s or x · fl(1/s) (QuantArith's plan without
-/// the FMA division, see adaptPlanToCompactStorage).
+/// the FMA division, see adaptPlanToCompactStorage). A zero point of 0 is
+/// not added (docs/semantics.md 8.2 step 2): adding −0 instead is u itself
+/// for every u, −0 included, and folds away for baked parameters.
 llvm::Value *shiftedScaled(IrContext &ir, const QuantPlan &plan, llvm::Value *x,
                            const ParamValues &params) {
   llvm::IRBuilder<> &b = ir.builder;
   llvm::Value *u = plan.scaling == Scaling::Multiply
                        ? b.CreateFMul(x, params.reciprocal)
                        : b.CreateFDiv(x, params.scale);
-  return b.CreateFAdd(u, params.zeroCompute);
+  llvm::Value *z = params.zeroCompute;
+  llvm::Value *positiveZero = llvm::ConstantFP::get(z->getType(), 0.0);
+  llvm::Value *addend =
+      b.CreateSelect(b.CreateFCmpOEQ(z, positiveZero),
+                     llvm::ConstantFP::getNegativeZero(z->getType()), z);
+  return b.CreateFAdd(u, addend);
 }
 
 /// q − lowest: the position of a stored value in a direct table.

@@ -110,9 +110,11 @@ llvm::Value *emitFloatEncode(IrContext &ir, llvm::Value *v, llvm::Value *zero,
   // 8-bit codes are kept sign-extended (stores truncate them), which lets
   // byte stores use signed saturating packs.
   int64_t signValue = format.bits == 8 ? -128 : int64_t(format.signBit());
-  // Ordered: NaN lanes keep the positive NaN code.
+  // The sign bit, −0 included; NaN lanes keep the positive NaN code.
   auto isNegative = [&](llvm::Value *value) {
-    return b.CreateFCmpOLT(value, ir.computeConstant(0.0, lanes));
+    llvm::Value *signBit =
+        b.CreateICmpSLT(b.CreateBitCast(value, intLanes), integer(0));
+    return b.CreateAnd(signBit, b.CreateFCmpORD(value, value));
   };
   auto withSign = [&](llvm::Value *negative, llvm::Value *magnitudeCode) {
     return b.CreateSelect(
