@@ -405,14 +405,19 @@ private:
       storage.isSigned = true;
       return true;
     }
+    struct Spelling {
+      std::string_view text;
+      bool signednessPrefix;
+      bool isSigned;
+    };
     std::string_view digits;
-    bool isSigned = true;
-    for (auto [prefix, signedness] :
-         {std::pair{"si", true}, {"ui", false}, {"i", true}, {"u", false}}) {
-      std::string_view p(prefix);
-      if (name.substr(0, p.size()) == p) {
-        digits = name.substr(p.size());
-        isSigned = signedness;
+    Spelling written{"i", false, true};
+    for (Spelling spelling :
+         {Spelling{"si", true, true}, Spelling{"ui", true, false},
+          Spelling{"i", false, true}, Spelling{"u", false, false}}) {
+      if (name.substr(0, spelling.text.size()) == spelling.text) {
+        digits = name.substr(spelling.text.size());
+        written = spelling;
         break;
       }
     }
@@ -429,7 +434,8 @@ private:
                                    "storage is 1 to 32 bits wide");
     storage.kind = StorageType::Kind::Integer;
     storage.width = static_cast<unsigned>(*width);
-    storage.isSigned = isSigned;
+    storage.isSigned = written.isSigned;
+    storage.signednessPrefix = written.signednessPrefix;
     return true;
   }
 

@@ -25,10 +25,16 @@ void printBounds(const StorageType &storage, std::string &out) {
   out += '>';
 }
 
-void printStorage(const StorageType &storage, std::string &out) {
+/// `asWritten`: integer storage with the prefix the text used (quantile
+/// types, as upstream prints them), otherwise MLIR's quant `i` / `u`.
+void printStorage(const StorageType &storage, std::string &out,
+                  bool asWritten = false) {
   switch (storage.kind) {
   case StorageType::Kind::Integer:
-    out += storage.isSigned ? 'i' : 'u';
+    if (asWritten && storage.signednessPrefix)
+      out += storage.isSigned ? "si" : "ui";
+    else
+      out += storage.isSigned ? 'i' : 'u';
     out += std::to_string(storage.width);
     break;
   case StorageType::Kind::Float:
@@ -126,7 +132,7 @@ void printUniform(const QuantType &type, std::string &out) {
 
 void printQuantile(const QuantType &type, std::string &out) {
   out += "!quant.quantile<";
-  printStorage(type.storage, out);
+  printStorage(type.storage, out, /*asWritten=*/true);
   out += ':';
   out += floatTypeName(*type.expressed);
   out += ", {";

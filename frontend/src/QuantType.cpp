@@ -63,6 +63,7 @@ int64_t StorageType::defaultMax() const {
 }
 
 bool operator==(const StorageType &a, const StorageType &b) {
+  // The written prefix is presentation (si8 and i8 are one type).
   if (a.kind != b.kind || a.width != b.width || a.isSigned != b.isSigned ||
       a.min != b.min || a.max != b.max)
     return false;

@@ -66,6 +66,11 @@ struct StorageType {
   /// Quantile: the quantile type's integer storage.
   unsigned width = 8;
   bool isSigned = true;
+  /// Integer: written `siN` / `uiN` rather than `iN` / `uN`. A quantile
+  /// type prints its storage as written, as upstream MLIR prints a builtin
+  /// type (`ui4`, `si8`, `i8`); uniform and any types print `i` / `u`, as
+  /// MLIR's quant printer does. Presentation only: not part of equality.
+  bool signednessPrefix = false;
   FloatType floatType = FloatType::F8E4M3FN; ///< Kind::Float only.
   /// Kind::Quantile only: the quantile type (family == Quantile).
   std::shared_ptr<const QuantType> quantile;
