@@ -1,4 +1,5 @@
 //===- IrCommand.cpp - qjit ir: print a kernel's optimized LLVM IR --------===//
+#include "CommandOutput.h"
 #include "Commands.h"
 #include "KernelOptions.h"
 #include "Report.h"
@@ -7,6 +8,7 @@
 #include "qjit/internal/LlvmBackend.h"
 
 #include <cstdio>
+#include <string>
 
 namespace qjit::tool {
 
@@ -23,8 +25,8 @@ void printUsage() {
               "already).\n\noptions:\n%s"
               "  --isa=scalar|sse4|avx2|avx512\n"
               "                              ISA level (default: the host's, "
-              "capped by QJIT_MAX_ISA)\n",
-              kKernelFlagsHelp);
+              "capped by QJIT_MAX_ISA)\n%s",
+              kKernelFlagsHelp, kOutputFlagHelp);
 }
 
 } // namespace
@@ -52,8 +54,9 @@ int irCommand(int argc, char **argv) {
   Expected<std::string> ir = llvmIr(*spec, optLevel, *isa);
   if (!ir)
     return reportFailure(kCommand, ir.status());
-  std::fwrite(ir->data(), 1, ir->size(), stdout);
-  return kExitSuccess;
+  CommandOutput out(flags);
+  out.write(*ir);
+  return finishOutput(kCommand, out);
 }
 
 } // namespace qjit::tool

@@ -11,6 +11,7 @@
 #include "KernelOptions.h"
 #include "Npy.h"
 #include "Report.h"
+#include "RuntimeParameters.h"
 
 #include "qjit/KernelCall.h"
 #include "qjit/Runtime.h"
@@ -47,8 +48,15 @@ void printUsage() {
       "is written in place, never replaced.\n\n"
       "options:\n"
       "  --in=FILE                   input (.npy or raw)\n"
-      "  --out=FILE                  output (.npy or raw; - for stdout; not\n"
+      "  --out=FILE, -o FILE         output (.npy or raw; - for stdout; not\n"
       "                              the input)\n"
+      "  --scales=FILE.npy           runtime scales, one per parameter of the\n"
+      "                              layout in the expressed type's dtype\n"
+      "                              (they replace the type's; a type may\n"
+      "                              write '?' for its scale list)\n"
+      "  --zero-points=FILE.npy      runtime zero points, integers (default "
+      "0;\n"
+      "                              needs --scales)\n"
       "%s%s",
       kKernelFlagsHelp, kBackendFlagsHelp);
 }
@@ -228,8 +236,18 @@ Expected<size_t> countInputElements(const KernelSpec &spec,
   return specElements ? *specElements : input.data.size() / itemBytes;
 }
 
-Expected<RunPlan> planRun(const KernelSpec &spec, const InputFile &input) {
-  if (spec.takesParams())
+/// Whether the kernel reads extents at call time, which run does not give.
+bool hasDynamicLayout(const LayoutSpec &layout) {
+  return layout.inner == LayoutSpec::kDynamic ||
+         std::any_of(layout.dims.begin(), layout.dims.end(),
+                     [](const LayoutSpec::Dim &dim) {
+                       return dim.extent == LayoutSpec::kDynamic;
+                     });
+}
+
+Expected<RunPlan> planRun(const KernelSpec &spec, const InputFile &input,
+                          const KernelParams &params) {
+  if (hasDynamicLayout(spec.layout))
     return mismatch("the kernel's layout depends on dims the type leaves "
                     "dynamic; give --shape (or an .npy input)");
   Expected<size_t> elements = countInputElements(spec, input);
@@ -243,7 +261,7 @@ Expected<RunPlan> planRun(const KernelSpec &spec, const InputFile &input) {
     return mismatch("the input has " + std::to_string(input.data.size()) +
                     " bytes; " + std::to_string(*elements) + " elements take " +
                     std::to_string(*inputBytes));
-  if (Status call = checkKernelCall(spec, *elements, nullptr); !call)
+  if (Status call = checkKernelCall(spec, *elements, &params); !call)
     return call;
 
   RunPlan plan;
@@ -275,17 +293,32 @@ Status writeOutput(const std::string &path, const RunPlan &plan,
 
 /// Everything after the command line was read; errors are failures.
 Status run(const KernelRequest &request, const RuntimeOptions &options,
+           const std::optional<ParameterFiles> &parameterFiles,
            const std::string &inPath, const std::string &outPath) {
-  Expected<TypeDescriptor> type = parseTypeOrError(request.typeText);
+  Expected<TypeDescriptor> type = readRequestType(request);
   if (!type)
     return type.status();
+  if (type->element.parametersAtCallTime && !parameterFiles)
+    return mismatch("the type's scales are '?': give them with "
+                    "--scales=FILE.npy");
   Expected<InputFile> input = readInput(inPath);
   if (!input)
     return input.status();
   Expected<KernelSpec> spec = lowerForInput(request, *type, *input);
   if (!spec)
     return spec.status();
-  Expected<RunPlan> plan = planRun(*spec, *input);
+  std::optional<RuntimeParameters> parameters;
+  KernelParams params;
+  if (parameterFiles) {
+    Expected<RuntimeParameters> read =
+        RuntimeParameters::read(*parameterFiles, *spec, type->element,
+                                sideDtype(*spec, BufferSide::Expressed));
+    if (!read)
+      return read.status();
+    parameters = std::move(*read);
+    params = parameters->params();
+  }
+  Expected<RunPlan> plan = planRun(*spec, *input, params);
   if (!plan)
     return plan.status();
 
@@ -296,8 +329,9 @@ Status run(const KernelRequest &request, const RuntimeOptions &options,
   if (!kernel)
     return kernel.status();
   std::vector<uint8_t> output(plan->outputBytes);
-  if (Status ran = (*kernel)->run(input->data.data(), input->data.size(),
-                                  output.data(), output.size(), plan->elements);
+  if (Status ran =
+          (*kernel)->run(input->data.data(), input->data.size(), output.data(),
+                         output.size(), plan->elements, &params);
       !ran)
     return ran;
   return writeOutput(outPath, *plan, output);
@@ -309,18 +343,35 @@ int runCommand(int argc, char **argv) {
   CommandLine flags;
   addKernelFlags(flags);
   addBackendFlags(flags);
-  flags.value("in").value("out").flag("help");
+  flags.value("in").value("out").value("o").flag("help");
+  flags.value("scales").value("zero-points");
   if (std::optional<int> done =
           parseCommandFlags(flags, argc, argv, kCommand, printUsage))
     return *done;
   Expected<KernelRequest> request = readKernelRequest(flags);
   if (!request)
     return reportUsageError(kCommand, request.status());
+  std::optional<ParameterFiles> parameterFiles;
+  if (std::optional<std::string> scales = flags.get("scales")) {
+    parameterFiles = ParameterFiles{*scales, flags.get("zero-points")};
+    request->lowering.runtimeParameters = true;
+  } else if (flags.has("zero-points")) {
+    return reportUsageError(
+        kCommand, mismatch("--zero-points needs --scales (the type's zero "
+                           "points go with the type's scales)"));
+  }
   Expected<RuntimeOptions> options = readBackendFlags(flags);
   if (!options)
     return reportUsageError(kCommand, options.status());
   std::optional<std::string> inPath = flags.get("in");
   std::optional<std::string> outPath = flags.get("out");
+  if (std::optional<std::string> o = flags.get("o")) {
+    if (outPath && *outPath != *o)
+      return reportUsageError(kCommand,
+                              mismatch("-o " + *o + " and --out=" + *outPath +
+                                       " name different outputs"));
+    outPath = o;
+  }
   if (!inPath || !outPath)
     return reportUsageError(kCommand, mismatch(inPath ? "missing --out=FILE"
                                                       : "missing --in=FILE"));
@@ -329,7 +380,8 @@ int runCommand(int argc, char **argv) {
   if (*outPath != "-" && sameFile(*inPath, *outPath))
     return reportUsageError(
         kCommand, mismatch("--out=" + *outPath + " names the input file"));
-  if (Status ran = run(*request, *options, *inPath, *outPath); !ran)
+  if (Status ran = run(*request, *options, parameterFiles, *inPath, *outPath);
+      !ran)
     return reportFailure(kCommand, ran);
   return kExitSuccess;
 }

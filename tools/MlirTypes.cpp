@@ -1,0 +1,248 @@
+//===- MlirTypes.cpp - The quant types an .mlir file uses -----------------===//
+#include "MlirTypes.h"
+
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace qjit::tool {
+
+namespace {
+
+/// Aliases may name aliases; deeper chains (or a cycle) are left unexpanded
+/// and the parser reports the alias name it does not know.
+constexpr unsigned kMaxAliasDepth = 16;
+
+bool isIdentifierChar(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+         (c >= '0' && c <= '9') || c == '_' || c == '$' || c == '.';
+}
+
+bool isBlank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+/// The text with comments and string literals blanked (same length, line
+/// breaks kept), so that offsets stay those of the source.
+std::string codeOf(std::string_view text) {
+  std::string code(text);
+  for (size_t i = 0; i < code.size(); ++i) {
+    if (code[i] == '/' && i + 1 < code.size() && code[i + 1] == '/') {
+      for (; i < code.size() && code[i] != '\n'; ++i)
+        code[i] = ' ';
+    } else if (code[i] == '"') {
+      code[i] = ' ';
+      for (++i; i < code.size() && code[i] != '"' && code[i] != '\n'; ++i) {
+        if (code[i] == '\\' && i + 1 < code.size() && code[i + 1] != '\n')
+          code[i++] = ' ';
+        code[i] = ' ';
+      }
+      if (i < code.size() && code[i] == '"')
+        code[i] = ' ';
+    }
+  }
+  return code;
+}
+
+class Scanner {
+public:
+  explicit Scanner(std::shared_ptr<const TypeSource> source)
+      : source_(std::move(source)), code_(codeOf(source_->text)) {}
+
+  std::vector<TypeText> run() {
+    findAliases();
+    std::vector<TypeText> types;
+    size_t at = 0;
+    while (at < code_.size()) {
+      char c = code_[at];
+      if (c == '!') {
+        at = bangToken(at, types);
+      } else if (c == '%' || c == '@' || c == '#' || c == '^') {
+        at = identifierEnd(at + 1); // SSA values, symbols, attributes, blocks
+      } else if (isIdentifierChar(c)) {
+        size_t end = identifierEnd(at);
+        if (std::string_view(code_).substr(at, end - at) == "tensor")
+          end = tensorToken(at, end, types);
+        at = end;
+      } else {
+        ++at;
+      }
+    }
+    return types;
+  }
+
+private:
+  struct Alias {
+    size_t nameBegin = 0;
+    size_t bodyBegin = 0;
+    size_t bodyEnd = 0;
+  };
+
+  size_t identifierEnd(size_t at) const {
+    while (at < code_.size() && isIdentifierChar(code_[at]))
+      ++at;
+    return at;
+  }
+
+  size_t skipBlanks(size_t at) const {
+    while (at < code_.size() && isBlank(code_[at]))
+      ++at;
+    return at;
+  }
+
+  /// Just past the bracket that closes the one at `open`; npos when the
+  /// text ends first.
+  size_t closing(size_t open) const {
+    int depth = 0;
+    for (size_t at = open; at < code_.size(); ++at) {
+      char c = code_[at];
+      if (c == '<' || c == '{' || c == '(' || c == '[')
+        ++depth;
+      else if (c == '>' || c == '}' || c == ')' || c == ']')
+        if (--depth == 0)
+          return at + 1;
+    }
+    return std::string::npos;
+  }
+
+  /// The end of a type starting at `at` that is cut short: its line.
+  size_t lineEnd(size_t at) const {
+    size_t end = code_.find('\n', at);
+    return end == std::string::npos ? code_.size() : end;
+  }
+
+  /// `!name = TYPE` at the start of a line: TYPE runs to the first line
+  /// break outside brackets.
+  void findAliases() {
+    for (size_t line = 0; line < code_.size(); line = lineEnd(line) + 1) {
+      size_t at = line;
+      while (at < code_.size() && (code_[at] == ' ' || code_[at] == '\t'))
+        ++at;
+      if (at >= code_.size() || code_[at] != '!')
+        continue;
+      size_t nameEnd = identifierEnd(at + 1);
+      size_t equals = skipBlanks(nameEnd);
+      if (nameEnd == at + 1 || equals >= code_.size() || code_[equals] != '=')
+        continue;
+      Alias alias{at, skipBlanks(equals + 1), 0};
+      int depth = 0;
+      size_t end = alias.bodyBegin;
+      for (; end < code_.size(); ++end) {
+        char c = code_[end];
+        if (c == '\n' && depth == 0)
+          break;
+        if (c == '<' || c == '{' || c == '(' || c == '[')
+          ++depth;
+        else if ((c == '>' || c == '}' || c == ')' || c == ']') && depth > 0)
+          --depth;
+      }
+      while (end > alias.bodyBegin && isBlank(code_[end - 1]))
+        --end;
+      alias.bodyEnd = end;
+      aliases_[code_.substr(at, nameEnd - at)] = alias;
+      line = end;
+    }
+  }
+
+  /// Appends code[from, to) to `type`, aliases expanded.
+  void append(TypeText &type, size_t from, size_t to, unsigned depth) const {
+    size_t copied = from;
+    for (size_t at = from; at < to; ++at) {
+      if (code_[at] != '!')
+        continue;
+      size_t end = identifierEnd(at + 1);
+      auto alias = aliases_.find(code_.substr(at, end - at));
+      if (alias == aliases_.end() || depth >= kMaxAliasDepth) {
+        at = end - 1;
+        continue;
+      }
+      copy(type, copied, at);
+      append(type, alias->second.bodyBegin, alias->second.bodyEnd, depth + 1);
+      copied = end;
+      at = end - 1;
+    }
+    copy(type, copied, to);
+  }
+
+  void copy(TypeText &type, size_t from, size_t to) const {
+    if (to <= from)
+      return;
+    type.pieces.push_back({type.text.size(), from, to - from});
+    type.text.append(code_, from, to - from);
+  }
+
+  TypeText expand(size_t from, size_t to) const {
+    TypeText type;
+    type.source = source_;
+    append(type, from, to, 0);
+    return type;
+  }
+
+  /// The alias `!name` at `at` names (after its own aliases) a quant type
+  /// or a tensor of one.
+  bool isQuantAlias(size_t at, size_t end) const {
+    auto alias = aliases_.find(code_.substr(at, end - at));
+    if (alias == aliases_.end() || alias->second.nameBegin == at)
+      return false;
+    std::string body =
+        expand(alias->second.bodyBegin, alias->second.bodyEnd).text;
+    return body.starts_with("!quant") ||
+           (body.starts_with("tensor") &&
+            body.find("!quant") != std::string::npos);
+  }
+
+  size_t bangToken(size_t at, std::vector<TypeText> &types) const {
+    size_t end = identifierEnd(at + 1);
+    std::string_view name = std::string_view(code_).substr(at, end - at);
+    if (name == "!quant" || name.starts_with("!quant.")) {
+      size_t typeEnd =
+          end < code_.size() && code_[end] == '<' ? closing(end) : end;
+      if (typeEnd == std::string::npos)
+        typeEnd = lineEnd(at);
+      types.push_back(expand(at, typeEnd));
+      return typeEnd;
+    }
+    if (isQuantAlias(at, end))
+      types.push_back(expand(at, end));
+    return end;
+  }
+
+  /// `tensor` at [at, end): the whole tensor type when its element is a
+  /// quant type; otherwise only the keyword is consumed, and its contents
+  /// are scanned as any text.
+  size_t tensorToken(size_t at, size_t end,
+                     std::vector<TypeText> &types) const {
+    size_t open = skipBlanks(end);
+    if (open >= code_.size() || code_[open] != '<')
+      return end;
+    size_t element = open + 1;
+    while (element < code_.size() &&
+           (isBlank(code_[element]) || code_[element] == 'x' ||
+            code_[element] == '?' || code_[element] == '*' ||
+            (code_[element] >= '0' && code_[element] <= '9')))
+      ++element;
+    if (element >= code_.size() || code_[element] != '!')
+      return end;
+    size_t nameEnd = identifierEnd(element + 1);
+    std::string_view name =
+        std::string_view(code_).substr(element, nameEnd - element);
+    if (name != "!quant" && !name.starts_with("!quant.") &&
+        !isQuantAlias(element, nameEnd))
+      return end;
+    size_t typeEnd = closing(open);
+    if (typeEnd == std::string::npos)
+      typeEnd = lineEnd(at);
+    types.push_back(expand(at, typeEnd));
+    return typeEnd;
+  }
+
+  std::shared_ptr<const TypeSource> source_;
+  std::string code_;
+  std::map<std::string, Alias, std::less<>> aliases_;
+};
+
+} // namespace
+
+std::vector<TypeText> findMlirTypes(std::shared_ptr<const TypeSource> source) {
+  return Scanner(std::move(source)).run();
+}
+
+} // namespace qjit::tool
