@@ -2,6 +2,7 @@
 #include "MlirTypes.h"
 
 #include <map>
+#include <set>
 #include <string>
 #include <string_view>
 
@@ -76,6 +77,21 @@ private:
     size_t bodyEnd = 0;
   };
 
+  /// The definition of `name` that a use at `at` sees: the last one before
+  /// it (files of `// -----` splits redefine aliases), or null.
+  const Alias *aliasAt(std::string_view name, size_t at) const {
+    auto found = aliases_.find(name);
+    if (found == aliases_.end())
+      return nullptr;
+    const Alias *seen = nullptr;
+    for (const Alias &alias : found->second)
+      if (alias.nameBegin < at)
+        seen = &alias;
+    return seen;
+  }
+
+  bool isDefinition(size_t at) const { return definitions_.count(at) != 0; }
+
   size_t identifierEnd(size_t at) const {
     while (at < code_.size() && isIdentifierChar(code_[at]))
       ++at;
@@ -137,7 +153,8 @@ private:
       while (end > alias.bodyBegin && isBlank(code_[end - 1]))
         --end;
       alias.bodyEnd = end;
-      aliases_[code_.substr(at, nameEnd - at)] = alias;
+      aliases_[code_.substr(at, nameEnd - at)].push_back(alias);
+      definitions_.insert(at);
       line = end;
     }
   }
@@ -149,13 +166,14 @@ private:
       if (code_[at] != '!')
         continue;
       size_t end = identifierEnd(at + 1);
-      auto alias = aliases_.find(code_.substr(at, end - at));
-      if (alias == aliases_.end() || depth >= kMaxAliasDepth) {
+      const Alias *alias =
+          aliasAt(std::string_view(code_).substr(at, end - at), at);
+      if (!alias || depth >= kMaxAliasDepth) {
         at = end - 1;
         continue;
       }
       copy(type, copied, at);
-      append(type, alias->second.bodyBegin, alias->second.bodyEnd, depth + 1);
+      append(type, alias->bodyBegin, alias->bodyEnd, depth + 1);
       copied = end;
       at = end - 1;
     }
@@ -179,11 +197,11 @@ private:
   /// The alias `!name` at `at` names (after its own aliases) a quant type
   /// or a tensor of one.
   bool isQuantAlias(size_t at, size_t end) const {
-    auto alias = aliases_.find(code_.substr(at, end - at));
-    if (alias == aliases_.end() || alias->second.nameBegin == at)
+    const Alias *alias =
+        aliasAt(std::string_view(code_).substr(at, end - at), at);
+    if (!alias || isDefinition(at))
       return false;
-    std::string body =
-        expand(alias->second.bodyBegin, alias->second.bodyEnd).text;
+    std::string body = expand(alias->bodyBegin, alias->bodyEnd).text;
     return body.starts_with("!quant") ||
            (body.starts_with("tensor") &&
             body.find("!quant") != std::string::npos);
@@ -236,7 +254,8 @@ private:
 
   std::shared_ptr<const TypeSource> source_;
   std::string code_;
-  std::map<std::string, Alias, std::less<>> aliases_;
+  std::map<std::string, std::vector<Alias>, std::less<>> aliases_;
+  std::set<size_t> definitions_; ///< Where each alias name is defined.
 };
 
 } // namespace
