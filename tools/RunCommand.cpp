@@ -10,6 +10,7 @@
 #include "FileIO.h"
 #include "KernelOptions.h"
 #include "Npy.h"
+#include "PackedShape.h"
 #include "Report.h"
 #include "RuntimeParameters.h"
 
@@ -39,13 +40,19 @@ void printUsage() {
       "match the side they hold: f32 '<f4', f16 '<f2', f64 '<f8', bf16 '<u2'\n"
       "bits; integer storage in its container ('|i1' '|u1' '<i2' '<u2' '<i4'\n"
       "'<u4'); fp8 codes '|u1'; packed 1/2/4-bit storage (and f4E2M1FN) as\n"
-      "1-D '|u1' bytes. Other files are\n"
-      "raw little-endian data. Without --shape, an .npy input supplies the\n"
-      "shape of a bare type or a tensor type's dynamic dims; packed input\n"
-      "without a shape holds 8/bits elements per byte. The output keeps\n"
-      "the input's shape (packed output: 1-D bytes) and appears only when\n"
-      "complete; --out=- writes it to standard output, and a device or FIFO\n"
-      "is written in place, never replaced.\n\n"
+      "'|u1' bytes (below). Other files are raw little-endian data. Without "
+      "--shape, an .npy input supplies the\n"
+      "shape of a bare type or a tensor type's dynamic dims. The output\n"
+      "keeps the input's shape and appears only when complete; --out=-\n"
+      "writes it to standard output, and a device or FIFO is written in\n"
+      "place, never replaced.\n\n"
+      "Packed storage keeps the shape in its last axis: (4, 64) u4 values\n"
+      "are (4, 32) bytes, and (4, 32) bytes are read back as (4, 64)\n"
+      "values. When the last dim does not fill whole bytes (rows share a\n"
+      "byte), the bytes are 1-D and their last byte is padded: 9 u4 values\n"
+      "are 5 bytes, which read back as 10 values unless the type's shape or\n"
+      "--shape=9 gives the count. Within a byte the first element is in the\n"
+      "lowest bits.\n\n"
       "options:\n"
       "  --in=FILE                   input (.npy or raw)\n"
       "  --out=FILE, -o FILE         output (.npy or raw; - for stdout; not\n"
@@ -155,35 +162,76 @@ bool typeFixesShape(const TypeDescriptor &type) {
   return type.tensor && type.tensor->ranked && isStaticShape(type.tensor->dims);
 }
 
-/// Lowers the request. Without --shape, an .npy input of element values
-/// shapes a bare type or fills a tensor type's dynamic dims. Packed bytes
-/// do not carry the element shape, and which side is packed is only known
-/// after lowering, so the input's shape is tried first and dropped when it
-/// turns out to be a byte count.
+/// The storage the request lowers to, which does not depend on the layout:
+/// the element's, lowered as per-tensor (a per-axis type needs a shape to
+/// lower, and the input's shape is what is being worked out).
+Expected<StorageSpec> lowerStorage(const KernelRequest &request,
+                                   const TypeDescriptor &type) {
+  TypeDescriptor probe;
+  probe.element = type.element;
+  probe.element.granularity = QuantType::Granularity::PerTensor;
+  probe.element.scales = {1.0};
+  probe.element.zeroPoints = {0};
+  probe.element.scaleShape.clear();
+  probe.element.blockSizes.clear();
+  probe.element.parametersAtCallTime = false;
+  KernelRequest perTensor = request;
+  perTensor.lowering.shape.clear();
+  perTensor.lowering.runtimeParameters = false;
+  Expected<KernelSpec> spec = lowerKernelRequest(perTensor, probe);
+  if (!spec)
+    return spec.status();
+  return spec->storage;
+}
+
+/// The element shape an .npy input holds: its shape, or for packed bytes
+/// the shape PackedShape.h recovers; nullopt when it does not say.
+Expected<std::optional<std::vector<int64_t>>>
+inputElementShape(const KernelRequest &request, const TypeDescriptor &type,
+                  const InputFile &input) {
+  using Shape = std::optional<std::vector<int64_t>>;
+  if (!input.shape || input.shape->empty())
+    return Shape();
+  if (kernelInputSide(request.op) != BufferSide::Storage)
+    return Shape(*input.shape);
+  Expected<StorageSpec> storage = lowerStorage(request, type);
+  if (!storage)
+    return storage.status();
+  if (!storage->packed)
+    return Shape(*input.shape);
+  return unpackedFileShape(*input.shape, storage->bits);
+}
+
+/// Lowers the request. Without --shape, an .npy input shapes a bare type
+/// or fills a tensor type's dynamic dims with the element shape it holds.
 Expected<KernelSpec> lowerForInput(const KernelRequest &request,
                                    const TypeDescriptor &type,
                                    const InputFile &input) {
-  if (!request.lowering.shape.empty() || !input.shape || input.shape->empty() ||
-      typeFixesShape(type))
+  if (!request.lowering.shape.empty() || typeFixesShape(type))
+    return lowerKernelRequest(request, type);
+  Expected<std::optional<std::vector<int64_t>>> shape =
+      inputElementShape(request, type, input);
+  if (!shape)
+    return shape.status();
+  if (!*shape)
     return lowerKernelRequest(request, type);
   KernelRequest shaped = request;
-  shaped.lowering.shape = *input.shape;
+  shaped.lowering.shape = **shape;
   Expected<KernelSpec> shapedSpec = lowerKernelRequest(shaped, type);
-  bool inputIsBytes = false;
-  if (shapedSpec) {
-    inputIsBytes = isPacked(*shapedSpec, kernelInputSide(request.op));
-    if (!inputIsBytes)
-      return shapedSpec;
-  }
+  if (shapedSpec)
+    return shapedSpec;
+  // A failure unrelated to the shape (an op no kernel computes) is the same
+  // without it.
   Expected<KernelSpec> spec = lowerKernelRequest(request, type);
-  // Without the input's shape: packed input, or a failure unrelated to the
-  // shape (an op no kernel computes), so the same with or without it.
-  if (inputIsBytes || (spec && isPacked(*spec, kernelInputSide(request.op))) ||
-      (!spec && spec.status().code() != ErrorCode::InvalidArgument))
+  if (!spec && spec.status().code() != ErrorCode::InvalidArgument)
     return spec;
   return Status::error(
       shapedSpec.status().code(),
-      "the input's " + describeShape(*input.shape) +
+      "the input's " +
+          (**shape == *input.shape
+               ? describeShape(*input.shape)
+               : describeShape(*input.shape) + " of packed bytes (elements " +
+                     formatShape(**shape) + ")") +
           " does not fit the type: " + shapedSpec.status().message());
 }
 
@@ -214,10 +262,19 @@ Expected<size_t> countInputElements(const KernelSpec &spec,
     specElements = npyElementCount(spec.shape);
 
   if (isPacked(spec, side)) {
-    if (input.shape && input.shape->size() != 1)
-      return mismatch("the input is " + describeShape(*input.shape) + ", but " +
-                      reads + " as a 1-D array of bytes");
-    // Without a shape, every value slot of every byte is an element.
+    std::optional<std::vector<int64_t>> elementShape;
+    if (input.shape)
+      elementShape = unpackedFileShape(*input.shape, spec.storage.bits);
+    if (elementShape) {
+      if (specElements && *elementShape != spec.shape)
+        return mismatch(
+            "the input's " + describeShape(*input.shape) +
+            " of packed bytes holds elements " + formatShape(*elementShape) +
+            ", which do not match the type's shape " + formatShape(spec.shape));
+      return npyElementCount(*elementShape);
+    }
+    // 1-D bytes: without a shape, every value slot of every byte is an
+    // element.
     return specElements ? *specElements
                         : input.data.size() * (8 / spec.storage.bits);
   }
@@ -272,14 +329,20 @@ Expected<RunPlan> planRun(const KernelSpec &spec, const InputFile &input,
   if (!outputBytes)
     return outputBytes.status();
   plan.outputBytes = *outputBytes;
-  if (isPacked(spec, side))
-    plan.outputShape = {static_cast<int64_t>(plan.outputBytes)};
-  else if (input.shape && !isPacked(spec, kernelInputSide(spec.op)))
-    plan.outputShape = *input.shape;
+  // The elements' shape: the input's (its packed bytes unpacked), else the
+  // type's, else 1-D.
+  std::vector<int64_t> elementShape = {static_cast<int64_t>(plan.elements)};
+  std::optional<std::vector<int64_t>> inputShape = input.shape;
+  if (inputShape && isPacked(spec, kernelInputSide(spec.op)))
+    inputShape = unpackedFileShape(*inputShape, spec.storage.bits);
+  if (inputShape)
+    elementShape = *inputShape;
   else if (isStaticShape(spec.shape))
-    plan.outputShape = spec.shape;
-  else
-    plan.outputShape = {static_cast<int64_t>(plan.elements)};
+    elementShape = spec.shape;
+  plan.outputShape =
+      isPacked(spec, side)
+          ? packedFileShape(elementShape, spec.storage.bits, plan.outputBytes)
+          : elementShape;
   return plan;
 }
 
