@@ -35,6 +35,7 @@ int irCommand(int argc, char **argv) {
   CommandLine flags;
   addKernelFlags(flags);
   flags.value("isa").flag("O0").flag("O1").flag("O2").flag("O3").flag("help");
+  flags.value("o");
   if (std::optional<int> done =
           parseCommandFlags(flags, argc, argv, kCommand, printUsage))
     return *done;
