@@ -190,6 +190,7 @@ private:
   TypeText expand(size_t from, size_t to) const {
     TypeText type;
     type.source = source_;
+    type.written = from;
     append(type, from, to, 0);
     return type;
   }

@@ -98,7 +98,7 @@ int listMlirTypes(const std::string &path, bool normalize, CommandOutput &out) {
     return reportFailure(kCommand, source.status());
   bool allValid = true;
   for (const TypeText &type : findMlirTypes(*source)) {
-    SourcePosition at = positionOf(**source, type.sourceOffset());
+    SourcePosition at = positionOf(**source, type.written);
     std::string prefix = path + ":" + std::to_string(at.line) + ":" +
                          std::to_string(at.column) + ": ";
     allValid &= parseOne(type, normalize, prefix, out);

@@ -74,7 +74,7 @@ Expected<TypeText> pickMlirType(const TypeArgument &argument,
     return types[pick->index - 1];
   }
   for (const TypeText &type : types) {
-    SourcePosition at = positionOf(*source, type.sourceOffset());
+    SourcePosition at = positionOf(*source, type.written);
     if (at.line == pick->position.line && at.column == pick->position.column)
       return type;
   }

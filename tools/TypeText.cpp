@@ -55,6 +55,7 @@ TypeText TypeText::slice(std::shared_ptr<const TypeSource> source,
   TypeText type;
   type.text = source->text.substr(offset, length);
   type.pieces.push_back({0, offset, type.text.size()});
+  type.written = offset;
   type.source = std::move(source);
   return type;
 }

@@ -46,12 +46,13 @@ struct TypeText {
   std::shared_ptr<const TypeSource> source;
   std::string text;
   std::vector<Piece> pieces;
+  /// Where the type is written in its source: its first character, or the
+  /// alias name whose expansion it is.
+  size_t written = 0;
 
   /// source->text[offset, offset + length) as one piece.
   static TypeText slice(std::shared_ptr<const TypeSource> source, size_t offset,
                         size_t length);
-  /// Where the type starts in its source.
-  size_t sourceOffset() const { return pieces.empty() ? 0 : pieces[0].from; }
 };
 
 /// The source offset of text offset `at` (the end of a piece maps to just

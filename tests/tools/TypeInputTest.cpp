@@ -150,6 +150,21 @@ TEST(MlirInput, ParseListsEveryQuantTypeWithItsLocation) {
                 path + ":19:15: tensor<1x2x3x" + perAxis + ">\n");
 }
 
+TEST(MlirInput, AliasUsesAreListedWhereTheyAreWritten) {
+  ScratchDir dir;
+  std::string path = dir.file("scalar.mlir");
+  writeText(path, "!qalias = !quant.uniform<u8:f32, 0.5>\n"
+                  "func.func @parse() -> !qalias {\n"
+                  "  %0 = \"foo\"() : () -> !qalias\n"
+                  "  return %0 : !qalias\n"
+                  "}\n");
+  ToolResult result = runQjit({"parse", "--mlir=" + path});
+  expectSuccess(result);
+  std::string type = " !quant.uniform<u8:f32, 5.000000e-01>\n";
+  EXPECT_EQ(result.out, path + ":1:11:" + type + path + ":2:23:" + type + path +
+                            ":3:24:" + type + path + ":4:15:" + type);
+}
+
 TEST(MlirInput, OtherCommandsPickByIndexOrPosition) {
   ScratchDir dir;
   std::string path = dir.file("ops.mlir");
