@@ -47,8 +47,10 @@ void printUsage() {
       "                FILE:LINE:COL: TYPE (tensor types whole, type aliases\n"
       "                expanded); the other commands' --pick=N picks the "
       "N-th\n"
-      "  --normalize   apply MLIR's normalize-quant-types first\n%s",
-      kOutputFlagHelp);
+      "  --normalize   apply MLIR's normalize-quant-types first\n"
+      "  -o FILE       write the result to FILE (default -: stdout); "
+      "written only\n"
+      "                when every type is valid\n");
 }
 
 /// Parses one type and prints it (after `prefix`) or its diagnostic; false
@@ -99,7 +101,7 @@ int listMlirTypes(const std::string &path, bool normalize, CommandOutput &out) {
   bool allValid = true;
   for (const TypeText &type : findMlirTypes(*source)) {
     SourcePosition at = positionOf(**source, type.written);
-    std::string prefix = path + ":" + std::to_string(at.line) + ":" +
+    std::string prefix = (*source)->name + ":" + std::to_string(at.line) + ":" +
                          std::to_string(at.column) + ": ";
     allValid &= parseOne(type, normalize, prefix, out);
   }

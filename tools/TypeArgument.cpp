@@ -130,7 +130,9 @@ readTypeSource(const TypeArgument &argument) {
     source->text = argument.value;
     return std::shared_ptr<const TypeSource>(std::move(source));
   }
-  bool fromStdin = argument.kind == TypeArgument::Kind::Stdin;
+  bool fromStdin =
+      argument.kind == TypeArgument::Kind::Stdin ||
+      (argument.kind == TypeArgument::Kind::Mlir && argument.value == "-");
   Expected<std::vector<uint8_t>> bytes =
       fromStdin ? readStandardInput() : readFile(argument.value);
   if (!bytes)

@@ -7,10 +7,11 @@
 //                           name a file with '@'; the contents are the type,
 //                           not split into arguments)
 //   -, --type-file=-        standard input
-//   --mlir=FILE [--pick=P]  a quant type used in an .mlir file; P is N (the
-//                           N-th, 1-based, as `qjit parse --mlir` lists
-//                           them) or LINE:COL (the one that starts there);
-//                           optional when the file uses one type
+//   --mlir=FILE [--pick=P]  a quant type used in an .mlir file (- for
+//                           stdin); P is N (the N-th, 1-based, as `qjit
+//                           parse --mlir` lists them) or LINE:COL (the one
+//                           that starts there); optional when the file
+//                           uses one type
 //
 // A type read from a file or stdin may span lines. Reading happens after
 // the command line is checked, so that usage errors (exit 2) come first and
