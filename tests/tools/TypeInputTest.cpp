@@ -163,6 +163,15 @@ TEST(MlirInput, AliasUsesAreListedWhereTheyAreWritten) {
   std::string type = " !quant.uniform<u8:f32, 5.000000e-01>\n";
   EXPECT_EQ(result.out, path + ":1:11:" + type + path + ":2:23:" + type + path +
                             ":3:24:" + type + path + ":4:15:" + type);
+  // The same from stdin.
+  ToolRunOptions options;
+  options.stdinText = readTextOf(path);
+  ToolResult fromStdin = runQjit({"parse", "--mlir=-"}, options);
+  expectSuccess(fromStdin);
+  EXPECT_EQ(fromStdin.out.substr(0, 16), "<stdin>:1:11: !q");
+  ToolResult spec =
+      runQjit({"spec", "--mlir=-", "--pick=2:23", "--op=qcast"}, options);
+  expectSuccess(spec);
 }
 
 TEST(MlirInput, OtherCommandsPickByIndexOrPosition) {
