@@ -52,10 +52,11 @@ std::optional<Pick> readPick(std::string_view text) {
 Expected<TypeText> pickMlirType(const TypeArgument &argument,
                                 std::shared_ptr<const TypeSource> source) {
   std::vector<TypeText> types = findMlirTypes(source);
-  const std::string &path = argument.value;
+  const std::string &path = source->name;
   if (types.empty())
     return usage(path + " uses no quant type");
-  std::string listing = " (qjit parse --mlir " + path + " lists them)";
+  std::string listing =
+      " (qjit parse --mlir=" + argument.value + " lists them)";
   if (argument.pick.empty()) {
     if (types.size() == 1)
       return types[0];
