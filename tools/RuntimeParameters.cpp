@@ -33,7 +33,10 @@ Status checkShape(const std::string &path, const NpyArray &array,
   int64_t count = spec.layout.parameterCount();
   std::vector<int64_t> grid = scaleTensorShape(spec, element);
   bool flat = array.shape.size() == 1 && array.shape[0] == count;
-  bool asTensor = !grid.empty() && array.shape == grid;
+  // The grid holds `count` parameters too; checked, as values are read up
+  // to `count`.
+  bool asTensor = !grid.empty() && array.shape == grid &&
+                  npyElementCount(grid) == static_cast<uint64_t>(count);
   // A per-tensor layout takes one value, 0-d or (1,).
   bool scalar = count == 1 && array.shape.empty();
   if (flat || asTensor || scalar)
