@@ -25,7 +25,9 @@ void printUsage() {
               "already).\n\noptions:\n%s"
               "  --isa=scalar|sse4|avx2|avx512\n"
               "                              ISA level (default: the host's, "
-              "capped by QJIT_MAX_ISA)\n%s",
+              "capped by QJIT_MAX_ISA)\n"
+              "  --runtime-params            scales passed at call time "
+              "(KernelParams)\n%s",
               kKernelFlagsHelp, kOutputFlagHelp);
 }
 
@@ -35,7 +37,7 @@ int irCommand(int argc, char **argv) {
   CommandLine flags;
   addKernelFlags(flags);
   flags.value("isa").flag("O0").flag("O1").flag("O2").flag("O3").flag("help");
-  flags.value("o");
+  flags.value("o").flag("runtime-params");
   if (std::optional<int> done =
           parseCommandFlags(flags, argc, argv, kCommand, printUsage))
     return *done;
@@ -49,6 +51,7 @@ int irCommand(int argc, char **argv) {
   Expected<KernelRequest> request = readKernelRequest(flags);
   if (!request)
     return reportUsageError(kCommand, request.status());
+  request->lowering.runtimeParameters = flags.has("runtime-params");
   Expected<KernelSpec> spec = lowerKernelRequest(*request);
   if (!spec)
     return reportFailure(kCommand, spec.status());

@@ -370,7 +370,7 @@ Expected<ParameterSpec> lowerParameters(const QuantType &type,
     return unsupported("the type's scales are '?', given at call time: "
                        "compile it with runtime parameters "
                        "(LoweringOptions::runtimeParameters; qjit run "
-                       "--scales, spec/asm --runtime-params)");
+                       "--scales, spec/ir/asm --runtime-params)");
   // A standalone quantile type is its table: scale 1, zero point 0.
   if (type.family == QuantType::Family::Quantile) {
     params.scales = {1.0};

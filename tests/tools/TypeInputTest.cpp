@@ -31,6 +31,7 @@ TEST(TypeInput, EveryCommandReadsTypeFromFileStdinAndTypeFile) {
       {"spec", "--op=qcast"},
       {"spec", "--op=dcast", "--runtime-params"},
       {"ir", "--op=qcast", "--isa=avx2"},
+      {"ir", "--op=dcast", "--isa=avx2", "--runtime-params"},
       {"asm", "--op=qcast", "--isa=avx2", "--backend=asmjit"}};
   for (const std::vector<std::string> &command : commands) {
     auto with = [&](const std::string &type) {
