@@ -1,7 +1,9 @@
 //===- MlirTypes.cpp - The quant types an .mlir file uses -----------------===//
 #include "MlirTypes.h"
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -13,6 +15,11 @@ namespace {
 /// Aliases may name aliases; deeper chains (or a cycle) are left unexpanded
 /// and the parser reports the alias name it does not know.
 constexpr unsigned kMaxAliasDepth = 16;
+
+/// Every use of an alias is a copy of its body, so nested aliases could
+/// make a small file expand without bound: the copies of one scan may take
+/// this much, or 8 times the file, whichever is more.
+constexpr size_t kMinExpansionBudget = size_t{256} << 20;
 
 bool isIdentifierChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
@@ -46,9 +53,10 @@ std::string codeOf(std::string_view text) {
 class Scanner {
 public:
   explicit Scanner(std::shared_ptr<const TypeSource> source)
-      : source_(std::move(source)), code_(codeOf(source_->text)) {}
+      : source_(std::move(source)), code_(codeOf(source_->text)),
+        budget_(std::max(kMinExpansionBudget, 8 * code_.size())) {}
 
-  std::vector<TypeText> run() {
+  Expected<std::vector<TypeText>> run() {
     findAliases();
     std::vector<TypeText> types;
     size_t at = 0;
@@ -66,6 +74,13 @@ public:
       } else {
         ++at;
       }
+      if (overBudget_)
+        return Status::error(
+            ErrorCode::InvalidArgument,
+            source_->name + ": its type aliases expand to more than " +
+                std::to_string(
+                    std::max(kMinExpansionBudget, 8 * code_.size()) >> 20) +
+                " MiB of types (qjit copies an alias at each use)");
     }
     return types;
   }
@@ -75,6 +90,8 @@ private:
     size_t nameBegin = 0;
     size_t bodyBegin = 0;
     size_t bodyEnd = 0;
+    /// Whether it names a quant type or a tensor of one; known once asked.
+    mutable std::optional<bool> quant;
   };
 
   /// The definition of `name` that a use at `at` sees: the last one before
@@ -138,7 +155,9 @@ private:
       size_t equals = skipBlanks(nameEnd);
       if (nameEnd == at + 1 || equals >= code_.size() || code_[equals] != '=')
         continue;
-      Alias alias{at, skipBlanks(equals + 1), 0};
+      Alias alias;
+      alias.nameBegin = at;
+      alias.bodyBegin = skipBlanks(equals + 1);
       int depth = 0;
       size_t end = alias.bodyBegin;
       for (; end < code_.size(); ++end) {
@@ -160,7 +179,7 @@ private:
   }
 
   /// Appends code[from, to) to `type`, aliases expanded.
-  void append(TypeText &type, size_t from, size_t to, unsigned depth) const {
+  void append(TypeText &type, size_t from, size_t to, unsigned depth) {
     size_t copied = from;
     for (size_t at = from; at < to; ++at) {
       if (code_[at] != '!')
@@ -180,14 +199,19 @@ private:
     copy(type, copied, to);
   }
 
-  void copy(TypeText &type, size_t from, size_t to) const {
-    if (to <= from)
+  void copy(TypeText &type, size_t from, size_t to) {
+    if (to <= from || overBudget_)
       return;
+    if (to - from > budget_) {
+      overBudget_ = true;
+      return;
+    }
+    budget_ -= to - from;
     type.pieces.push_back({type.text.size(), from, to - from});
     type.text.append(code_, from, to - from);
   }
 
-  TypeText expand(size_t from, size_t to) const {
+  TypeText expand(size_t from, size_t to) {
     TypeText type;
     type.source = source_;
     type.written = from;
@@ -195,23 +219,58 @@ private:
     return type;
   }
 
-  /// The alias `!name` at `at` names (after its own aliases) a quant type
-  /// or a tensor of one.
-  bool isQuantAlias(size_t at, size_t end) const {
-    const Alias *alias =
-        aliasAt(std::string_view(code_).substr(at, end - at), at);
-    if (!alias || isDefinition(at))
-      return false;
-    std::string body = expand(alias->bodyBegin, alias->bodyEnd).text;
-    return body.starts_with("!quant") ||
-           (body.starts_with("tensor") &&
-            body.find("!quant") != std::string::npos);
+  static bool isQuantName(std::string_view name) {
+    return name == "!quant" || name.starts_with("!quant.");
   }
 
-  size_t bangToken(size_t at, std::vector<TypeText> &types) const {
+  /// The element of `tensor<` whose `<` is at `open`: where its `!` name
+  /// starts, or npos when the element is not a `!` type.
+  size_t tensorElement(size_t open) const {
+    size_t element = open + 1;
+    while (element < code_.size() &&
+           (isBlank(code_[element]) || code_[element] == 'x' ||
+            code_[element] == '?' || code_[element] == '*' ||
+            (code_[element] >= '0' && code_[element] <= '9')))
+      ++element;
+    return element < code_.size() && code_[element] == '!' ? element
+                                                           : std::string::npos;
+  }
+
+  /// Whether the `!` name at [at, end) is a quant type, or a use of an
+  /// alias of a quant type or of a tensor of one.
+  bool namesQuantType(size_t at, size_t end, unsigned depth) const {
+    std::string_view name = std::string_view(code_).substr(at, end - at);
+    if (isQuantName(name))
+      return true;
+    const Alias *alias = aliasAt(name, at);
+    if (!alias || isDefinition(at) || depth >= kMaxAliasDepth)
+      return false;
+    if (!alias->quant)
+      alias->quant = aliasBodyIsQuant(*alias, depth + 1);
+    return *alias->quant;
+  }
+
+  bool aliasBodyIsQuant(const Alias &alias, unsigned depth) const {
+    size_t at = alias.bodyBegin;
+    if (at >= alias.bodyEnd)
+      return false;
+    if (code_[at] == '!')
+      return namesQuantType(at, identifierEnd(at + 1), depth);
+    size_t end = identifierEnd(at);
+    if (std::string_view(code_).substr(at, end - at) != "tensor")
+      return false;
+    size_t open = skipBlanks(end);
+    if (open >= alias.bodyEnd || code_[open] != '<')
+      return false;
+    size_t element = tensorElement(open);
+    return element < alias.bodyEnd &&
+           namesQuantType(element, identifierEnd(element + 1), depth);
+  }
+
+  size_t bangToken(size_t at, std::vector<TypeText> &types) {
     size_t end = identifierEnd(at + 1);
     std::string_view name = std::string_view(code_).substr(at, end - at);
-    if (name == "!quant" || name.starts_with("!quant.")) {
+    if (isQuantName(name)) {
       size_t typeEnd =
           end < code_.size() && code_[end] == '<' ? closing(end) : end;
       if (typeEnd == std::string::npos)
@@ -219,7 +278,7 @@ private:
       types.push_back(expand(at, typeEnd));
       return typeEnd;
     }
-    if (isQuantAlias(at, end))
+    if (namesQuantType(at, end, 0))
       types.push_back(expand(at, end));
     return end;
   }
@@ -227,24 +286,13 @@ private:
   /// `tensor` at [at, end): the whole tensor type when its element is a
   /// quant type; otherwise only the keyword is consumed, and its contents
   /// are scanned as any text.
-  size_t tensorToken(size_t at, size_t end,
-                     std::vector<TypeText> &types) const {
+  size_t tensorToken(size_t at, size_t end, std::vector<TypeText> &types) {
     size_t open = skipBlanks(end);
     if (open >= code_.size() || code_[open] != '<')
       return end;
-    size_t element = open + 1;
-    while (element < code_.size() &&
-           (isBlank(code_[element]) || code_[element] == 'x' ||
-            code_[element] == '?' || code_[element] == '*' ||
-            (code_[element] >= '0' && code_[element] <= '9')))
-      ++element;
-    if (element >= code_.size() || code_[element] != '!')
-      return end;
-    size_t nameEnd = identifierEnd(element + 1);
-    std::string_view name =
-        std::string_view(code_).substr(element, nameEnd - element);
-    if (name != "!quant" && !name.starts_with("!quant.") &&
-        !isQuantAlias(element, nameEnd))
+    size_t element = tensorElement(open);
+    if (element == std::string::npos ||
+        !namesQuantType(element, identifierEnd(element + 1), 0))
       return end;
     size_t typeEnd = closing(open);
     if (typeEnd == std::string::npos)
@@ -257,11 +305,14 @@ private:
   std::string code_;
   std::map<std::string, std::vector<Alias>, std::less<>> aliases_;
   std::set<size_t> definitions_; ///< Where each alias name is defined.
+  size_t budget_;                ///< Bytes the copies may still take.
+  bool overBudget_ = false;
 };
 
 } // namespace
 
-std::vector<TypeText> findMlirTypes(std::shared_ptr<const TypeSource> source) {
+Expected<std::vector<TypeText>>
+findMlirTypes(std::shared_ptr<const TypeSource> source) {
   return Scanner(std::move(source)).run();
 }
 

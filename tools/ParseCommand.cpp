@@ -99,7 +99,10 @@ int listMlirTypes(const std::string &path, bool normalize, CommandOutput &out) {
   if (!source)
     return reportFailure(kCommand, source.status());
   bool allValid = true;
-  for (const TypeText &type : findMlirTypes(*source)) {
+  Expected<std::vector<TypeText>> types = findMlirTypes(*source);
+  if (!types)
+    return reportFailure(kCommand, types.status());
+  for (const TypeText &type : *types) {
     SourcePosition at = positionOf(**source, type.written);
     std::string prefix = (*source)->name + ":" + std::to_string(at.line) + ":" +
                          std::to_string(at.column) + ": ";

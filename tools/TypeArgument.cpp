@@ -51,7 +51,10 @@ std::optional<Pick> readPick(std::string_view text) {
 
 Expected<TypeText> pickMlirType(const TypeArgument &argument,
                                 std::shared_ptr<const TypeSource> source) {
-  std::vector<TypeText> types = findMlirTypes(source);
+  Expected<std::vector<TypeText>> found = findMlirTypes(source);
+  if (!found)
+    return found.status();
+  std::vector<TypeText> &types = *found;
   const std::string &path = source->name;
   if (types.empty())
     return usage(path + " uses no quant type");

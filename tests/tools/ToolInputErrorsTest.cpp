@@ -92,6 +92,23 @@ TEST_F(MlirInputErrors, PicksThatMatchNothing) {
                 "absent.mlir");
 }
 
+TEST_F(MlirInputErrors, NestedAliasesCannotExpandWithoutBound) {
+  // Each alias uses the one before it 8 times: 8^13 copies of the first.
+  std::string text = "!a0 = !quant.uniform<i8:f32, 1.0>\n";
+  for (int i = 1; i < 14; ++i) {
+    std::string previous = " !a" + std::to_string(i - 1);
+    text += "!a" + std::to_string(i) + " = tensor<2x";
+    for (int use = 0; use < 8; ++use)
+      text += previous;
+    text += ">\n";
+  }
+  text += "func.func @f(%x: !a13)\n";
+  writeText(dir.file("laughs.mlir"), text);
+  expectFailure(
+      runQjit({"parse", "--mlir=" + dir.file("laughs.mlir"), "-o", out()}), 1,
+      "its type aliases expand to more than 256 MiB");
+}
+
 using OutputFlagErrors = ToolInputErrors;
 
 TEST_F(OutputFlagErrors, AFailedCommandWritesNoFile) {
