@@ -17,9 +17,12 @@ namespace {
 constexpr unsigned kMaxAliasDepth = 16;
 
 /// Every use of an alias is a copy of its body, so nested aliases could
-/// make a small file expand without bound: the copies of one scan may take
-/// this much, or 8 times the file, whichever is more.
-constexpr size_t kMinExpansionBudget = size_t{256} << 20;
+/// make a small file expand without bound. One scan may make as many
+/// copies as the file has bytes (aliases that use no alias never make
+/// more), or this many, and copy 8 bytes per byte of the file, or this
+/// many.
+constexpr size_t kMinExpansions = size_t{1} << 16;
+constexpr size_t kMinExpansionBytes = size_t{256} << 20;
 
 bool isIdentifierChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
@@ -54,7 +57,8 @@ class Scanner {
 public:
   explicit Scanner(std::shared_ptr<const TypeSource> source)
       : source_(std::move(source)), code_(codeOf(source_->text)),
-        budget_(std::max(kMinExpansionBudget, 8 * code_.size())) {}
+        expansionsLeft_(std::max(kMinExpansions, code_.size())),
+        bytesLeft_(std::max(kMinExpansionBytes, 8 * code_.size())) {}
 
   Expected<std::vector<TypeText>> run() {
     findAliases();
@@ -78,9 +82,11 @@ public:
         return Status::error(
             ErrorCode::InvalidArgument,
             source_->name + ": its type aliases expand to more than " +
-                std::to_string(
-                    std::max(kMinExpansionBudget, 8 * code_.size()) >> 20) +
-                " MiB of types (qjit copies an alias at each use)");
+                std::to_string(std::max(kMinExpansions, code_.size())) +
+                " copies or " +
+                std::to_string(std::max(kMinExpansionBytes, 8 * code_.size()) >>
+                               20) +
+                " MiB (qjit copies an alias at each use)");
     }
     return types;
   }
@@ -192,6 +198,11 @@ private:
         continue;
       }
       copy(type, copied, at);
+      if (expansionsLeft_ == 0) {
+        overBudget_ = true;
+        return;
+      }
+      --expansionsLeft_;
       append(type, alias->bodyBegin, alias->bodyEnd, depth + 1);
       copied = end;
       at = end - 1;
@@ -202,11 +213,11 @@ private:
   void copy(TypeText &type, size_t from, size_t to) {
     if (to <= from || overBudget_)
       return;
-    if (to - from > budget_) {
+    if (to - from > bytesLeft_) {
       overBudget_ = true;
       return;
     }
-    budget_ -= to - from;
+    bytesLeft_ -= to - from;
     type.pieces.push_back({type.text.size(), from, to - from});
     type.text.append(code_, from, to - from);
   }
@@ -305,7 +316,8 @@ private:
   std::string code_;
   std::map<std::string, std::vector<Alias>, std::less<>> aliases_;
   std::set<size_t> definitions_; ///< Where each alias name is defined.
-  size_t budget_;                ///< Bytes the copies may still take.
+  size_t expansionsLeft_;        ///< Alias copies the scan may still make.
+  size_t bytesLeft_;             ///< Bytes the copies may still take.
   bool overBudget_ = false;
 };
 

@@ -25,7 +25,8 @@ namespace qjit::tool {
 /// Every quant type the text uses, in source order: each `tensor<...>` of a
 /// quant type (or of an alias of one) as a whole, each other `!quant` type
 /// on its own, and each use of an alias of either. InvalidArgument when
-/// the alias expansions would take more than max(256 MiB, 8 x the text).
+/// copying aliases at their uses would take more than max(65536, the
+/// text's size) copies or max(256 MiB, 8 x the text).
 Expected<std::vector<TypeText>>
 findMlirTypes(std::shared_ptr<const TypeSource> source);
 

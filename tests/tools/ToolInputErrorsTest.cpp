@@ -106,7 +106,7 @@ TEST_F(MlirInputErrors, NestedAliasesCannotExpandWithoutBound) {
   writeText(dir.file("laughs.mlir"), text);
   expectFailure(
       runQjit({"parse", "--mlir=" + dir.file("laughs.mlir"), "-o", out()}), 1,
-      "its type aliases expand to more than 256 MiB");
+      "its type aliases expand to more than 65536 copies");
 }
 
 using OutputFlagErrors = ToolInputErrors;
