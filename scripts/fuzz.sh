@@ -9,7 +9,8 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${QJIT_BUILD_DIR:-$root/build}-asan"
 seconds="${QJIT_FUZZ_SECONDS:-40}"
-targets=(qjit_fuzz_type_parser qjit_fuzz_reference qjit_fuzz_jit_kernel)
+targets=(qjit_fuzz_type_parser qjit_fuzz_reference qjit_fuzz_jit_kernel
+  qjit_fuzz_mlir_types)
 
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}"
 export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1"

@@ -124,13 +124,25 @@ Expected<Target> readTarget(const CommandLine &flags) {
     target.typeText = std::move(*text);
     return target;
   }
-  if (flags.positional().size() != 1)
+  if (flags.positional().empty() && !flags.has("type-file") &&
+      !flags.has("mlir"))
     return usage("give one TYPE or --case=NAME");
-  target.typeText = target.name = flags.positional()[0];
+  Expected<TypeArgument> argument = readTypeArgument(flags);
+  if (!argument)
+    return argument.status();
+  Expected<TypeText> text = loadType(*argument);
+  if (!text)
+    return text.status();
+  target.typeText = text->text;
+  target.name =
+      argument->kind == TypeArgument::Kind::Text ? text->text : argument->value;
   target.n = *n;
+  // Diagnostics located in the file the type came from.
+  auto type = parseTypeTextOrError(*text);
+  if (!type)
+    return type.status();
   if (!target.n) {
     // A type without a static tensor shape gets the default count.
-    auto type = parseTypeOrError(target.typeText);
     bool sized = type && type->tensor && type->tensor->ranked &&
                  !type->tensor->dims.empty();
     if (!sized && !flags.has("shape"))
@@ -245,7 +257,9 @@ int benchCommand(int argc, char **argv) {
     return reportUsageError(kCommand, minSeconds.status());
   Expected<Target> target = readTarget(flags);
   if (!target)
-    return reportUsageError(kCommand, target.status());
+    return target.status().code() == ErrorCode::InvalidArgument
+               ? reportUsageError(kCommand, target.status())
+               : reportFailure(kCommand, target.status());
   Expected<KernelRequest> request =
       readRequest(argc, argv, target->typeText, flags.has("case"));
   if (!request)

@@ -75,26 +75,39 @@ Expected<std::string> createTemporaryFor(const std::string &path, int &fd) {
 
 } // namespace
 
-Expected<std::vector<uint8_t>> readFile(const std::string &path) {
-  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
-  if (fd.get() < 0)
-    return ioError("open", path, errno);
+namespace {
+
+/// Everything left to read on `fd`; `name` is for messages.
+Expected<std::vector<uint8_t>> readAll(int fd, const std::string &name) {
   std::vector<uint8_t> bytes;
   struct stat info;
-  if (::fstat(fd.get(), &info) == 0 && S_ISREG(info.st_mode))
+  if (::fstat(fd, &info) == 0 && S_ISREG(info.st_mode))
     bytes.reserve(static_cast<size_t>(info.st_size));
   uint8_t buffer[1 << 16];
   for (;;) {
-    ssize_t got = ::read(fd.get(), buffer, sizeof buffer);
+    ssize_t got = ::read(fd, buffer, sizeof buffer);
     if (got < 0) {
       if (errno == EINTR)
         continue;
-      return ioError("read", path, errno);
+      return ioError("read", name, errno);
     }
     if (got == 0)
       return bytes;
     bytes.insert(bytes.end(), buffer, buffer + got);
   }
+}
+
+} // namespace
+
+Expected<std::vector<uint8_t>> readFile(const std::string &path) {
+  FileDescriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  if (fd.get() < 0)
+    return ioError("open", path, errno);
+  return readAll(fd.get(), path);
+}
+
+Expected<std::vector<uint8_t>> readStandardInput() {
+  return readAll(STDIN_FILENO, "<stdin>");
 }
 
 namespace {

@@ -13,6 +13,8 @@ namespace qjit::tool {
 
 /// The whole file. IOError naming the path and the reason otherwise.
 Expected<std::vector<uint8_t>> readFile(const std::string &path);
+/// All of standard input, to its end.
+Expected<std::vector<uint8_t>> readStandardInput();
 
 /// Writes the concatenated `pieces` as the output `path`, as LLVM's tools
 /// treat `-o`:

@@ -1,4 +1,5 @@
 //===- IrCommand.cpp - qjit ir: print a kernel's optimized LLVM IR --------===//
+#include "CommandOutput.h"
 #include "Commands.h"
 #include "KernelOptions.h"
 #include "Report.h"
@@ -7,6 +8,7 @@
 #include "qjit/internal/LlvmBackend.h"
 
 #include <cstdio>
+#include <string>
 
 namespace qjit::tool {
 
@@ -23,8 +25,10 @@ void printUsage() {
               "already).\n\noptions:\n%s"
               "  --isa=scalar|sse4|avx2|avx512\n"
               "                              ISA level (default: the host's, "
-              "capped by QJIT_MAX_ISA)\n",
-              kKernelFlagsHelp);
+              "capped by QJIT_MAX_ISA)\n"
+              "  --runtime-params            scales passed at call time "
+              "(KernelParams)\n%s",
+              kKernelFlagsHelp, kOutputFlagHelp);
 }
 
 } // namespace
@@ -33,6 +37,7 @@ int irCommand(int argc, char **argv) {
   CommandLine flags;
   addKernelFlags(flags);
   flags.value("isa").flag("O0").flag("O1").flag("O2").flag("O3").flag("help");
+  flags.value("o").flag("runtime-params");
   if (std::optional<int> done =
           parseCommandFlags(flags, argc, argv, kCommand, printUsage))
     return *done;
@@ -46,14 +51,16 @@ int irCommand(int argc, char **argv) {
   Expected<KernelRequest> request = readKernelRequest(flags);
   if (!request)
     return reportUsageError(kCommand, request.status());
+  request->lowering.runtimeParameters = flags.has("runtime-params");
   Expected<KernelSpec> spec = lowerKernelRequest(*request);
   if (!spec)
     return reportFailure(kCommand, spec.status());
   Expected<std::string> ir = llvmIr(*spec, optLevel, *isa);
   if (!ir)
     return reportFailure(kCommand, ir.status());
-  std::fwrite(ir->data(), 1, ir->size(), stdout);
-  return kExitSuccess;
+  CommandOutput out(flags);
+  out.write(*ir);
+  return finishOutput(kCommand, out);
 }
 
 } // namespace qjit::tool

@@ -1,8 +1,6 @@
 //===- KernelOptions.cpp - The flags that select a kernel -----------------===//
 #include "KernelOptions.h"
 
-#include "qjit/TypeParser.h"
-
 #include <charconv>
 #include <cstdint>
 #include <initializer_list>
@@ -11,6 +9,15 @@
 namespace qjit::tool {
 
 const char kKernelFlagsHelp[] =
+    "  TYPE                        a quant type or a tensor of one; @FILE\n"
+    "                              reads it from FILE, - from stdin (it may\n"
+    "                              span lines)\n"
+    "  --type-file=FILE            the same as @FILE\n"
+    "  --mlir=FILE                 a type used in an .mlir file (qjit parse\n"
+    "                              --mlir FILE lists them)\n"
+    "  --pick=N|LINE:COL           with --mlir: the N-th type listed, or the\n"
+    "                              one starting at LINE:COL (needed when the\n"
+    "                              file uses more than one)\n"
     "  --op=qcast|dcast|scast      the conversion (required)\n"
     "  --shape=DxD...              fill a tensor type's dynamic dims, or\n"
     "                              shape a bare type\n"
@@ -115,6 +122,7 @@ Expected<LoweringOptions> readSemantics(const CommandLine &flags) {
 } // namespace
 
 void addKernelFlags(CommandLine &flags) {
+  addTypeFlags(flags);
   flags.value("op")
       .value("shape")
       .flag("unpacked")
@@ -127,14 +135,10 @@ void addKernelFlags(CommandLine &flags) {
 
 Expected<KernelRequest> readKernelRequest(const CommandLine &flags) {
   KernelRequest request;
-  const std::vector<std::string> &positional = flags.positional();
-  if (positional.size() != 1)
-    return usage(positional.empty()
-                     ? "missing TYPE"
-                     : "expected one TYPE, got " +
-                           std::to_string(positional.size()) +
-                           " arguments (quote a type that contains spaces)");
-  request.typeText = positional[0];
+  Expected<TypeArgument> type = readTypeArgument(flags);
+  if (!type)
+    return type.status();
+  request.type = std::move(*type);
 
   auto op = readChoice(flags, "op",
                        {KernelOp::QCast, KernelOp::DCast, KernelOp::SCast},
@@ -187,8 +191,15 @@ Expected<IsaLevel> readIsaLevel(const CommandLine &flags) {
   return isa;
 }
 
+Expected<TypeDescriptor> readRequestType(const KernelRequest &request) {
+  Expected<TypeText> text = loadType(request.type);
+  if (!text)
+    return text.status();
+  return parseTypeTextOrError(*text);
+}
+
 Expected<KernelSpec> lowerKernelRequest(const KernelRequest &request) {
-  Expected<TypeDescriptor> type = parseTypeOrError(request.typeText);
+  Expected<TypeDescriptor> type = readRequestType(request);
   if (!type)
     return type.status();
   return lowerKernelRequest(request, *type);

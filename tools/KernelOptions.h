@@ -19,6 +19,7 @@
 #define QJIT_TOOLS_KERNELOPTIONS_H
 
 #include "CommandLine.h"
+#include "TypeArgument.h"
 #include "qjit/Isa.h"
 #include "qjit/KernelSpec.h"
 #include "qjit/QuantType.h"
@@ -33,17 +34,22 @@ namespace qjit::tool {
 
 /// A type, an op and how to lower them.
 struct KernelRequest {
-  std::string typeText;
+  TypeArgument type; ///< Read by readRequestType.
   KernelOp op = KernelOp::QCast;
   LoweringOptions lowering; ///< Knobs: the preset, then the knob flags.
 };
 
-/// Declares --op, --shape, --unpacked, --semantics, --rounding, --scale-op
-/// and --zero-point.
+/// Declares the TYPE flags (TypeArgument.h), --op, --shape, --unpacked,
+/// --semantics, --rounding, --scale-op and --zero-point.
 void addKernelFlags(CommandLine &flags);
-/// Reads them and the single positional TYPE. --op is required; knob flags
-/// override the --semantics preset (default: docs/semantics.md defaults).
+/// Reads them and where TYPE comes from (not the type itself). --op is
+/// required; knob flags override the --semantics preset (default:
+/// docs/semantics.md defaults).
 Expected<KernelRequest> readKernelRequest(const CommandLine &flags);
+
+/// Reads and parses the request's type (a failure, not a usage error: an
+/// unreadable file, an invalid type, a --pick that matches nothing).
+Expected<TypeDescriptor> readRequestType(const KernelRequest &request);
 
 /// Declares --backend and --isa.
 void addBackendFlags(CommandLine &flags);
@@ -54,7 +60,7 @@ Expected<RuntimeOptions> readBackendFlags(const CommandLine &flags);
 /// by the command): the flag's, else the host's capped by QJIT_MAX_ISA.
 Expected<IsaLevel> readIsaLevel(const CommandLine &flags);
 
-/// Parses the type and lowers it to the requested spec.
+/// readRequestType, then lowers the type to the requested spec.
 Expected<KernelSpec> lowerKernelRequest(const KernelRequest &request);
 /// As above for an already parsed type.
 Expected<KernelSpec> lowerKernelRequest(const KernelRequest &request,

@@ -27,7 +27,7 @@ struct DtypeInfo {
   std::string_view descr;
 };
 
-constexpr std::array<DtypeInfo, 9> kDtypes = {{
+constexpr std::array<DtypeInfo, 10> kDtypes = {{
     {NpyDtype::F4, "<f4"},
     {NpyDtype::F2, "<f2"},
     {NpyDtype::F8, "<f8"},
@@ -37,6 +37,7 @@ constexpr std::array<DtypeInfo, 9> kDtypes = {{
     {NpyDtype::U2, "<u2"},
     {NpyDtype::I4, "<i4"},
     {NpyDtype::U4, "<u4"},
+    {NpyDtype::I8, "<i8"},
 }};
 
 Status invalid(std::string message) {

@@ -31,6 +31,7 @@ enum class NpyDtype : uint8_t {
   U2, ///< '<u2' (also bf16 bit patterns)
   I4, ///< '<i4'
   U4, ///< '<u4'
+  I8, ///< '<i8' (numpy's default integers: zero points)
 };
 
 std::string_view npyDescr(NpyDtype dtype); ///< "<f4", "|u1", ...

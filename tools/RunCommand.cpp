@@ -10,7 +10,9 @@
 #include "FileIO.h"
 #include "KernelOptions.h"
 #include "Npy.h"
+#include "PackedShape.h"
 #include "Report.h"
+#include "RuntimeParameters.h"
 
 #include "qjit/KernelCall.h"
 #include "qjit/Runtime.h"
@@ -38,17 +40,29 @@ void printUsage() {
       "match the side they hold: f32 '<f4', f16 '<f2', f64 '<f8', bf16 '<u2'\n"
       "bits; integer storage in its container ('|i1' '|u1' '<i2' '<u2' '<i4'\n"
       "'<u4'); fp8 codes '|u1'; packed 1/2/4-bit storage (and f4E2M1FN) as\n"
-      "1-D '|u1' bytes. Other files are\n"
-      "raw little-endian data. Without --shape, an .npy input supplies the\n"
-      "shape of a bare type or a tensor type's dynamic dims; packed input\n"
-      "without a shape holds 8/bits elements per byte. The output keeps\n"
-      "the input's shape (packed output: 1-D bytes) and appears only when\n"
-      "complete; --out=- writes it to standard output, and a device or FIFO\n"
-      "is written in place, never replaced.\n\n"
+      "'|u1' bytes (below). Other files are raw little-endian data. Without\n"
+      "--shape, an .npy input supplies the shape of a bare type or a tensor\n"
+      "type's dynamic dims. The output keeps the input's shape and appears\n"
+      "only when complete; --out=- writes it to standard output, and a\n"
+      "device or FIFO is written in place, never replaced.\n\n"
+      "Packed storage keeps the shape in its last axis: (4, 64) u4 values\n"
+      "are (4, 32) bytes, and (4, 32) bytes are read back as (4, 64)\n"
+      "values. When the last dim does not fill whole bytes (rows share a\n"
+      "byte), the bytes are 1-D and their last byte is padded: 9 u4 values\n"
+      "are 5 bytes, which read back as 10 values unless the type's shape or\n"
+      "--shape=9 gives the count. Within a byte the first element is in the\n"
+      "lowest bits.\n\n"
       "options:\n"
       "  --in=FILE                   input (.npy or raw)\n"
-      "  --out=FILE                  output (.npy or raw; - for stdout; not\n"
+      "  --out=FILE, -o FILE         output (.npy or raw; - for stdout; not\n"
       "                              the input)\n"
+      "  --scales=FILE.npy           runtime scales, one per parameter of the\n"
+      "                              layout in the expressed type's dtype\n"
+      "                              (they replace the type's; a type may\n"
+      "                              write '?' for its scale list)\n"
+      "  --zero-points=FILE.npy      runtime zero points, integers (default "
+      "0;\n"
+      "                              needs --scales)\n"
       "%s%s",
       kKernelFlagsHelp, kBackendFlagsHelp);
 }
@@ -147,35 +161,76 @@ bool typeFixesShape(const TypeDescriptor &type) {
   return type.tensor && type.tensor->ranked && isStaticShape(type.tensor->dims);
 }
 
-/// Lowers the request. Without --shape, an .npy input of element values
-/// shapes a bare type or fills a tensor type's dynamic dims. Packed bytes
-/// do not carry the element shape, and which side is packed is only known
-/// after lowering, so the input's shape is tried first and dropped when it
-/// turns out to be a byte count.
+/// The storage the request lowers to, which does not depend on the layout:
+/// the element's, lowered as per-tensor (a per-axis type needs a shape to
+/// lower, and the input's shape is what is being worked out).
+Expected<StorageSpec> lowerStorage(const KernelRequest &request,
+                                   const TypeDescriptor &type) {
+  TypeDescriptor probe;
+  probe.element = type.element;
+  probe.element.granularity = QuantType::Granularity::PerTensor;
+  probe.element.scales = {1.0};
+  probe.element.zeroPoints = {0};
+  probe.element.scaleShape.clear();
+  probe.element.blockSizes.clear();
+  probe.element.parametersAtCallTime = false;
+  KernelRequest perTensor = request;
+  perTensor.lowering.shape.clear();
+  perTensor.lowering.runtimeParameters = false;
+  Expected<KernelSpec> spec = lowerKernelRequest(perTensor, probe);
+  if (!spec)
+    return spec.status();
+  return spec->storage;
+}
+
+/// The element shape an .npy input holds: its shape, or for packed bytes
+/// the shape PackedShape.h recovers; nullopt when it does not say.
+Expected<std::optional<std::vector<int64_t>>>
+inputElementShape(const KernelRequest &request, const TypeDescriptor &type,
+                  const InputFile &input) {
+  using Shape = std::optional<std::vector<int64_t>>;
+  if (!input.shape || input.shape->empty())
+    return Shape();
+  if (kernelInputSide(request.op) != BufferSide::Storage)
+    return Shape(*input.shape);
+  Expected<StorageSpec> storage = lowerStorage(request, type);
+  if (!storage)
+    return storage.status();
+  if (!storage->packed)
+    return Shape(*input.shape);
+  return unpackedFileShape(*input.shape, storage->bits);
+}
+
+/// Lowers the request. Without --shape, an .npy input shapes a bare type
+/// or fills a tensor type's dynamic dims with the element shape it holds.
 Expected<KernelSpec> lowerForInput(const KernelRequest &request,
                                    const TypeDescriptor &type,
                                    const InputFile &input) {
-  if (!request.lowering.shape.empty() || !input.shape || input.shape->empty() ||
-      typeFixesShape(type))
+  if (!request.lowering.shape.empty() || typeFixesShape(type))
+    return lowerKernelRequest(request, type);
+  Expected<std::optional<std::vector<int64_t>>> shape =
+      inputElementShape(request, type, input);
+  if (!shape)
+    return shape.status();
+  if (!*shape)
     return lowerKernelRequest(request, type);
   KernelRequest shaped = request;
-  shaped.lowering.shape = *input.shape;
+  shaped.lowering.shape = **shape;
   Expected<KernelSpec> shapedSpec = lowerKernelRequest(shaped, type);
-  bool inputIsBytes = false;
-  if (shapedSpec) {
-    inputIsBytes = isPacked(*shapedSpec, kernelInputSide(request.op));
-    if (!inputIsBytes)
-      return shapedSpec;
-  }
+  if (shapedSpec)
+    return shapedSpec;
+  // A failure unrelated to the shape (an op no kernel computes) is the same
+  // without it.
   Expected<KernelSpec> spec = lowerKernelRequest(request, type);
-  // Without the input's shape: packed input, or a failure unrelated to the
-  // shape (an op no kernel computes), so the same with or without it.
-  if (inputIsBytes || (spec && isPacked(*spec, kernelInputSide(request.op))) ||
-      (!spec && spec.status().code() != ErrorCode::InvalidArgument))
+  if (!spec && spec.status().code() != ErrorCode::InvalidArgument)
     return spec;
   return Status::error(
       shapedSpec.status().code(),
-      "the input's " + describeShape(*input.shape) +
+      "the input's " +
+          (**shape == *input.shape
+               ? describeShape(*input.shape)
+               : describeShape(*input.shape) + " of packed bytes (elements " +
+                     formatShape(**shape) + ")") +
           " does not fit the type: " + shapedSpec.status().message());
 }
 
@@ -206,10 +261,19 @@ Expected<size_t> countInputElements(const KernelSpec &spec,
     specElements = npyElementCount(spec.shape);
 
   if (isPacked(spec, side)) {
-    if (input.shape && input.shape->size() != 1)
-      return mismatch("the input is " + describeShape(*input.shape) + ", but " +
-                      reads + " as a 1-D array of bytes");
-    // Without a shape, every value slot of every byte is an element.
+    std::optional<std::vector<int64_t>> elementShape;
+    if (input.shape)
+      elementShape = unpackedFileShape(*input.shape, spec.storage.bits);
+    if (elementShape) {
+      if (specElements && *elementShape != spec.shape)
+        return mismatch(
+            "the input's " + describeShape(*input.shape) +
+            " of packed bytes holds elements " + formatShape(*elementShape) +
+            ", which do not match the type's shape " + formatShape(spec.shape));
+      return npyElementCount(*elementShape);
+    }
+    // 1-D bytes: without a shape, every value slot of every byte is an
+    // element.
     return specElements ? *specElements
                         : input.data.size() * (8 / spec.storage.bits);
   }
@@ -228,8 +292,18 @@ Expected<size_t> countInputElements(const KernelSpec &spec,
   return specElements ? *specElements : input.data.size() / itemBytes;
 }
 
-Expected<RunPlan> planRun(const KernelSpec &spec, const InputFile &input) {
-  if (spec.takesParams())
+/// Whether the kernel reads extents at call time, which run does not give.
+bool hasDynamicLayout(const LayoutSpec &layout) {
+  return layout.inner == LayoutSpec::kDynamic ||
+         std::any_of(layout.dims.begin(), layout.dims.end(),
+                     [](const LayoutSpec::Dim &dim) {
+                       return dim.extent == LayoutSpec::kDynamic;
+                     });
+}
+
+Expected<RunPlan> planRun(const KernelSpec &spec, const InputFile &input,
+                          const KernelParams &params) {
+  if (hasDynamicLayout(spec.layout))
     return mismatch("the kernel's layout depends on dims the type leaves "
                     "dynamic; give --shape (or an .npy input)");
   Expected<size_t> elements = countInputElements(spec, input);
@@ -243,7 +317,7 @@ Expected<RunPlan> planRun(const KernelSpec &spec, const InputFile &input) {
     return mismatch("the input has " + std::to_string(input.data.size()) +
                     " bytes; " + std::to_string(*elements) + " elements take " +
                     std::to_string(*inputBytes));
-  if (Status call = checkKernelCall(spec, *elements, nullptr); !call)
+  if (Status call = checkKernelCall(spec, *elements, &params); !call)
     return call;
 
   RunPlan plan;
@@ -254,14 +328,20 @@ Expected<RunPlan> planRun(const KernelSpec &spec, const InputFile &input) {
   if (!outputBytes)
     return outputBytes.status();
   plan.outputBytes = *outputBytes;
-  if (isPacked(spec, side))
-    plan.outputShape = {static_cast<int64_t>(plan.outputBytes)};
-  else if (input.shape && !isPacked(spec, kernelInputSide(spec.op)))
-    plan.outputShape = *input.shape;
+  // The elements' shape: the input's (its packed bytes unpacked), else the
+  // type's, else 1-D.
+  std::vector<int64_t> elementShape = {static_cast<int64_t>(plan.elements)};
+  std::optional<std::vector<int64_t>> inputShape = input.shape;
+  if (inputShape && isPacked(spec, kernelInputSide(spec.op)))
+    inputShape = unpackedFileShape(*inputShape, spec.storage.bits);
+  if (inputShape)
+    elementShape = *inputShape;
   else if (isStaticShape(spec.shape))
-    plan.outputShape = spec.shape;
-  else
-    plan.outputShape = {static_cast<int64_t>(plan.elements)};
+    elementShape = spec.shape;
+  plan.outputShape =
+      isPacked(spec, side)
+          ? packedFileShape(elementShape, spec.storage.bits, plan.outputBytes)
+          : elementShape;
   return plan;
 }
 
@@ -275,17 +355,32 @@ Status writeOutput(const std::string &path, const RunPlan &plan,
 
 /// Everything after the command line was read; errors are failures.
 Status run(const KernelRequest &request, const RuntimeOptions &options,
+           const std::optional<ParameterFiles> &parameterFiles,
            const std::string &inPath, const std::string &outPath) {
-  Expected<TypeDescriptor> type = parseTypeOrError(request.typeText);
+  Expected<TypeDescriptor> type = readRequestType(request);
   if (!type)
     return type.status();
+  if (type->element.parametersAtCallTime && !parameterFiles)
+    return mismatch("the type's scales are '?': give them with "
+                    "--scales=FILE.npy");
   Expected<InputFile> input = readInput(inPath);
   if (!input)
     return input.status();
   Expected<KernelSpec> spec = lowerForInput(request, *type, *input);
   if (!spec)
     return spec.status();
-  Expected<RunPlan> plan = planRun(*spec, *input);
+  std::optional<RuntimeParameters> parameters;
+  KernelParams params;
+  if (parameterFiles) {
+    Expected<RuntimeParameters> read =
+        RuntimeParameters::read(*parameterFiles, *spec, type->element,
+                                sideDtype(*spec, BufferSide::Expressed));
+    if (!read)
+      return read.status();
+    parameters = std::move(*read);
+    params = parameters->params();
+  }
+  Expected<RunPlan> plan = planRun(*spec, *input, params);
   if (!plan)
     return plan.status();
 
@@ -296,8 +391,9 @@ Status run(const KernelRequest &request, const RuntimeOptions &options,
   if (!kernel)
     return kernel.status();
   std::vector<uint8_t> output(plan->outputBytes);
-  if (Status ran = (*kernel)->run(input->data.data(), input->data.size(),
-                                  output.data(), output.size(), plan->elements);
+  if (Status ran =
+          (*kernel)->run(input->data.data(), input->data.size(), output.data(),
+                         output.size(), plan->elements, &params);
       !ran)
     return ran;
   return writeOutput(outPath, *plan, output);
@@ -309,18 +405,35 @@ int runCommand(int argc, char **argv) {
   CommandLine flags;
   addKernelFlags(flags);
   addBackendFlags(flags);
-  flags.value("in").value("out").flag("help");
+  flags.value("in").value("out").value("o").flag("help");
+  flags.value("scales").value("zero-points");
   if (std::optional<int> done =
           parseCommandFlags(flags, argc, argv, kCommand, printUsage))
     return *done;
   Expected<KernelRequest> request = readKernelRequest(flags);
   if (!request)
     return reportUsageError(kCommand, request.status());
+  std::optional<ParameterFiles> parameterFiles;
+  if (std::optional<std::string> scales = flags.get("scales")) {
+    parameterFiles = ParameterFiles{*scales, flags.get("zero-points")};
+    request->lowering.runtimeParameters = true;
+  } else if (flags.has("zero-points")) {
+    return reportUsageError(
+        kCommand, mismatch("--zero-points needs --scales (the type's zero "
+                           "points go with the type's scales)"));
+  }
   Expected<RuntimeOptions> options = readBackendFlags(flags);
   if (!options)
     return reportUsageError(kCommand, options.status());
   std::optional<std::string> inPath = flags.get("in");
   std::optional<std::string> outPath = flags.get("out");
+  if (std::optional<std::string> o = flags.get("o")) {
+    if (outPath && *outPath != *o)
+      return reportUsageError(kCommand,
+                              mismatch("-o " + *o + " and --out=" + *outPath +
+                                       " name different outputs"));
+    outPath = o;
+  }
   if (!inPath || !outPath)
     return reportUsageError(kCommand, mismatch(inPath ? "missing --out=FILE"
                                                       : "missing --in=FILE"));
@@ -329,7 +442,8 @@ int runCommand(int argc, char **argv) {
   if (*outPath != "-" && sameFile(*inPath, *outPath))
     return reportUsageError(
         kCommand, mismatch("--out=" + *outPath + " names the input file"));
-  if (Status ran = run(*request, *options, *inPath, *outPath); !ran)
+  if (Status ran = run(*request, *options, parameterFiles, *inPath, *outPath);
+      !ran)
     return reportFailure(kCommand, ran);
   return kExitSuccess;
 }

@@ -1,4 +1,5 @@
 //===- SpecCommand.cpp - qjit spec: a kernel's spec, and its plan ---------===//
+#include "CommandOutput.h"
 #include "Commands.h"
 #include "KernelOptions.h"
 #include "Report.h"
@@ -35,15 +36,15 @@ void printUsage() {
       "  --isa=scalar|sse4|avx2|avx512\n"
       "                              ISA level of the fits (default: the "
       "host's,\n"
-      "                              capped by QJIT_MAX_ISA)\n%s",
-      kKernelFlagsHelp);
+      "                              capped by QJIT_MAX_ISA)\n%s%s",
+      kOutputFlagHelp, kKernelFlagsHelp);
 }
 
 /// The plan, every backend's fit at `isa`, and the kernel `auto` makes
 /// (compiled, when the host runs `isa`).
-int printPlan(const KernelSpec &spec, IsaLevel isa) {
-  std::printf("%s", plan::describeKernelPlan(plan::planKernel(spec)).c_str());
-  std::printf("isa: %s\n", std::string(isaLevelName(isa)).c_str());
+int printPlan(const KernelSpec &spec, IsaLevel isa, CommandOutput &out) {
+  out.write(plan::describeKernelPlan(plan::planKernel(spec)));
+  out.write("isa: " + std::string(isaLevelName(isa)) + "\n");
   for (const char *name : {"asmjit", "llvm"}) {
     Expected<std::unique_ptr<Backend>> backend = createBackend(name, isa);
     std::string fit;
@@ -54,11 +55,11 @@ int printPlan(const KernelSpec &spec, IsaLevel isa) {
       if (std::string why = (*backend)->fitReason(spec); !why.empty())
         fit += ": " + why;
     }
-    std::printf("fit %s: %s\n", name, fit.c_str());
+    out.write("fit " + std::string(name) + ": " + fit + "\n");
   }
   if (isa > hostIsaLevel()) {
-    std::printf("auto: not compiled (the host cannot run %s)\n",
-                std::string(isaLevelName(isa)).c_str());
+    out.write("auto: not compiled (the host cannot run " +
+              std::string(isaLevelName(isa)) + ")\n");
     return kExitSuccess;
   }
   RuntimeOptions options;
@@ -69,9 +70,8 @@ int printPlan(const KernelSpec &spec, IsaLevel isa) {
   Expected<std::shared_ptr<const Kernel>> kernel = (*runtime)->compile(spec);
   if (!kernel)
     return reportFailure(kCommand, kernel.status());
-  std::printf("auto: %s at %s\n",
-              std::string(backendKindName((*kernel)->backend())).c_str(),
-              std::string(isaLevelName((*kernel)->isa())).c_str());
+  out.write("auto: " + std::string(backendKindName((*kernel)->backend())) +
+            " at " + std::string(isaLevelName((*kernel)->isa())) + "\n");
   return kExitSuccess;
 }
 
@@ -81,13 +81,14 @@ int specCommand(int argc, char **argv) {
   CommandLine flags;
   addKernelFlags(flags);
   flags.flag("help").flag("plan").flag("families").flag("runtime-params");
-  flags.value("isa");
+  flags.value("isa").value("o");
   if (std::optional<int> done =
           parseCommandFlags(flags, argc, argv, kCommand, printUsage))
     return *done;
+  CommandOutput out(flags);
   if (flags.has("families")) {
-    std::printf("%s", plan::kernelFamilyTable().c_str());
-    return kExitSuccess;
+    out.write(plan::kernelFamilyTable());
+    return finishOutput(kCommand, out);
   }
   Expected<KernelRequest> request = readKernelRequest(flags);
   if (!request)
@@ -99,10 +100,11 @@ int specCommand(int argc, char **argv) {
   Expected<KernelSpec> spec = lowerKernelRequest(*request);
   if (!spec)
     return reportFailure(kCommand, spec.status());
-  std::printf("%s\n", spec->canonicalString().c_str());
-  if (!flags.has("plan"))
-    return kExitSuccess;
-  return printPlan(*spec, *isa);
+  out.write(spec->canonicalString() + "\n");
+  if (flags.has("plan"))
+    if (int code = printPlan(*spec, *isa, out); code != kExitSuccess)
+      return code;
+  return finishOutput(kCommand, out);
 }
 
 } // namespace qjit::tool

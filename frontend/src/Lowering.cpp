@@ -178,6 +178,37 @@ Status checkElementCount(const std::vector<LayoutDim> &dims) {
   return Status::ok();
 }
 
+/// Step 1 for a sub-channel type with `?` scales: the shape gives each
+/// blocked dim's size, which the blocks must divide. `dims` holds the
+/// whole-block dims of `shape`.
+Expected<std::vector<LayoutDim>>
+deferredSubChannelDims(const QuantType &type, const std::vector<int64_t> &shape,
+                       std::vector<LayoutDim> dims) {
+  for (const BlockSize &blockSize : type.blockSizes) {
+    if (blockSize.axis < 0 ||
+        static_cast<size_t>(blockSize.axis) >= shape.size() ||
+        blockSize.size < 1)
+      return badShape("block size " + std::to_string(blockSize.axis) + ":" +
+                      std::to_string(blockSize.size) + " does not fit shape " +
+                      shapeText(shape));
+    size_t d = static_cast<size_t>(blockSize.axis);
+    int64_t size = shape[d];
+    if (size == kDynamic)
+      return badShape("a sub-channel type with '?' scales needs the size of "
+                      "its blocked dim " +
+                      std::to_string(d) + " (shape " + shapeText(shape) + ")");
+    if (size % blockSize.size != 0)
+      return badShape("block size " + std::to_string(blockSize.size) +
+                      " does not divide dim " + std::to_string(d) +
+                      " of shape " + shapeText(shape));
+    if (dims[d].callExtent != kDynamic && dims[d].callExtent != size)
+      return badShape("call shape does not fit the type: dim " +
+                      std::to_string(d) + " must be " + std::to_string(size));
+    dims[d] = {size, blockSize.size, size};
+  }
+  return dims;
+}
+
 /// Step 1: the uncollapsed dims of a per-axis or sub-channel type.
 /// `callShape` (same rank, or empty) supplies call extents.
 Expected<std::vector<LayoutDim>>
@@ -228,11 +259,22 @@ layoutDims(const QuantType &type,
       return badShape("quantized axis " + std::to_string(type.axis) +
                       " is outside shape " + shapeText(*shape));
     int64_t channels = static_cast<int64_t>(type.scales.size());
+    if (type.parametersAtCallTime) {
+      // `?`: the dim's size is the number of scales.
+      channels = (*shape)[type.axis];
+      if (channels == kDynamic)
+        return badShape("a per-axis type with '?' scales needs the size of "
+                        "its quantized dim " +
+                        std::to_string(type.axis) + " (shape " +
+                        shapeText(*shape) + ")");
+    }
     if (Status s = setBlocked(static_cast<size_t>(type.axis), channels, 1); !s)
       return s;
     return dims;
   }
 
+  if (type.parametersAtCallTime)
+    return deferredSubChannelDims(type, *shape, std::move(dims));
   if (type.scaleShape.size() != rank)
     return badShape("shape " + shapeText(*shape) +
                     " does not fit the "
@@ -324,6 +366,11 @@ Expected<ParameterSpec> lowerParameters(const QuantType &type,
   params.runtime = runtime;
   if (runtime)
     return params;
+  if (type.parametersAtCallTime)
+    return unsupported("the type's scales are '?', given at call time: "
+                       "compile it with runtime parameters "
+                       "(LoweringOptions::runtimeParameters; qjit run "
+                       "--scales, spec/ir/asm --runtime-params)");
   // A standalone quantile type is its table: scale 1, zero point 0.
   if (type.family == QuantType::Family::Quantile) {
     params.scales = {1.0};

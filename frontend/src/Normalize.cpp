@@ -25,8 +25,10 @@ bool hasUnitBlock(const QuantType &type, int64_t axis) {
 TypeDescriptor normalizeType(const TypeDescriptor &type) {
   const QuantType &element = type.element;
   // As MLIR's pass, which rewrites tensor types only.
+  // A `?` scale list has no scale tensor to look at.
   if (!type.tensor || element.family != QuantType::Family::Uniform ||
-      element.granularity != QuantType::Granularity::SubChannel)
+      element.granularity != QuantType::Granularity::SubChannel ||
+      element.parametersAtCallTime)
     return type;
   const std::vector<int64_t> &shape = element.scaleShape;
   auto nonUnit = [](int64_t dim) { return dim != 1; };

@@ -576,7 +576,10 @@ private:
     }
     if (!expect(Kind::Comma, "',' before the scale"))
       return false;
-    if (type.granularity == QuantType::Granularity::PerTensor) {
+    if (lexer_.peek().is(Kind::Question)) {
+      where.scaleList = lexer_.next().range;
+      type.parametersAtCallTime = true;
+    } else if (type.granularity == QuantType::Granularity::PerTensor) {
       if (!parseScaleZero(type, where, {}))
         return false;
     } else {

@@ -2,7 +2,7 @@
 //
 // Mirrors MLIR's QuantDialect::printType byte for byte, except that
 // sub-channel zero points are printed with their true value (MLIR wraps
-// them to the storage width).
+// them to the storage width), and qjit's `?` scale list prints as `?`.
 //
 //===----------------------------------------------------------------------===//
 #include "FloatFormat.h"
@@ -101,12 +101,21 @@ void printUniform(const QuantType &type, std::string &out) {
   switch (type.granularity) {
   case QuantType::Granularity::PerTensor:
     out += ", ";
-    printScaleZero(formatDouble(type.scales.at(0)), type.zeroPoints.at(0), out);
+    if (type.parametersAtCallTime)
+      out += '?';
+    else
+      printScaleZero(formatDouble(type.scales.at(0)), type.zeroPoints.at(0),
+                     out);
     break;
   case QuantType::Granularity::PerAxis:
     out += ':';
     out += std::to_string(type.axis);
-    out += ", {";
+    out += ", ";
+    if (type.parametersAtCallTime) {
+      out += '?';
+      break;
+    }
+    out += '{';
     for (size_t i = 0; i < type.scales.size(); ++i) {
       if (i != 0)
         out += ',';
@@ -124,7 +133,10 @@ void printUniform(const QuantType &type, std::string &out) {
       out += std::to_string(type.blockSizes[i].size);
     }
     out += "}, ";
-    printScaleTensor(type, out);
+    if (type.parametersAtCallTime)
+      out += '?';
+    else
+      printScaleTensor(type, out);
     break;
   }
   out += '>';

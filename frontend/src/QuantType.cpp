@@ -83,6 +83,7 @@ bool operator==(const QuantType &a, const QuantType &b) {
          sameBits(a.scales, b.scales) && a.zeroPoints == b.zeroPoints &&
          a.axis == b.axis && a.blockSizes == b.blockSizes &&
          a.scaleShape == b.scaleShape &&
+         a.parametersAtCallTime == b.parametersAtCallTime &&
          sameBits(a.calibratedMin, b.calibratedMin) &&
          sameBits(a.calibratedMax, b.calibratedMax) &&
          sameBits(a.table, b.table);

@@ -204,7 +204,7 @@ verifyPerAxisInTensor(const QuantType &type, const TensorShape &shape,
                                  std::to_string(rank) + " tensor");
   int64_t dim = shape.dims[type.axis];
   int64_t count = static_cast<int64_t>(type.scales.size());
-  if (!isDynamic(dim) && dim != count)
+  if (!isDynamic(dim) && dim != count && !type.parametersAtCallTime)
     return error(at(tw.dims, type.axis),
                  "tensor dimension " + std::to_string(type.axis) +
                      " has size " + std::to_string(dim) + " but the type has " +
@@ -251,6 +251,8 @@ verifySubChannelInTensor(const QuantType &type, const TensorShape &shape,
                        std::to_string(dim));
     expected[block.axis] = dim / block.size;
   }
+  if (type.parametersAtCallTime)
+    return std::nullopt; // The shape says how many scales there will be.
   int64_t scaleRank = static_cast<int64_t>(type.scaleShape.size());
   if (scaleRank != rank)
     return error(where.scaleList,
@@ -286,6 +288,11 @@ verifyShapeOfFields(const QuantType &type, const QuantTypeLocations &where) {
     return malformed("quantile storage without its quantile type");
   if (type.family != QuantType::Family::Uniform)
     return std::nullopt;
+  if (type.parametersAtCallTime)
+    return type.scales.empty() && type.zeroPoints.empty() &&
+                   type.scaleShape.empty()
+               ? std::nullopt
+               : malformed("a '?' scale list with scales");
   if (type.scales.empty() || type.zeroPoints.size() != type.scales.size())
     return malformed("scales and zero points differ in number");
   if (type.granularity == Granularity::PerTensor && type.scales.size() != 1)

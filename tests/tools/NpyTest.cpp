@@ -66,9 +66,9 @@ TEST(Npy, ShapeTuplesFollowPythonRepr) {
 
 TEST(Npy, RoundTripsEveryDtypeAndShape) {
   ScratchDir dir;
-  const NpyDtype dtypes[] = {NpyDtype::F4, NpyDtype::F2, NpyDtype::F8,
-                             NpyDtype::I1, NpyDtype::U1, NpyDtype::I2,
-                             NpyDtype::U2, NpyDtype::I4, NpyDtype::U4};
+  const NpyDtype dtypes[] = {
+      NpyDtype::F4, NpyDtype::F2, NpyDtype::F8, NpyDtype::I1, NpyDtype::U1,
+      NpyDtype::I2, NpyDtype::U2, NpyDtype::I4, NpyDtype::U4, NpyDtype::I8};
   const std::vector<std::vector<int64_t>> shapes = {
       {}, {0}, {7}, {2, 3}, {2, 1, 3}, {3, 0, 2}};
   for (NpyDtype dtype : dtypes) {

@@ -272,8 +272,10 @@ TEST_F(RunCommandErrors, WrongShapeOrSize) {
   writeBytes(dir.file("in.raw"), std::vector<uint8_t>(20));
   expectError(run(kType, "qcast", {"--shape=2x3"}, "in.raw", "out.raw"), 1,
               "20 bytes; 6 elements take 24");
+  // (2, 2) packed bytes hold (2, 4) elements, not the type's 4x4.
   writeArray<uint8_t>(dir.file("in.npy"), NpyDtype::U1, {2, 2}, {1, 2, 3, 4});
-  expectError(run("!quant.uniform<i4:f32, 1.0>", "dcast"), 1, "1-D");
+  expectError(run("tensor<4x4x!quant.uniform<i4:f32, 1.0>>", "dcast"), 1,
+              "holds elements 2x4, which do not match the type's shape 4x4");
   expectNoOutput();
 }
 

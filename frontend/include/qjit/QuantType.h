@@ -123,6 +123,11 @@ struct QuantType {
   std::vector<BlockSize> blockSizes;
   /// SubChannel: shape of the nested scale list (its rank = tensor rank).
   std::vector<int64_t> scaleShape;
+  /// A qjit extension (docs/types.md): `?` in place of the scales, which
+  /// are then given with the zero points at call time (runtime
+  /// parameters); scales, zeroPoints and scaleShape are empty, and the
+  /// tensor shape says how many there are.
+  bool parametersAtCallTime = false;
 
   // --- Calibrated ----------------------------------------------------------
   double calibratedMin = 0.0;

@@ -1,0 +1,167 @@
+//===- RuntimeParameters.cpp - Scales and zero points from .npy -----------===//
+#include "RuntimeParameters.h"
+
+#include "KernelOptions.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace qjit::tool {
+
+namespace {
+
+Status mismatch(const std::string &path, const std::string &message) {
+  return Status::error(ErrorCode::InvalidArgument, path + ": " + message);
+}
+
+/// The scale tensor of a sub-channel layout: shape / block sizes (1 along
+/// a dim without a block size); empty otherwise.
+std::vector<int64_t> scaleTensorShape(const KernelSpec &spec,
+                                      const QuantType &element) {
+  if (element.granularity != QuantType::Granularity::SubChannel)
+    return {};
+  std::vector<int64_t> grid(spec.shape.size(), 1);
+  for (const BlockSize &block : element.blockSizes)
+    if (block.axis >= 0 && static_cast<size_t>(block.axis) < grid.size() &&
+        spec.shape[block.axis] > 0)
+      grid[block.axis] = spec.shape[block.axis] / block.size;
+  return grid;
+}
+
+Status checkShape(const std::string &path, const NpyArray &array,
+                  const KernelSpec &spec, const QuantType &element) {
+  int64_t count = spec.layout.parameterCount();
+  std::vector<int64_t> grid = scaleTensorShape(spec, element);
+  bool flat = array.shape.size() == 1 && array.shape[0] == count;
+  // The grid holds `count` parameters too; checked, as values are read up
+  // to `count`.
+  bool asTensor = !grid.empty() && array.shape == grid &&
+                  npyElementCount(grid) == static_cast<uint64_t>(count);
+  // A per-tensor layout takes one value, 0-d or (1,).
+  bool scalar = count == 1 && array.shape.empty();
+  if (flat || asTensor || scalar)
+    return Status::ok();
+  std::string expected = "(" + std::to_string(count) + ",)";
+  if (!grid.empty())
+    expected += " or the scale tensor's shape " + formatShape(grid);
+  return mismatch(path, "the kernel's layout takes " + std::to_string(count) +
+                            " parameters, so the array must be " + expected +
+                            ", not " +
+                            (array.shape.empty() ? std::string("0-d")
+                                                 : formatShape(array.shape)));
+}
+
+/// Why scale `index` of the array cannot be a scale, or "".
+std::string scaleProblem(const NpyArray &array, size_t index) {
+  const uint8_t *at = array.data.data() + index * npyItemBytes(array.dtype);
+  auto judge = [](bool zero, bool negative, bool finite) -> std::string {
+    if (!finite)
+      return "is not finite";
+    if (zero)
+      return "is zero";
+    return negative ? "is negative" : "";
+  };
+  switch (array.dtype) {
+  case NpyDtype::F4: {
+    float v;
+    std::memcpy(&v, at, sizeof v);
+    return judge(v == 0, v < 0, std::isfinite(v));
+  }
+  case NpyDtype::F8: {
+    double v;
+    std::memcpy(&v, at, sizeof v);
+    return judge(v == 0, v < 0, std::isfinite(v));
+  }
+  case NpyDtype::F2:
+  case NpyDtype::U2: { // f16, or bf16 bits
+    uint16_t bits;
+    std::memcpy(&bits, at, sizeof bits);
+    uint16_t exponent = array.dtype == NpyDtype::F2 ? 0x7C00 : 0x7F80;
+    return judge((bits & 0x7FFF) == 0, (bits & 0x8000) != 0,
+                 (bits & exponent) != exponent);
+  }
+  default:
+    return "";
+  }
+}
+
+bool isIntegerDtype(NpyDtype dtype) {
+  return dtype != NpyDtype::F4 && dtype != NpyDtype::F2 &&
+         dtype != NpyDtype::F8;
+}
+
+int64_t integerAt(const NpyArray &array, size_t index) {
+  const uint8_t *at = array.data.data() + index * npyItemBytes(array.dtype);
+  auto load = [at]<typename T>(T) {
+    T value;
+    std::memcpy(&value, at, sizeof value);
+    return static_cast<int64_t>(value);
+  };
+  switch (array.dtype) {
+  case NpyDtype::I1:
+    return load(int8_t{});
+  case NpyDtype::U1:
+    return load(uint8_t{});
+  case NpyDtype::I2:
+    return load(int16_t{});
+  case NpyDtype::U2:
+    return load(uint16_t{});
+  case NpyDtype::I4:
+    return load(int32_t{});
+  case NpyDtype::U4:
+    return load(uint32_t{});
+  default:
+    return load(int64_t{});
+  }
+}
+
+} // namespace
+
+Expected<RuntimeParameters> RuntimeParameters::read(const ParameterFiles &files,
+                                                    const KernelSpec &spec,
+                                                    const QuantType &element,
+                                                    NpyDtype scaleDtype) {
+  RuntimeParameters parameters;
+  Expected<NpyArray> scales = readNpy(files.scales);
+  if (!scales)
+    return scales.status();
+  if (scales->dtype != scaleDtype)
+    return mismatch(files.scales,
+                    "scales are " + std::string(valueTypeName(spec.expressed)) +
+                        " ('" + std::string(npyDescr(scaleDtype)) +
+                        "'), the type's expressed type, not '" +
+                        std::string(npyDescr(scales->dtype)) + "'");
+  if (Status s = checkShape(files.scales, *scales, spec, element); !s)
+    return s;
+  size_t count = static_cast<size_t>(spec.layout.parameterCount());
+  for (size_t i = 0; i < count; ++i)
+    if (std::string problem = scaleProblem(*scales, i); !problem.empty())
+      return mismatch(files.scales, "scale " + std::to_string(i) + " " +
+                                        problem +
+                                        ": scales must be finite and positive");
+  parameters.scales_ = std::move(scales->data);
+
+  if (!files.zeroPoints)
+    return parameters;
+  Expected<NpyArray> zeroPoints = readNpy(*files.zeroPoints);
+  if (!zeroPoints)
+    return zeroPoints.status();
+  if (!isIntegerDtype(zeroPoints->dtype))
+    return mismatch(*files.zeroPoints,
+                    "zero points are integers, not '" +
+                        std::string(npyDescr(zeroPoints->dtype)) + "'");
+  if (Status s = checkShape(*files.zeroPoints, *zeroPoints, spec, element); !s)
+    return s;
+  for (size_t i = 0; i < count; ++i)
+    parameters.zeroPoints_.push_back(integerAt(*zeroPoints, i));
+  return parameters;
+}
+
+KernelParams RuntimeParameters::params() const {
+  KernelParams params;
+  params.scales = scales_.data();
+  params.zeroPoints = zeroPoints_.empty() ? nullptr : zeroPoints_.data();
+  return params;
+}
+
+} // namespace qjit::tool
