@@ -118,7 +118,7 @@ const PrintCase kPrints[] = {
     // Quantile (qjit's syntax, see docs/types.md): entries are doubles,
     // joined by ',' like per-axis scales.
     {"!quant.quantile<ui2:f16, {-1.0, -0.5, 0.5, 0.1}>",
-     "!quant.quantile<u2:f16, {-1.000000e+00,-5.000000e-01,5.000000e-01,"
+     "!quant.quantile<ui2:f16, {-1.000000e+00,-5.000000e-01,5.000000e-01,"
      "1.000000e-01}>"},
     {"!quant.quantile<i2:f32, {-1.0, -0.5, 0.5}, <-2:0>>",
      "!quant.quantile<i2:f32, {-1.000000e+00,-5.000000e-01,5.000000e-01}, "
@@ -127,7 +127,7 @@ const PrintCase kPrints[] = {
      "!quant.quantile<f4E2M1FN:f16, {-1.000000e+00,0.000000e+00,"
      "1.000000e+00}, <-1:1>>"},
     {"!quant.uniform<!quant.quantile<ui1:f16, {-1.0, 1.0}>:f32, 2.0:1>",
-     "!quant.uniform<!quant.quantile<u1:f16, {-1.000000e+00,1.000000e+00}>:"
+     "!quant.uniform<!quant.quantile<ui1:f16, {-1.000000e+00,1.000000e+00}>:"
      "f32, 2.000000e+00:1>"},
     // Tensors.
     {"tensor<2 x ?x3x!quant.uniform<i8:f32, 1.0>>",

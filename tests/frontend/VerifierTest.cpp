@@ -101,8 +101,9 @@ const RejectCase kTypeRules[] = {
     // Calibrated.
     {"!quant.calibrated<f32<1.0:-1.0>>", 27,
      "calibrated maximum '-1.0' must be greater than the minimum '1.0'"},
-    {"!quant.calibrated<f32<0x7FF8000000000000:1.0>>", 23,
-     "calibrated minimum '0x7FF8000000000000' is not finite"},
+    {"!quant.calibrated<f32<0x7FF0000000000000:0x7FF0000000000000>>", 42,
+     "calibrated maximum '0x7FF0000000000000' must be greater than the "
+     "minimum '0x7FF0000000000000'"},
     // Quantile.
     {"!quant.quantile<ui2:f16, {-1.0, 1.0}>", 26,
      "quantile table has 2 entries but storage u2 [0, 3] has 4 values"},
