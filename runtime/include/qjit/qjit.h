@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "qjit/Export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -126,56 +128,60 @@ typedef void (*qjit_param_kernel_fn)(const void *src, void *dst, size_t n,
 
 /* The message of this thread's last failed call; "" after a success. The
  * text stays valid until this thread's next qjit call. */
-const char *qjit_last_error(void);
+QJIT_API const char *qjit_last_error(void);
 /* QJIT_VERSION_STRING of the library (may differ from the header's). */
-const char *qjit_version(void);
+QJIT_API const char *qjit_version(void);
 
 /* Fills the defaults: auto backend, no ISA cap, default semantics and
  * cache limits. */
-void qjit_runtime_options_init(qjit_runtime_options *options);
+QJIT_API void qjit_runtime_options_init(qjit_runtime_options *options);
 /* options may be NULL for the defaults. */
-qjit_status qjit_runtime_create(const qjit_runtime_options *options,
-                                qjit_runtime **runtime);
+QJIT_API qjit_status qjit_runtime_create(const qjit_runtime_options *options,
+                                         qjit_runtime **runtime);
 /* NULL is ignored. Kernels compiled by the runtime stay valid. */
-void qjit_runtime_destroy(qjit_runtime *runtime);
-qjit_status qjit_runtime_stats(const qjit_runtime *runtime,
-                               qjit_cache_stats *stats);
+QJIT_API void qjit_runtime_destroy(qjit_runtime *runtime);
+QJIT_API qjit_status qjit_runtime_stats(const qjit_runtime *runtime,
+                                        qjit_cache_stats *stats);
 
 /* Compiles `op` for the quant (or tensor) type `type` with the runtime's
  * semantics; options may be NULL. On an invalid type the last error is the
  * rendered diagnostic. */
-qjit_status qjit_kernel_compile(qjit_runtime *runtime, const char *type,
-                                qjit_op op, const qjit_compile_options *options,
-                                qjit_kernel **kernel);
+QJIT_API qjit_status qjit_kernel_compile(qjit_runtime *runtime,
+                                         const char *type, qjit_op op,
+                                         const qjit_compile_options *options,
+                                         qjit_kernel **kernel);
 /* NULL is ignored. */
-void qjit_kernel_release(qjit_kernel *kernel);
+QJIT_API void qjit_kernel_release(qjit_kernel *kernel);
 
 /* The kernel's name; valid while the kernel is. NULL for a NULL kernel. */
-const char *qjit_kernel_name(const qjit_kernel *kernel);
-qjit_status qjit_kernel_takes_params(const qjit_kernel *kernel, int *takes);
+QJIT_API const char *qjit_kernel_name(const qjit_kernel *kernel);
+QJIT_API qjit_status qjit_kernel_takes_params(const qjit_kernel *kernel,
+                                              int *takes);
 /* The dtypes of the buffers qjit_kernel_run reads and writes. */
-qjit_status qjit_kernel_dtypes(const qjit_kernel *kernel, qjit_dtype *src,
-                               qjit_dtype *dst);
+QJIT_API qjit_status qjit_kernel_dtypes(const qjit_kernel *kernel,
+                                        qjit_dtype *src, qjit_dtype *dst);
 /* Bytes n elements need in the source and destination buffers. */
-qjit_status qjit_kernel_buffer_bytes(const qjit_kernel *kernel, size_t n,
-                                     size_t *src_bytes, size_t *dst_bytes);
+QJIT_API qjit_status qjit_kernel_buffer_bytes(const qjit_kernel *kernel,
+                                              size_t n, size_t *src_bytes,
+                                              size_t *dst_bytes);
 
 /* The raw code, which checks nothing. QJIT_ERROR_UNSUPPORTED for kernels
  * running on the scalar reference; QJIT_ERROR_INVALID_ARGUMENT when asking
  * for the ABI the kernel does not have (see qjit_kernel_takes_params). */
-qjit_status qjit_kernel_function(const qjit_kernel *kernel,
-                                 qjit_kernel_fn *function);
-qjit_status qjit_kernel_param_function(const qjit_kernel *kernel,
-                                       qjit_param_kernel_fn *function);
+QJIT_API qjit_status qjit_kernel_function(const qjit_kernel *kernel,
+                                          qjit_kernel_fn *function);
+QJIT_API qjit_status qjit_kernel_param_function(const qjit_kernel *kernel,
+                                                qjit_param_kernel_fn *function);
 
 /* Runs the kernel on n elements after checking the dtypes against
  * qjit_kernel_dtypes, the sizes against qjit_kernel_buffer_bytes, the
  * pointers, overlap, and params (required when the kernel takes params,
  * ignored otherwise). On error dst is untouched. */
-qjit_status qjit_kernel_run(const qjit_kernel *kernel, qjit_dtype src_dtype,
-                            const void *src, size_t src_bytes,
-                            qjit_dtype dst_dtype, void *dst, size_t dst_bytes,
-                            size_t n, const qjit_kernel_params *params);
+QJIT_API qjit_status qjit_kernel_run(const qjit_kernel *kernel,
+                                     qjit_dtype src_dtype, const void *src,
+                                     size_t src_bytes, qjit_dtype dst_dtype,
+                                     void *dst, size_t dst_bytes, size_t n,
+                                     const qjit_kernel_params *params);
 
 #ifdef __cplusplus
 } /* extern "C" */
