@@ -1,6 +1,8 @@
 //===- A64ListingSyntax.cpp - asmjit AArch64 listings for GNU as ----------===//
 #include "A64ListingSyntax.h"
 
+#include "ListingStatements.h"
+
 #include <cctype>
 #include <regex>
 
@@ -54,21 +56,10 @@ std::string rewriteStatement(std::string_view statement) {
 } // namespace
 
 std::string gasA64Listing(std::string_view asmjitText) {
-  std::string out;
-  while (!asmjitText.empty()) {
-    size_t end = asmjitText.find('\n');
-    std::string_view line = asmjitText.substr(0, end);
-    asmjitText.remove_prefix(end == std::string_view::npos ? asmjitText.size()
-                                                           : end + 1);
-    size_t indent = line.find_first_not_of(' ');
-    if (indent == std::string_view::npos) {
-      out += '\n';
-      continue;
-    }
-    out += std::string(line.substr(0, indent)) +
-           rewriteStatement(line.substr(indent)) + '\n';
-  }
-  return out;
+  return rewriteStatements(asmjitText,
+                           [](std::string_view statement, const std::string &) {
+                             return rewriteStatement(statement);
+                           });
 }
 
 } // namespace qjit::asmjit_backend

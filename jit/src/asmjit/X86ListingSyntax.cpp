@@ -1,6 +1,8 @@
 //===- X86ListingSyntax.cpp - asmjit listings for GNU as ------------------===//
 #include "X86ListingSyntax.h"
 
+#include "ListingStatements.h"
+
 #include <array>
 #include <cctype>
 #include <utility>
@@ -64,21 +66,8 @@ std::string rewriteStatement(std::string_view statement,
 } // namespace
 
 std::string gasIntelListing(std::string_view asmjitText) {
-  std::string out = ".intel_syntax noprefix\n";
-  while (!asmjitText.empty()) {
-    size_t end = asmjitText.find('\n');
-    std::string_view line = asmjitText.substr(0, end);
-    asmjitText.remove_prefix(end == std::string_view::npos ? asmjitText.size()
-                                                           : end + 1);
-    size_t indent = line.find_first_not_of(' ');
-    if (indent == std::string_view::npos) {
-      out += '\n';
-      continue;
-    }
-    std::string spaces(line.substr(0, indent));
-    out += spaces + rewriteStatement(line.substr(indent), spaces) + '\n';
-  }
-  return out;
+  return ".intel_syntax noprefix\n" +
+         rewriteStatements(asmjitText, rewriteStatement);
 }
 
 } // namespace qjit::asmjit_backend

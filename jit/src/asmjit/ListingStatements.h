@@ -1,0 +1,38 @@
+//===- ListingStatements.h - asmjit listings line by line ------*- C++ -*-===//
+//
+// asmjit's StringLogger prints one statement per line, indented; the GNU as
+// rewrites (X86ListingSyntax, A64ListingSyntax) change statements and keep
+// the layout.
+//
+//===----------------------------------------------------------------------===//
+#ifndef QJIT_JIT_ASMJIT_LISTINGSTATEMENTS_H
+#define QJIT_JIT_ASMJIT_LISTINGSTATEMENTS_H
+
+#include <string>
+#include <string_view>
+
+namespace qjit::asmjit_backend {
+
+/// `text` with each statement (a line less its leading spaces) replaced by
+/// rewrite(statement, indent); blank lines stay blank.
+template <typename Rewrite>
+std::string rewriteStatements(std::string_view text, Rewrite rewrite) {
+  std::string out;
+  while (!text.empty()) {
+    size_t end = text.find('\n');
+    std::string_view line = text.substr(0, end);
+    text.remove_prefix(end == std::string_view::npos ? text.size() : end + 1);
+    size_t indent = line.find_first_not_of(' ');
+    if (indent == std::string_view::npos) {
+      out += '\n';
+      continue;
+    }
+    std::string spaces(line.substr(0, indent));
+    out += spaces + rewrite(line.substr(indent), spaces) + '\n';
+  }
+  return out;
+}
+
+} // namespace qjit::asmjit_backend
+
+#endif // QJIT_JIT_ASMJIT_LISTINGSTATEMENTS_H
