@@ -57,7 +57,8 @@ def test_bfloat16_tensors(rng):
     assert back.dtype == torch.bfloat16
     expected = qjit.compile(type_text, "dcast", backend="reference")(
         q.numpy())
-    assert same_bits(back.view(torch.int16).numpy().view(np.uint16), expected)
+    assert same_bits(back.view(torch.int16).numpy().view(np.uint16), expected,
+                     bf16=True)
 
 
 def test_unsigned_16_bit_results_are_numpy(rng):
