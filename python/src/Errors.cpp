@@ -57,7 +57,8 @@ void registerErrors(py::module_ &module) {
       newSubclass(module, "IOError", error, PyExc_OSError,
                   "A file could not be read or written.");
 
-  py::register_exception_translator([](std::exception_ptr thrown) {
+  // Module-local: another pybind11 module may define its own QjitError.
+  py::register_local_exception_translator([](std::exception_ptr thrown) {
     try {
       if (thrown)
         std::rethrow_exception(thrown);

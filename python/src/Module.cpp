@@ -4,6 +4,7 @@
 // package's __init__.py re-exports them. docs/python.md documents the API.
 //
 //===----------------------------------------------------------------------===//
+#include "CallSlot.h"
 #include "Errors.h"
 #include "PyKernel.h"
 
@@ -106,8 +107,9 @@ PYBIND11_MODULE(_qjit, m) {
   m.def("cache_stats", &cacheStats,
         "Kernel cache counters summed over the process's runtimes.");
 
-  py::class_<PyKernel, std::shared_ptr<PyKernel>>(m, "Kernel",
-                                                  "A compiled kernel.")
+  py::class_<PyKernel, std::shared_ptr<PyKernel>> kernel(m, "Kernel",
+                                                         "A compiled kernel.");
+  kernel
       .def("__call__", &PyKernel::operator(), py::arg("x"),
            py::arg("out") = py::none(), py::kw_only(),
            py::arg("scales") = py::none(), py::arg("zero_points") = py::none(),
@@ -158,4 +160,5 @@ PYBIND11_MODULE(_qjit, m) {
           "The kernel's assembly listing (UnsupportedError for reference "
           "kernels).")
       .def("__repr__", &kernelRepr);
+  installCallSlot(kernel);
 }

@@ -75,6 +75,20 @@ def test_non_array_input_is_an_error(q8):
         q8()
 
 
+def test_call_arguments(q8):
+    x, out = np.zeros(4, np.float32), np.empty(4, np.int8)
+    assert q8(x=x, out=out) is out
+    assert q8.__call__(x, out=out) is out
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        q8(x, bogus=1)
+    with pytest.raises(TypeError, match="multiple values"):
+        q8(x, x=x)
+    with pytest.raises(TypeError, match="positional"):
+        q8(x, out, None)
+    with pytest.raises(TypeError, match="missing"):
+        q8(out=out)
+
+
 def test_buffer_protocol_input(q8):
     import array
     buffer = array.array("f", [0.0, 0.05, 0.1, -1.0])
