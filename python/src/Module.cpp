@@ -159,6 +159,10 @@ PYBIND11_MODULE(_qjit, m) {
           py::arg("triple") = "", py::arg("cpu") = "", py::arg("features") = "",
           "The kernel's assembly listing (UnsupportedError for reference "
           "kernels).")
-      .def("__repr__", &kernelRepr);
+      .def("__repr__", &kernelRepr)
+      .def("_kernel_ns", &PyKernel::kernelNanoseconds, py::arg("x"),
+           py::arg("out"), py::arg("iterations"), py::arg("repeats"),
+           "bench/python_overhead.py: the kernel alone on these arrays, "
+           "best ns per run, timed in C++.");
   installCallSlot(kernel);
 }

@@ -13,6 +13,8 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
+#include <limits>
 #include <utility>
 
 namespace py = pybind11;
@@ -182,13 +184,16 @@ PyKernel::elementShape(const std::vector<int64_t> &arrayShape,
   return shape;
 }
 
-py::object PyKernel::operator()(py::handle x, py::handle out, py::handle scales,
-                                py::handle zeroPoints) const {
+PyKernel::Call PyKernel::prepare(py::handle x, py::handle out,
+                                 py::handle scales,
+                                 py::handle zeroPoints) const {
   const KernelSpec &spec = kernel_->spec();
   BufferSide inSide = kernelInputSide(spec.op);
   BufferSide outSide = kernelOutputSide(spec.op);
 
-  ArrayView input = ArrayView::of(x, ArrayView::Use::Read, "the input");
+  Call call{.input = ArrayView::of(x, ArrayView::Use::Read, "the input"),
+            .parameters = CallParameters::read(spec, scales, zeroPoints)};
+  const ArrayView &input = call.input;
   Dtype inDtype = sideDtype(spec, inSide);
   if (!dtypeFits(input.dtype(), inDtype))
     invalidArgument("the input is " + std::string(dtypeName(input.dtype())) +
@@ -197,53 +202,76 @@ py::object PyKernel::operator()(py::handle x, py::handle out, py::handle scales,
                     "kernel reads " +
                     dtypeWanted(inDtype));
   std::vector<int64_t> shape = elementShape(input.shape(), input.bytes());
-  size_t n = product(shape);
-  size_t inBytes = unwrap(bufferBytes(spec, inSide, n));
-  if (inBytes != input.bytes())
+  call.n = product(shape);
+  call.inBytes = unwrap(bufferBytes(spec, inSide, call.n));
+  if (call.inBytes != input.bytes())
     invalidArgument("the input has " + std::to_string(input.bytes()) +
-                    " bytes; " + std::to_string(n) + " elements take " +
-                    std::to_string(inBytes));
-
-  std::vector<int64_t> extents;
+                    " bytes; " + std::to_string(call.n) + " elements take " +
+                    std::to_string(call.inBytes));
   if (dynamicLayout_)
-    extents = unwrap(lowerCallExtents(type_, lowering_, shape));
-  CallParameters parameters = CallParameters::read(spec, scales, zeroPoints);
-  KernelParams params = parameters.params(extents);
+    call.extents = unwrap(lowerCallExtents(type_, lowering_, shape));
+  call.params = call.parameters.params(call.extents);
 
-  size_t outBytes = unwrap(bufferBytes(spec, outSide, n));
+  call.outBytes = unwrap(bufferBytes(spec, outSide, call.n));
   Dtype outDtype = sideDtype(spec, outSide);
   std::vector<int64_t> outShape =
       outSide == BufferSide::Storage && spec.storage.packed
-          ? tool::packedFileShape(shape, spec.storage.bits, outBytes)
+          ? tool::packedFileShape(shape, spec.storage.bits, call.outBytes)
           : shape;
-  py::object result;
-  void *outData = nullptr;
-  std::optional<ArrayView> outView;
-  if (!out.is_none()) {
-    outView.emplace(ArrayView::of(out, ArrayView::Use::Write, "out="));
-    if (!dtypeFits(outView->dtype(), outDtype))
-      invalidArgument("out= is " + std::string(dtypeName(outView->dtype())) +
-                      "; the kernel writes " + dtypeWanted(outDtype));
-    if (outView->shape() != outShape)
-      invalidArgument("out= has shape " + shapeText(outView->shape()) +
-                      "; the result's shape is " + shapeText(outShape));
-    outData = outView->data();
-    if (overlaps(input.data(), inBytes, outData, outBytes))
-      invalidArgument("out= overlaps the input; kernels do not work in place");
-    result = py::reinterpret_borrow<py::object>(out);
-  } else {
-    result = newResult(outDtype, outShape,
-                       input.fromDlpack() && isTorchTensor(x), outData);
+  if (out.is_none()) {
+    call.result =
+        newResult(outDtype, outShape, input.fromDlpack() && isTorchTensor(x),
+                  call.outData);
+    return call;
   }
+  call.out.emplace(ArrayView::of(out, ArrayView::Use::Write, "out="));
+  if (!dtypeFits(call.out->dtype(), outDtype))
+    invalidArgument("out= is " + std::string(dtypeName(call.out->dtype())) +
+                    "; the kernel writes " + dtypeWanted(outDtype));
+  if (call.out->shape() != outShape)
+    invalidArgument("out= has shape " + shapeText(call.out->shape()) +
+                    "; the result's shape is " + shapeText(outShape));
+  call.outData = call.out->data();
+  if (overlaps(input.data(), call.inBytes, call.outData, call.outBytes))
+    invalidArgument("out= overlaps the input; kernels do not work in place");
+  call.result = py::reinterpret_borrow<py::object>(out);
+  return call;
+}
 
+py::object PyKernel::operator()(py::handle x, py::handle out, py::handle scales,
+                                py::handle zeroPoints) const {
+  Call call = prepare(x, out, scales, zeroPoints);
   Status ran;
   {
     py::gil_scoped_release release;
-    ran = kernel_->run(input.data(), inBytes, outData, outBytes, n, &params);
+    ran = kernel_->run(call.input.data(), call.inBytes, call.outData,
+                       call.outBytes, call.n, &call.params);
   }
   if (!ran)
     raise(ran);
-  return result;
+  return std::move(call.result);
+}
+
+double PyKernel::kernelNanoseconds(py::handle x, py::handle out,
+                                   size_t iterations, size_t repeats) const {
+  Call call = prepare(x, out, py::none(), py::none());
+  double best = std::numeric_limits<double>::infinity();
+  Status ran;
+  {
+    py::gil_scoped_release release;
+    for (size_t r = 0; r < repeats && ran; ++r) {
+      auto start = std::chrono::steady_clock::now();
+      for (size_t i = 0; i < iterations && ran; ++i)
+        ran = kernel_->run(call.input.data(), call.inBytes, call.outData,
+                           call.outBytes, call.n, &call.params);
+      std::chrono::duration<double, std::nano> took =
+          std::chrono::steady_clock::now() - start;
+      best = std::min(best, took.count() / double(iterations));
+    }
+  }
+  if (!ran)
+    raise(ran);
+  return best;
 }
 
 py::dtype PyKernel::inputDtype() const {

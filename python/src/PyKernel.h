@@ -9,6 +9,9 @@
 #ifndef QJIT_PYTHON_PYKERNEL_H
 #define QJIT_PYTHON_PYKERNEL_H
 
+#include "ArrayView.h"
+#include "CallParameters.h"
+
 #include "qjit/Runtime.h"
 #include "qjit/TypeParser.h"
 
@@ -47,6 +50,11 @@ public:
                               pybind11::handle scales,
                               pybind11::handle zeroPoints) const;
 
+  /// The kernel alone on the same arguments, for bench/python_overhead.py:
+  /// the best of `repeats` batches of `iterations` runs, in ns per run.
+  double kernelNanoseconds(pybind11::handle x, pybind11::handle out,
+                           size_t iterations, size_t repeats) const;
+
   const Kernel &kernel() const { return *kernel_; }
   /// The numpy dtypes of the arrays the kernel reads and writes.
   pybind11::dtype inputDtype() const;
@@ -61,6 +69,21 @@ private:
   /// shapes bytes, tools/PackedShape.h), checked against the spec's shape.
   std::vector<int64_t> elementShape(const std::vector<int64_t> &arrayShape,
                                     size_t arrayBytes) const;
+
+  /// A call's checked arguments and its result (KernelParams points into
+  /// `parameters` and `extents`).
+  struct Call {
+    ArrayView input;
+    std::optional<ArrayView> out;
+    CallParameters parameters;
+    std::vector<int64_t> extents;
+    KernelParams params;
+    size_t n = 0, inBytes = 0, outBytes = 0;
+    void *outData = nullptr;
+    pybind11::object result;
+  };
+  Call prepare(pybind11::handle x, pybind11::handle out,
+               pybind11::handle scales, pybind11::handle zeroPoints) const;
 
   std::shared_ptr<const Kernel> kernel_;
   TypeDescriptor type_;
