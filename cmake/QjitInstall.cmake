@@ -1,19 +1,24 @@
-# `cmake --install`: public headers, static libraries, the qjit tool, a CMake
-# package exporting qjit::qjit (find_package(qjit)) and qjit.pc.
+# `cmake --install`: public headers, libqjit.so and the static libraries, the
+# qjit tool, a CMake package (find_package(qjit): qjit::qjit is the shared
+# library, qjit::qjit_static the static runtime) and qjit.pc (the shared
+# library).
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
 set(QJIT_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/qjit)
 
-# The runtime is the package's face; the rest are its link dependencies.
-set_target_properties(qjit_runtime PROPERTIES EXPORT_NAME qjit)
+# The shared library is the package's face; the static runtime the other
+# choice, with the rest as its link dependencies.
+set_target_properties(qjit_shared PROPERTIES EXPORT_NAME qjit)
+set_target_properties(qjit_runtime PROPERTIES EXPORT_NAME qjit_static)
 set_target_properties(qjit_frontend PROPERTIES EXPORT_NAME frontend)
 set_target_properties(qjit_jit PROPERTIES EXPORT_NAME jit)
 set_target_properties(qjit_llvm PROPERTIES EXPORT_NAME llvm)
 set_target_properties(qjit_plan PROPERTIES EXPORT_NAME plan)
-add_library(qjit::qjit ALIAS qjit_runtime)
+add_library(qjit::qjit ALIAS qjit_shared)
+add_library(qjit::qjit_static ALIAS qjit_runtime)
 
-install(TARGETS qjit_runtime qjit_jit qjit_plan qjit_frontend qjit_llvm
+install(TARGETS qjit_shared qjit_runtime qjit_jit qjit_plan qjit_frontend qjit_llvm
   EXPORT qjitTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
@@ -41,12 +46,9 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/qjitConfigVersion.cmake
 install(FILES ${PROJECT_BINARY_DIR}/qjitConfig.cmake
   ${PROJECT_BINARY_DIR}/qjitConfigVersion.cmake DESTINATION ${QJIT_CMAKE_DIR})
 
-# qjit.pc: @VAR@ at configure time, the LLVM library path at generate time.
 file(RELATIVE_PATH QJIT_PC_INCLUDEDIR_FROM_LIBDIR
   /prefix/${CMAKE_INSTALL_LIBDIR} /prefix/${CMAKE_INSTALL_INCLUDEDIR})
 configure_file(${CMAKE_CURRENT_LIST_DIR}/qjit.pc.in
-  ${PROJECT_BINARY_DIR}/qjit.pc.in @ONLY)
-file(GENERATE OUTPUT ${PROJECT_BINARY_DIR}/qjit.pc
-  INPUT ${PROJECT_BINARY_DIR}/qjit.pc.in)
+  ${PROJECT_BINARY_DIR}/qjit.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/qjit.pc
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -10,6 +10,8 @@ packages=(
   llvm-22-dev libasmjit-dev
   # libraries
   libspdlog-dev libfmt-dev
+  # `qjit bench --format=json`
+  nlohmann-json3-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3 python3-numpy
   # bench/report.py's plot

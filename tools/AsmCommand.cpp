@@ -34,10 +34,15 @@ void printUsage() {
       "  --runtime-params            scales passed at call time "
       "(KernelParams)\n"
       "  -mtriple=TRIPLE             target, e.g. aarch64-linux-gnu\n"
-      "  -mcpu=CPU                   target CPU: its features (within --isa,\n"
-      "                              llvm; asmjit takes --isa alone)\n"
+      "  -mcpu=CPU                   target CPU: its features (within --isa);\n"
+      "                              asmjit uses the highest ISA level\n"
+      "                              they include\n"
       "  -mattr=+a,-b                target features, applied last\n"
-      "  --x86-asm-syntax=att|intel  x86 syntax (default att)\n"
+      "  --x86-asm-syntax=att|intel  x86 syntax (default: att for llvm,\n"
+      "                              intel for asmjit, which prints no att)\n"
+      "  -filetype=asm|obj           a listing (default), or a relocatable\n"
+      "                              ELF object defining the kernel's symbol\n"
+      "                              (llvm)\n"
       "  -o FILE                     write to FILE ('-': stdout)\n",
       kKernelFlagsHelp);
 }
@@ -47,12 +52,19 @@ Expected<AsmOptions> readAsmOptions(const CommandLine &flags) {
   options.triple = flags.getOr("mtriple", "");
   options.cpu = flags.getOr("mcpu", "");
   options.features = flags.getOr("mattr", "");
-  std::string syntax = flags.getOr("x86-asm-syntax", "att");
-  if (syntax != "att" && syntax != "intel")
+  std::string fileType = flags.getOr("filetype", "asm");
+  if (fileType != "asm" && fileType != "obj")
     return Status::error(ErrorCode::InvalidArgument,
-                         "--x86-asm-syntax must be att or intel, not '" +
-                             syntax + "'");
-  options.intelSyntax = syntax == "intel";
+                         "-filetype must be asm or obj, not '" + fileType +
+                             "'");
+  options.objectFile = fileType == "obj";
+  if (std::optional<std::string> syntax = flags.get("x86-asm-syntax")) {
+    if (*syntax != "att" && *syntax != "intel")
+      return Status::error(ErrorCode::InvalidArgument,
+                           "--x86-asm-syntax must be att or intel, not '" +
+                               *syntax + "'");
+    options.syntax = *syntax == "intel" ? AsmSyntax::Intel : AsmSyntax::Att;
+  }
   return options;
 }
 
@@ -62,7 +74,8 @@ int asmCommand(int argc, char **argv) {
   CommandLine flags;
   addKernelFlags(flags);
   flags.value("backend").value("isa").value("mtriple").value("mcpu");
-  flags.value("mattr").value("x86-asm-syntax").value("o").flag("help");
+  flags.value("mattr").value("x86-asm-syntax").value("filetype").value("o");
+  flags.flag("help");
   flags.flag("runtime-params");
   if (std::optional<int> done =
           parseCommandFlags(flags, argc, argv, kCommand, printUsage))

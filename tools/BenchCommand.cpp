@@ -16,6 +16,8 @@
 
 #include "qjit/TypeParser.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
@@ -30,6 +32,11 @@ constexpr std::string_view kCommand = "bench";
 constexpr int64_t kDefaultElements = int64_t(1) << 20;
 
 void printUsage() {
+  // The shared kernel flags, less scast, which bench does not measure.
+  std::string kernelFlags = kKernelFlagsHelp;
+  const std::string allOps = "--op=qcast|dcast|scast      ";
+  if (size_t at = kernelFlags.find(allOps); at != std::string::npos)
+    kernelFlags.replace(at, allOps.size(), "--op=qcast|dcast            ");
   std::printf(
       "usage: qjit bench TYPE --op=qcast|dcast [options]\n"
       "       qjit bench --case=NAME --op=qcast|dcast [options]\n"
@@ -50,8 +57,9 @@ void printUsage() {
       "%lld)\n"
       "  --runtime-params            pass scales at call time (KernelParams)\n"
       "  --min-time=SECONDS          time per row (default 0.25)\n"
+      "  --format=table|json|csv     output format (default table)\n"
       "%s",
-      static_cast<long long>(kDefaultElements), kKernelFlagsHelp);
+      static_cast<long long>(kDefaultElements), kernelFlags.c_str());
 }
 
 Status usage(std::string message) {
@@ -111,7 +119,11 @@ Expected<Target> readTarget(const CommandLine &flags) {
     return n.status();
   Target target;
   target.runtimeParameters = flags.has("runtime-params");
+  bool typeGiven = !flags.positional().empty() || flags.has("type-file") ||
+                   flags.has("mlir");
   if (std::optional<std::string> name = flags.get("case")) {
+    if (typeGiven)
+      return usage("TYPE and --case exclude each other");
     const bench::BenchCase *c = bench::findBenchCase(*name);
     if (!c)
       return usage("unknown case '" + *name + "' (see --list)");
@@ -124,8 +136,7 @@ Expected<Target> readTarget(const CommandLine &flags) {
     target.typeText = std::move(*text);
     return target;
   }
-  if (flags.positional().empty() && !flags.has("type-file") &&
-      !flags.has("mlir"))
+  if (!typeGiven)
     return usage("give one TYPE or --case=NAME");
   Expected<TypeArgument> argument = readTypeArgument(flags);
   if (!argument)
@@ -161,7 +172,8 @@ readRequest(int argc, char **argv, const std::string &typeText, bool fromCase) {
     args.push_back(positional.data());
   CommandLine flags;
   addKernelFlags(flags);
-  flags.value("case").value("n").value("min-time").flag("runtime-params");
+  flags.value("case").value("n").value("min-time").value("format");
+  flags.flag("runtime-params");
   if (Status parsed =
           flags.parse(static_cast<int>(args.size()), args.data(), 2);
       !parsed)
@@ -182,7 +194,108 @@ struct Row {
   bench::Throughput throughput;
 };
 
-int runBench(const Target &target, KernelRequest request, double minSeconds) {
+struct BenchHeader {
+  std::string op, name;
+  size_t n = 0, inputBytes = 0, outputBytes = 0;
+};
+
+/// One row as every format prints it; `skipped` is empty for a timed row.
+struct BenchResult {
+  std::string row, detail;
+  bench::Throughput throughput;
+  std::string check, skipped;
+};
+
+void printTable(const BenchHeader &header,
+                const std::vector<BenchResult> &results, double reference,
+                double best) {
+  std::printf("%s %s: n = %zu, %zu bytes in, %zu bytes out\n",
+              header.op.c_str(), header.name.substr(0, 120).c_str(), header.n,
+              header.inputBytes, header.outputBytes);
+  std::printf("%-11s %-8s %9s %8s %8s %8s  %s\n", "row", "detail", "el/ns",
+              "GB/s", "vs ref", "vs best", "check");
+  for (const BenchResult &r : results) {
+    if (!r.skipped.empty()) {
+      std::printf("%-11s skipped: %s\n", r.row.c_str(), r.skipped.c_str());
+      continue;
+    }
+    const bench::Throughput &t = r.throughput;
+    std::printf("%-11s %-8s %9.3f %8.2f %8s %8s  %s\n", r.row.c_str(),
+                r.detail.c_str(), t.elementsPerNs, t.gigabytesPerSecond,
+                ratio(t.elementsPerNs, reference).c_str(),
+                ratio(t.elementsPerNs, best).c_str(), r.check.c_str());
+  }
+  std::printf("(vs best: against the fastest row that converts; memory rows "
+              "only move the bytes)\n");
+}
+
+/// Ratios as numbers, null where there is no base (a skipped row).
+nlohmann::json ratioValue(double value, double base) {
+  return value > 0 && base > 0 ? nlohmann::json(value / base) : nullptr;
+}
+
+void printJson(const BenchHeader &header,
+               const std::vector<BenchResult> &results, double reference,
+               double best) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (const BenchResult &r : results) {
+    nlohmann::json row = {{"row", r.row}};
+    if (!r.skipped.empty()) {
+      row["skipped"] = r.skipped;
+    } else {
+      double rate = r.throughput.elementsPerNs;
+      row["detail"] = r.detail;
+      row["elements_per_ns"] = rate;
+      row["gigabytes_per_second"] = r.throughput.gigabytesPerSecond;
+      row["vs_reference"] = ratioValue(rate, reference);
+      row["vs_best"] = ratioValue(rate, best);
+      row["check"] = r.check;
+    }
+    rows.push_back(std::move(row));
+  }
+  nlohmann::json document = {{"op", header.op},
+                             {"type", header.name},
+                             {"n", header.n},
+                             {"input_bytes", header.inputBytes},
+                             {"output_bytes", header.outputBytes},
+                             {"rows", std::move(rows)}};
+  std::printf("%s\n", document.dump(2).c_str());
+}
+
+/// RFC 4180: a field with a comma, quote or newline is quoted, its quotes
+/// doubled.
+std::string csvField(const std::string &text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos)
+    return text;
+  std::string quoted = "\"";
+  for (char c : text)
+    quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+void printCsv(const std::vector<BenchResult> &results, double reference,
+              double best) {
+  std::printf("row,detail,elements_per_ns,gigabytes_per_second,vs_reference,"
+              "vs_best,check,skipped\n");
+  auto number = [](double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.6g", value);
+    return std::string(text);
+  };
+  for (const BenchResult &r : results) {
+    double rate = r.throughput.elementsPerNs;
+    bool timed = r.skipped.empty();
+    std::printf("%s,%s,%s,%s,%s,%s,%s,%s\n", csvField(r.row).c_str(),
+                csvField(r.detail).c_str(), timed ? number(rate).c_str() : "",
+                timed ? number(r.throughput.gigabytesPerSecond).c_str() : "",
+                timed && reference > 0 ? number(rate / reference).c_str() : "",
+                timed && best > 0 ? number(rate / best).c_str() : "",
+                csvField(r.check).c_str(), csvField(r.skipped).c_str());
+  }
+}
+
+int runBench(const Target &target, KernelRequest request, double minSeconds,
+             const std::string &format) {
   bench::WorkloadRequest workloadRequest;
   workloadRequest.name = target.name;
   workloadRequest.typeText = target.typeText;
@@ -212,27 +325,24 @@ int runBench(const Target &target, KernelRequest request, double minSeconds) {
       reference = row.throughput.elementsPerNs;
   }
 
-  std::printf("%s %s: n = %zu, %zu bytes in, %zu bytes out\n",
-              std::string(kernelOpName(w.spec().op)).c_str(),
-              target.name.substr(0, 120).c_str(), w.size(), w.inputBytes(),
-              w.outputBytes());
-  std::printf("%-11s %-8s %9s %8s %8s %8s  %s\n", "row", "detail", "el/ns",
-              "GB/s", "vs ref", "vs best", "check");
+  BenchHeader header{std::string(kernelOpName(w.spec().op)), target.name,
+                     w.size(), w.inputBytes(), w.outputBytes()};
+  std::vector<BenchResult> results;
   for (const Row &row : rows) {
     const bench::PreparedRow &p = row.prepared;
-    if (!p.status) {
-      std::printf("%-11s skipped: %s\n", p.name.c_str(),
-                  p.status.message().c_str());
-      continue;
+    BenchResult result{p.name, {}, {}, p.checkNote, p.status.message()};
+    if (p.status) {
+      result.detail = p.implementation->detail();
+      result.throughput = row.throughput;
     }
-    const bench::Throughput &t = row.throughput;
-    std::printf("%-11s %-8s %9.3f %8.2f %8s %8s  %s\n", p.name.c_str(),
-                p.implementation->detail().c_str(), t.elementsPerNs,
-                t.gigabytesPerSecond, ratio(t.elementsPerNs, reference).c_str(),
-                ratio(t.elementsPerNs, best).c_str(), p.checkNote.c_str());
+    results.push_back(std::move(result));
   }
-  std::printf("(vs best: against the fastest row that converts; memory rows "
-              "only move the bytes)\n");
+  if (format == "json")
+    printJson(header, results, reference, best);
+  else if (format == "csv")
+    printCsv(results, reference, best);
+  else
+    printTable(header, results, reference, best);
   return kExitSuccess;
 }
 
@@ -241,7 +351,8 @@ int runBench(const Target &target, KernelRequest request, double minSeconds) {
 int benchCommand(int argc, char **argv) {
   CommandLine flags;
   addKernelFlags(flags);
-  flags.value("case").value("n").value("min-time").flag("runtime-params");
+  flags.value("case").value("n").value("min-time").value("format");
+  flags.flag("runtime-params");
   flags.flag("list").flag("list-types").flag("help");
   if (std::optional<int> done =
           parseCommandFlags(flags, argc, argv, kCommand, printUsage))
@@ -266,7 +377,12 @@ int benchCommand(int argc, char **argv) {
     return reportUsageError(kCommand, request.status());
   if (request->op == KernelOp::SCast)
     return reportUsageError(kCommand, usage("bench measures qcast and dcast"));
-  return runBench(*target, std::move(*request), *minSeconds);
+  std::string format = flags.getOr("format", "table");
+  if (format != "table" && format != "json" && format != "csv")
+    return reportUsageError(
+        kCommand,
+        usage("--format must be table, json or csv, not '" + format + "'"));
+  return runBench(*target, std::move(*request), *minSeconds, format);
 }
 
 } // namespace qjit::tool

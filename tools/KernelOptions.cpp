@@ -3,6 +3,7 @@
 
 #include <charconv>
 #include <cstdint>
+#include <cstdio>
 #include <initializer_list>
 #include <optional>
 
@@ -153,6 +154,9 @@ Expected<KernelRequest> readKernelRequest(const CommandLine &flags) {
   if (!semantics)
     return semantics.status();
   request.lowering = *semantics;
+  for (const char *knob : {"rounding", "scale-op", "zero-point", "no-saturate"})
+    if (flags.has(knob))
+      request.knobFlags.push_back(knob);
   request.lowering.unpacked = flags.has("unpacked");
   if (std::optional<std::string> shape = flags.get("shape")) {
     Expected<std::vector<int64_t>> dims = parseShape(*shape);
@@ -205,9 +209,64 @@ Expected<KernelSpec> lowerKernelRequest(const KernelRequest &request) {
   return lowerKernelRequest(request, *type);
 }
 
+namespace {
+
+/// The knob's every setting, applied to `knobs` one at a time.
+std::vector<QuantKnobs> knobVariants(const QuantKnobs &knobs,
+                                     std::string_view knob) {
+  std::vector<QuantKnobs> variants;
+  auto with = [&](auto QuantKnobs::*field, auto value) {
+    QuantKnobs variant = knobs;
+    variant.*field = value;
+    variants.push_back(variant);
+  };
+  if (knob == "rounding")
+    for (RoundingMode mode :
+         {RoundingMode::NearestEven, RoundingMode::NearestAway,
+          RoundingMode::TowardZero})
+      with(&QuantKnobs::rounding, mode);
+  if (knob == "scale-op")
+    for (ScaleOp op : {ScaleOp::Divide, ScaleOp::Reciprocal})
+      with(&QuantKnobs::scaleOp, op);
+  if (knob == "zero-point")
+    for (ZeroPointOrder order :
+         {ZeroPointOrder::BeforeRounding, ZeroPointOrder::AfterRounding})
+      with(&QuantKnobs::zeroPoint, order);
+  if (knob == "no-saturate")
+    for (bool saturate : {true, false})
+      with(&QuantKnobs::saturate, saturate);
+  return variants;
+}
+
+/// Whether every setting of `knob` lowers to `spec` (or fails to lower:
+/// a setting the storage refuses changes nothing that could run).
+bool specIgnoresKnob(const KernelRequest &request, const TypeDescriptor &type,
+                     const KernelSpec &spec, std::string_view knob) {
+  std::string canonical = spec.canonicalString();
+  for (const QuantKnobs &knobs : knobVariants(request.lowering.knobs, knob)) {
+    LoweringOptions options = request.lowering;
+    options.knobs = knobs;
+    Expected<KernelSpec> variant = lowerToKernelSpec(type, request.op, options);
+    if (variant && variant->canonicalString() != canonical)
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
 Expected<KernelSpec> lowerKernelRequest(const KernelRequest &request,
                                         const TypeDescriptor &type) {
-  return lowerToKernelSpec(type, request.op, request.lowering);
+  Expected<KernelSpec> spec =
+      lowerToKernelSpec(type, request.op, request.lowering);
+  if (!spec)
+    return spec;
+  for (const std::string &knob : request.knobFlags)
+    if (specIgnoresKnob(request, type, *spec, knob))
+      std::fprintf(stderr,
+                   "qjit: warning: --%s changes nothing for %s of this type\n",
+                   knob.c_str(), std::string(kernelOpName(request.op)).c_str());
+  return spec;
 }
 
 Expected<std::vector<int64_t>> parseShape(std::string_view text) {

@@ -37,6 +37,9 @@ struct KernelRequest {
   TypeArgument type; ///< Read by readRequestType.
   KernelOp op = KernelOp::QCast;
   LoweringOptions lowering; ///< Knobs: the preset, then the knob flags.
+  /// The knob flags given ("rounding", "no-saturate", ...), so that one the
+  /// spec does not depend on can be warned about.
+  std::vector<std::string> knobFlags;
 };
 
 /// Declares the TYPE flags (TypeArgument.h), --op, --shape, --unpacked,
@@ -60,7 +63,9 @@ Expected<RuntimeOptions> readBackendFlags(const CommandLine &flags);
 /// by the command): the flag's, else the host's capped by QJIT_MAX_ISA.
 Expected<IsaLevel> readIsaLevel(const CommandLine &flags);
 
-/// readRequestType, then lowers the type to the requested spec.
+/// readRequestType, then lowers the type to the requested spec. Warns on
+/// stderr about each knob flag the spec does not depend on (--rounding on a
+/// dcast, --no-saturate on integer storage).
 Expected<KernelSpec> lowerKernelRequest(const KernelRequest &request);
 /// As above for an already parsed type.
 Expected<KernelSpec> lowerKernelRequest(const KernelRequest &request,

@@ -224,14 +224,14 @@ Expected<KernelSpec> lowerForInput(const KernelRequest &request,
   Expected<KernelSpec> spec = lowerKernelRequest(request, type);
   if (!spec && spec.status().code() != ErrorCode::InvalidArgument)
     return spec;
-  return Status::error(
-      shapedSpec.status().code(),
-      "the input's " +
-          (**shape == *input.shape
-               ? describeShape(*input.shape)
-               : describeShape(*input.shape) + " of packed bytes (elements " +
-                     formatShape(**shape) + ")") +
-          " does not fit the type: " + shapedSpec.status().message());
+  return Status::error(shapedSpec.status().code(),
+                       "the input's " +
+                           (**shape == *input.shape
+                                ? describeShape(*input.shape)
+                                : describeShape(*input.shape) +
+                                      " of packed bytes (elements " +
+                                      formatShape(**shape) + ")") +
+                           ": " + shapedSpec.status().message());
 }
 
 /// What running the kernel on the input takes and gives.
@@ -252,10 +252,21 @@ Expected<size_t> countInputElements(const KernelSpec &spec,
   std::string reads = std::string(kernelOpName(spec.op)) + " reads " +
                       sideLabel(spec, side) + " ('" +
                       std::string(npyDescr(dtype)) + "')";
-  if (input.dtype && *input.dtype != dtype)
+  if (input.dtype && *input.dtype != dtype) {
+    // A sub-byte storage read one value per byte is the other convention.
+    std::string hint;
+    bool subByte = spec.storage.kind == StorageType::Kind::Integer &&
+                   spec.storage.bits < 8 && side == BufferSide::Storage;
+    if (subByte && spec.storage.packed)
+      hint = " (packed, " + std::to_string(8 / spec.storage.bits) +
+             " values per byte; --unpacked reads one value per byte)";
+    else if (subByte && *input.dtype == NpyDtype::U1)
+      hint = " (one value per byte under --unpacked; packed bytes are read "
+             "without it)";
     return mismatch("the input's dtype '" +
                     std::string(npyDescr(*input.dtype)) +
-                    "' does not match: " + reads);
+                    "' does not match: " + reads + hint);
+  }
   std::optional<uint64_t> specElements;
   if (isStaticShape(spec.shape))
     specElements = npyElementCount(spec.shape);

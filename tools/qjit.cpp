@@ -1,12 +1,17 @@
 //===- qjit.cpp - The qjit command-line tool ------------------------------===//
 #include "Commands.h"
+#include "qjit/Isa.h"
 #include "qjit/Runtime.h"
+#include "qjit/Version.h"
+#include "qjit/internal/LibraryVersions.h"
+#include "qjit/internal/LlvmBackend.h"
 
 #include <spdlog/cfg/env.h>
 
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <new>
 
 namespace {
 
@@ -27,13 +32,42 @@ constexpr Subcommand kSubcommands[] = {
 };
 
 void printUsage(std::FILE *out) {
-  std::fprintf(out, "usage: qjit [--stats] <command> [options]\n\ncommands:\n");
+  std::fprintf(out, "usage: qjit [--stats] <command> [options]\n"
+                    "       qjit --version\n\ncommands:\n");
   for (const Subcommand &c : kSubcommands)
     std::fprintf(out, "  %-6s %s\n", c.name, c.summary);
   std::fprintf(out,
-               "\n--stats prints the kernel cache counters to stderr when the "
-               "command ends.\nRun 'qjit <command> --help' for a command's "
-               "options.\n");
+               "\n--stats (before or after the command) prints the kernel "
+               "cache counters to stderr when the command ends.\nRun 'qjit "
+               "<command> --help' for a command's options.\n");
+}
+
+// As LLVM tools print it: what built the code, and the host it targets.
+void printVersion() {
+  qjit::LlvmHost host = qjit::llvmHost();
+  std::printf("qjit %s\n  %s\n  Host: %s, CPU %s, ISA level %s\n",
+              QJIT_VERSION_STRING, qjit::libraryVersions().c_str(),
+              host.triple.c_str(), host.cpu.c_str(),
+              std::string(qjit::isaLevelName(qjit::hostIsaLevel())).c_str());
+}
+
+// The one global flag, wherever it is (up to a `--`): drops it so
+// subcommands see their usual argv.
+bool takeStatsFlag(int &argc, char **argv) {
+  bool found = false;
+  int kept = 1;
+  bool literal = false;
+  for (int i = 1; i < argc; ++i) {
+    if (!literal && !std::strcmp(argv[i], "--stats")) {
+      found = true;
+      continue;
+    }
+    literal = literal || !std::strcmp(argv[i], "--");
+    argv[kept++] = argv[i];
+  }
+  argc = kept;
+  argv[argc] = nullptr;
+  return found;
 }
 
 void printCacheStats() {
@@ -53,13 +87,8 @@ int main(int argc, char **argv) {
   // SPDLOG_LEVEL=debug (or qjit=debug,...) shows what the library logs, such
   // as which backend compiled each kernel.
   spdlog::cfg::load_env_levels();
-  // The one global flag: drop it so subcommands see their usual argv.
-  if (argc >= 2 && !std::strcmp(argv[1], "--stats")) {
+  if (takeStatsFlag(argc, argv))
     std::atexit(printCacheStats);
-    argv[1] = argv[0];
-    ++argv;
-    --argc;
-  }
   if (argc < 2) {
     printUsage(stderr);
     return 2;
@@ -68,9 +97,24 @@ int main(int argc, char **argv) {
     printUsage(stdout);
     return 0;
   }
-  for (const Subcommand &c : kSubcommands)
-    if (!std::strcmp(argv[1], c.name))
+  if (!std::strcmp(argv[1], "--version")) {
+    printVersion();
+    return 0;
+  }
+  for (const Subcommand &c : kSubcommands) {
+    if (std::strcmp(argv[1], c.name))
+      continue;
+    // The one exception that escapes the commands' Status paths: a tensor
+    // larger than the memory the process may have. Outputs are written to
+    // a temporary and renamed only when complete, so nothing half-written
+    // is left behind.
+    try {
       return c.run(argc, argv);
+    } catch (const std::bad_alloc &) {
+      std::fprintf(stderr, "qjit %s: error: out of memory\n", c.name);
+      return 1;
+    }
+  }
   std::fprintf(stderr, "qjit: unknown command '%s'\n", argv[1]);
   printUsage(stderr);
   return 2;

@@ -156,8 +156,14 @@ Expected<std::unique_ptr<Workload>> Workload::create(WorkloadRequest request) {
   size_t expressed = expressedBytes(s.expressed, w->n_);
   size_t stored = storageBytes(s.storage, w->n_);
   bool qcast = s.op == KernelOp::QCast;
-  w->input_ = AlignedBuffer(qcast ? expressed : stored);
-  w->output_ = AlignedBuffer(qcast ? stored : expressed);
+  auto input = AlignedBuffer::allocate(qcast ? expressed : stored);
+  if (!input)
+    return input.status();
+  auto output = AlignedBuffer::allocate(qcast ? stored : expressed);
+  if (!output)
+    return output.status();
+  w->input_ = std::move(*input);
+  w->output_ = std::move(*output);
   if (Status st = w->fillInput(); !st)
     return st;
   return w;
@@ -231,7 +237,10 @@ Workload::referenceOutput(const QuantKnobs &knobs) {
   auto found = references_.find(key);
   if (found != references_.end())
     return &found->second;
-  AlignedBuffer result(output_.size());
+  auto buffer = AlignedBuffer::allocate(output_.size());
+  if (!buffer)
+    return buffer.status();
+  AlignedBuffer result = std::move(*buffer);
   if (Status s = runReference(*spec, input(), result.data(), n_,
                               spec->takesParams() ? &params_ : nullptr);
       !s)

@@ -4,6 +4,7 @@
 #include "FloatFormat.h"
 #include "qjit/TypeParser.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <set>
@@ -261,11 +262,17 @@ verifySubChannelInTensor(const QuantType &type, const TensorShape &shape,
   for (int64_t d = 0; d < rank; ++d) {
     if (isDynamic(expected[d]) || expected[d] == type.scaleShape[d])
       continue;
+    bool blocked =
+        std::any_of(type.blockSizes.begin(), type.blockSizes.end(),
+                    [&](const BlockSize &block) { return block.axis == d; });
     return error(where.scaleList,
                  "the scale list has " + std::to_string(type.scaleShape[d]) +
                      " entries along axis " + std::to_string(d) +
                      " but the tensor shape and block sizes need " +
-                     std::to_string(expected[d]));
+                     std::to_string(expected[d]) +
+                     (blocked ? ""
+                              : " (axis " + std::to_string(d) +
+                                    " has no block size: one block spans it)"));
   }
   return std::nullopt;
 }

@@ -1,5 +1,5 @@
 //===- LibraryVersions.cpp - What built the code --------------------------===//
-#include "LibraryVersions.h"
+#include "qjit/internal/LibraryVersions.h"
 
 #include "qjit/Version.h"
 

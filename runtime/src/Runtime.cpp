@@ -4,12 +4,12 @@
 #include "BestFitBackend.h"
 #include "KernelCache.h"
 #include "Kernels.h"
-#include "LibraryVersions.h"
 #include "Log.h"
 #include "SharedBackend.h"
 #include "SpecKey.h"
 #include "TypeTextMemo.h"
 #include "qjit/TypeParser.h"
+#include "qjit/internal/LibraryVersions.h"
 
 #include <array>
 #include <vector>
@@ -48,7 +48,9 @@ public:
 
   /// Compiles with the requested backend, or for `auto` with the
   /// best-fitting one that can (see BackendKind).
-  Expected<std::shared_ptr<const Kernel>> build(const KernelSpec &spec) {
+  Expected<std::shared_ptr<const Kernel>> build(KernelSpec spec) {
+    // Kernels of every shape share this one (SpecKey.h): it has none.
+    spec.shape.clear();
     // Backends trust their input; a hand-built spec is checked here once.
     if (Status valid = verifyKernelSpec(spec); !valid)
       return valid;

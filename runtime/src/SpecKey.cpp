@@ -6,6 +6,7 @@
 #include <bit>
 #include <cstdint>
 #include <cstring>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -66,27 +67,24 @@ size_t structuralHash(const KernelSpec &spec) {
   state = mixVector(state, spec.storage.table);
   state = mixVector(state, spec.params.scales);
   state = mixVector(state, spec.params.zeroPoints);
-  state = mixVector(state, spec.shape);
   return static_cast<size_t>(finish(state));
 }
 
 bool sameSpec(const KernelSpec &a, const KernelSpec &b) {
-  // Bits first: they also reject what operator== would wrongly accept
-  // (0.0 == -0.0) and are the cheapest test for the long vectors.
+  // Bits, not operator== (0.0 == -0.0, NaN != NaN), and the cheapest test
+  // for the long vectors first.
   if (!sameBits(a.params.scales, b.params.scales) ||
       !sameBits(a.storage.table, b.storage.table))
     return false;
-  if (a == b)
-    return true;
-  // Equal bits yet unequal values: only NaNs do that (rare enough for
-  // copies). Compare the rest without the doubles.
-  KernelSpec aRest = a;
-  KernelSpec bRest = b;
-  for (KernelSpec *spec : {&aRest, &bRest}) {
-    spec->params.scales.clear();
-    spec->storage.table.clear();
-  }
-  return aRest == bRest;
+  auto storage = [](const StorageSpec &s) {
+    return std::tie(s.kind, s.bits, s.isSigned, s.min, s.max, s.packed,
+                    s.floatFormat);
+  };
+  auto code = [](const KernelSpec &s) {
+    return std::tie(s.op, s.expressed, s.compute, s.layout, s.knobs,
+                    s.params.runtime, s.params.zeroPoints);
+  };
+  return storage(a.storage) == storage(b.storage) && code(a) == code(b);
 }
 
 } // namespace qjit

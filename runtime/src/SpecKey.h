@@ -16,11 +16,15 @@
 
 namespace qjit {
 
-/// A hash of every field of `spec` that operator== compares.
+/// A hash of every field of `spec` the code depends on: all that
+/// operator== compares but the shape, which is informational (the layout
+/// holds what kernels read), so specs differing only in shape share one
+/// kernel.
 size_t structuralHash(const KernelSpec &spec);
 
-/// operator== with floating-point values compared by bit pattern. A spec
-/// holding a NaN is equal to itself exactly when it has the same bits.
+/// operator== without the shape, floating-point values compared by bit
+/// pattern. A spec holding a NaN is equal to itself exactly when it has the
+/// same bits.
 bool sameSpec(const KernelSpec &a, const KernelSpec &b);
 
 /// A non-owning key: the spec must outlive the key's use.

@@ -152,6 +152,9 @@ const RejectCase kTensorRules[] = {
     {"tensor<6x2x!quant.uniform<i8:f32:{0:3}, {{1.0, 2.0}}>>", 41,
      "the scale list has 1 entries along axis 0 but the tensor shape and "
      "block sizes need 2"},
+    {"tensor<6x2x!quant.uniform<i8:f32:{0:3}, {{1.0, 2.0}, {3.0, 4.0}}>>", 41,
+     "the scale list has 2 entries along axis 1 but the tensor shape and "
+     "block sizes need 1 (axis 1 has no block size: one block spans it)"},
     {"tensor<6x2x!quant.uniform<i8:f32:{0:3}, {1.0, 2.0}>>", 41,
      "the scale list has rank 1 but the tensor has rank 2"},
     {"tensor<2x*x!quant.any<i8>>", 10, "expected a !quant element type"},

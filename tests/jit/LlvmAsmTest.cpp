@@ -115,7 +115,7 @@ TEST(LlvmAsm, Fp8DequantizeThroughHalfWords) {
 
 TEST(LlvmAsm, IntelSyntax) {
   AsmOptions options;
-  options.intelSyntax = true;
+  options.syntax = AsmSyntax::Intel;
   std::string text =
       assemblyOf(perTensorI8(KernelOp::QCast), IsaLevel::Avx512, options);
   EXPECT_THAT(text, ContainsRegex("vcvttps2dq\\s+zmm[0-9]+, zmm[0-9]+"));

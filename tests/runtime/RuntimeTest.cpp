@@ -383,6 +383,19 @@ TEST(Runtime, CachesKernelsBySpec) {
   EXPECT_EQ(*d, c);
 }
 
+TEST(Runtime, TypesThatDifferOnlyInShapeShareOneKernel) {
+  auto runtime = makeRuntime();
+  ASSERT_TRUE(runtime);
+  auto bare =
+      compileOrFail(*runtime, "!quant.uniform<i8:f32, 0.5:3>", KernelOp::QCast);
+  for (const char *type : {"tensor<4x!quant.uniform<i8:f32, 0.5:3>>",
+                           "tensor<2x3x!quant.uniform<i8:f32, 0.5:3>>",
+                           "tensor<?x!quant.uniform<i8:f32, 0.5:3>>"})
+    EXPECT_EQ(compileOrFail(*runtime, type, KernelOp::QCast), bare) << type;
+  EXPECT_EQ(runtime->stats().compiles, 1u);
+  EXPECT_TRUE(bare->spec().shape.empty());
+}
+
 TEST(Runtime, RemembersWhatTypeTextLoweredTo) {
   auto runtime = makeRuntime(withBackend(BackendKind::Reference));
   ASSERT_TRUE(runtime);

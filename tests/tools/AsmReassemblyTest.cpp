@@ -3,8 +3,9 @@
 // bench/model.py feeds `qjit asm` listings to llvm-mc and llvm-mca as they
 // are printed, so every x86 listing must assemble: asmjit's (Intel syntax,
 // X86ListingSyntax.cpp) for compact, per-axis, blockwise and runtime
-// kernels at both ISA levels, and LLVM's (AT&T) for the CPUs the model
-// reports. Skipped where llvm-mc-22 is not installed.
+// kernels at both ISA levels, LLVM's (AT&T) for the CPUs the model
+// reports, and both backends' AArch64 listings. Skipped where llvm-mc-22 is
+// not installed.
 //
 //===----------------------------------------------------------------------===//
 #include "Nf4Table.h"
@@ -119,6 +120,25 @@ TEST_F(AsmReassembly, LlvmListingsAssembleForTheModelledCpus) {
         expectAssembles(
             {"asm", type, op, "--backend=llvm", isa, "-mcpu=" + cpu},
             {"-triple=x86_64", "-mcpu=" + cpu});
+}
+
+TEST_F(AsmReassembly, Aarch64ListingsOfBothBackendsAssemble) {
+  const std::string triple = "-mtriple=aarch64-linux-gnu";
+  for (const std::string &type : types())
+    for (const char *op : {"--op=qcast", "--op=dcast"})
+      expectAssembles({"asm", type, op, "--backend=llvm", triple},
+                      {"-triple=aarch64-linux-gnu"});
+  // asmjit's AArch64 generators: 8- and 16-bit integer storage.
+  for (const std::string &type : {types()[0], types()[1], types()[6],
+                                  std::string("!quant.uniform<i16:f32, 0.5>")})
+    for (const char *op : {"--op=qcast", "--op=dcast"})
+      for (bool runtime : {false, true}) {
+        std::vector<std::string> args = {"asm", type, op, "--backend=asmjit",
+                                         triple};
+        if (runtime)
+          args.push_back("--runtime-params");
+        expectAssembles(args, {"-triple=aarch64-linux-gnu"});
+      }
 }
 
 } // namespace

@@ -7,7 +7,9 @@
 #include "ToolTestSupport.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -47,6 +49,68 @@ TEST(BenchCommand, ListTypesPrintsEveryCaseWithItsFullType) {
             std::string::npos)
       << types.out;
   EXPECT_EQ(runQjit({"bench", "--list-types", "--n=100"}).exitCode, 2);
+}
+
+TEST(BenchCommand, JsonAndCsvCarryEveryRow) {
+  auto bench = [](const char *format) {
+    ToolResult result = runQjit({"bench", "!quant.uniform<i8:f32, 2.0:10>",
+                                 "--op=qcast", "--n=4096", "--min-time=0.001",
+                                 std::string("--format=") + format});
+    EXPECT_EQ(result.exitCode, 0) << format << result.err;
+    return result.out;
+  };
+  nlohmann::json document = nlohmann::json::parse(bench("json"));
+  EXPECT_EQ(document["op"], "qcast");
+  EXPECT_EQ(document["n"], 4096);
+  ASSERT_TRUE(document["rows"].is_array());
+  bool sawReference = false;
+  for (const nlohmann::json &row : document["rows"]) {
+    ASSERT_TRUE(row.contains("row")) << row;
+    EXPECT_TRUE(row.contains("skipped") || row.contains("elements_per_ns"))
+        << row;
+    sawReference = sawReference || row["row"] == "reference";
+  }
+  EXPECT_TRUE(sawReference) << document;
+
+  std::vector<std::string> csv = lines(bench("csv"));
+  ASSERT_EQ(csv.size(), document["rows"].size() + 1);
+  EXPECT_EQ(csv[0], "row,detail,elements_per_ns,gigabytes_per_second,"
+                    "vs_reference,vs_best,check,skipped");
+  EXPECT_EQ(runQjit({"bench", "!quant.uniform<i8:f32, 2.0:10>", "--op=qcast",
+                     "--format=xml"})
+                .exitCode,
+            2);
+}
+
+TEST(BenchCommand, HelpOffersOnlyTheOpsItMeasures) {
+  ToolResult help = runQjit({"bench", "--help"});
+  EXPECT_EQ(help.exitCode, 0) << help.err;
+  EXPECT_NE(help.out.find("--op=qcast|dcast "), std::string::npos) << help.out;
+  EXPECT_EQ(help.out.find("scast"), std::string::npos) << help.out;
+}
+
+TEST(BenchCommand, TypeAndCaseExcludeEachOther) {
+  ToolResult result = runQjit({"bench", "!quant.uniform<i8:f32, 2.0:10>",
+                               "--case=i8_per_tensor", "--op=qcast"});
+  EXPECT_EQ(result.exitCode, 2);
+  EXPECT_NE(result.err.find("TYPE and --case exclude each other"),
+            std::string::npos)
+      << result.err;
+}
+
+TEST(BenchCommand, AnElementCountTooLargeForMemoryIsAnError) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "sanitizers reserve more address space than the limit";
+#endif
+  // 100 G floats: no allocation can succeed under a 2 GiB address space.
+  qjit::testing::ToolRunOptions limits;
+  limits.maxAddressSpaceBytes = uint64_t{2} << 30;
+  ToolResult result = runQjit({"bench", "!quant.uniform<i8:f32, 2.0:10>",
+                               "--op=qcast", "--n=99999999999"},
+                              limits);
+  EXPECT_EQ(result.exitCode, 1) << result.err;
+  EXPECT_NE(result.err.find("cannot allocate"), std::string::npos)
+      << result.err;
 }
 
 } // namespace

@@ -85,6 +85,23 @@ TEST(StatsFlag, PrintsCacheCountersAtExit) {
   EXPECT_NE(result.err.find("compiles"), std::string::npos) << result.err;
 }
 
+TEST(StatsFlag, IsAcceptedAfterTheCommandToo) {
+  ToolResult result = runQjit(
+      {"spec", "!quant.uniform<i8:f32, 2.0:10>", "--stats", "--op=qcast"});
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_NE(result.err.find("hits"), std::string::npos) << result.err;
+  EXPECT_NE(result.out.find("qcast"), std::string::npos) << result.out;
+}
+
+TEST(VersionFlag, NamesQjitItsCodeGeneratorsAndTheHost) {
+  ToolResult result = runQjit({"--version"});
+  EXPECT_EQ(result.exitCode, 0) << result.err;
+  EXPECT_EQ(result.out.rfind("qjit 0.", 0), 0u) << result.out;
+  for (const char *part :
+       {"llvm=22.", "asmjit=", "Host: ", "CPU ", "ISA level "})
+    EXPECT_NE(result.out.find(part), std::string::npos) << part << result.out;
+}
+
 TEST(AsmCommand, PrintsHeaderAndKernelForEveryTarget) {
   for (const char *backend : {"llvm", "asmjit"}) {
     ToolResult x86 =
@@ -101,6 +118,104 @@ TEST(AsmCommand, PrintsHeaderAndKernelForEveryTarget) {
     EXPECT_EQ(a64.exitCode, 0) << backend << ": " << a64.err;
     EXPECT_NE(a64.out.find("fcvt"), std::string::npos) << a64.out;
   }
+}
+
+size_t occurrences(const std::string &text, const std::string &word) {
+  size_t count = 0;
+  for (size_t at = text.find(word); at != std::string::npos;
+       at = text.find(word, at + 1))
+    ++count;
+  return count;
+}
+
+TEST(AsmCommand, CpuSelectsItsFeaturesInBothBackends) {
+  // At --isa=avx512 on any host: Zen 1 has no AVX-512, Sapphire Rapids has.
+  for (const char *backend : {"llvm", "asmjit"}) {
+    auto listing = [&](const std::string &cpu) {
+      ToolResult result =
+          runQjit({"asm", "!quant.uniform<i8:f32, 2.0:10>", "--op=qcast",
+                   std::string("--backend=") + backend, "--isa=avx512",
+                   "-mcpu=" + cpu});
+      EXPECT_EQ(result.exitCode, 0) << backend << " " << cpu << result.err;
+      return result.out;
+    };
+    EXPECT_EQ(listing("znver1").find("zmm"), std::string::npos) << backend;
+    EXPECT_NE(listing("znver1").find("ymm"), std::string::npos) << backend;
+    EXPECT_NE(listing("sapphirerapids").find("zmm"), std::string::npos)
+        << backend;
+
+    ToolResult bogus =
+        runQjit({"asm", "!quant.uniform<i8:f32, 2.0:10>", "--op=qcast",
+                 std::string("--backend=") + backend, "-mcpu=bogus"});
+    EXPECT_EQ(bogus.exitCode, 1) << backend;
+    EXPECT_EQ(occurrences(bogus.err, "bogus"), 1u) << bogus.err;
+    EXPECT_EQ(bogus.out, "");
+  }
+}
+
+TEST(AsmCommand, AsmjitPrintsIntelSyntaxOnly) {
+  const std::string type = "!quant.uniform<i8:f32, 2.0:10>";
+  ToolResult att = runQjit(
+      {"asm", type, "--op=qcast", "--backend=asmjit", "--x86-asm-syntax=att"});
+  EXPECT_EQ(att.exitCode, 1);
+  EXPECT_NE(att.err.find("Intel syntax only"), std::string::npos) << att.err;
+  for (const char *flag : {"--x86-asm-syntax=intel", "--op=qcast"}) {
+    ToolResult intel =
+        runQjit({"asm", type, "--op=qcast", "--backend=asmjit", flag});
+    EXPECT_EQ(intel.exitCode, 0) << intel.err;
+    EXPECT_NE(intel.out.find("(Intel syntax)"), std::string::npos);
+  }
+  ToolResult llvm =
+      runQjit({"asm", type, "--op=qcast", "--backend=llvm", "--isa=avx2"});
+  EXPECT_NE(llvm.out.find("%ymm"), std::string::npos) << llvm.out; // AT&T.
+}
+
+TEST(AsmCommand, ObjectFileIsRelocatableElfWithTheKernelSymbol) {
+  qjit::testing::ScratchDir dir;
+  const std::string type = "!quant.uniform<i8:f32, 2.0:10>";
+  for (const char *triple : {"x86_64-linux-gnu", "aarch64-linux-gnu"}) {
+    std::string object = dir.file(std::string(triple) + ".o");
+    ToolResult result = runQjit(
+        {"asm", type, "--op=qcast", "--backend=llvm", "--isa=avx2",
+         std::string("-mtriple=") + triple, "-filetype=obj", "-o", object});
+    ASSERT_EQ(result.exitCode, 0) << triple << result.err;
+    std::vector<uint8_t> bytes = qjit::testing::readBytes(object);
+    ASSERT_GT(bytes.size(), 64u);
+    EXPECT_EQ(std::string(bytes.begin(), bytes.begin() + 4), "\x7f"
+                                                             "ELF");
+    EXPECT_EQ(bytes[16], 1) << "e_type ET_REL";
+    EXPECT_NE(std::string(bytes.begin(), bytes.end()).find("qjit_"),
+              std::string::npos);
+  }
+  ToolResult asmjit =
+      runQjit({"asm", type, "--op=qcast", "--backend=asmjit", "-filetype=obj"});
+  EXPECT_EQ(asmjit.exitCode, 1);
+  EXPECT_NE(asmjit.err.find("--backend=llvm"), std::string::npos) << asmjit.err;
+  EXPECT_EQ(runQjit({"asm", type, "--op=qcast", "-filetype=exe"}).exitCode, 2);
+}
+
+TEST(KnobFlags, ThoseTheKernelIgnoresAreWarnedAboutOnce) {
+  auto spec = [](std::vector<std::string> args) {
+    args.insert(args.begin(), "spec");
+    ToolResult result = runQjit(args);
+    EXPECT_EQ(result.exitCode, 0) << result.err;
+    return result.err;
+  };
+  const std::string i8 = "!quant.uniform<i8:f32, 2.0:10>";
+  std::string dcast = spec({i8, "--op=dcast", "--rounding=toward-zero"});
+  EXPECT_EQ(occurrences(dcast, "warning: --rounding changes nothing for "
+                               "dcast"),
+            1u)
+      << dcast;
+  std::string integer = spec({i8, "--op=qcast", "--no-saturate"});
+  EXPECT_NE(integer.find("warning: --no-saturate changes nothing"),
+            std::string::npos)
+      << integer;
+  // Flags that matter say nothing.
+  EXPECT_EQ(spec({i8, "--op=qcast", "--rounding=toward-zero"}), "");
+  EXPECT_EQ(spec({"!quant.uniform<f8E4M3FN:f32, 2.0>", "--op=qcast",
+                  "--no-saturate"}),
+            "");
 }
 
 TEST(SpecCommand, PlanNamesTheFamilyDecisionsAndFits) {

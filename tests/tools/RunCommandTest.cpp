@@ -15,6 +15,7 @@
 
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <unistd.h>
 
 namespace qjit::tool {
@@ -151,6 +152,19 @@ TEST_F(RunCommand, PacksSubByteStorageAsBytes) {
   EXPECT_EQ(unpacked.dtype, NpyDtype::I1);
   EXPECT_EQ(valuesOf<int8_t>(unpacked.data),
             (std::vector<int8_t>{1, -1, 7, 0, 2}));
+
+  // Each convention's file given to the other says which flag reads it.
+  ToolResult packedRead = run(type, "dcast", {}, "unpacked.npy", "x.npy");
+  EXPECT_EQ(packedRead.exitCode, 1);
+  EXPECT_NE(packedRead.err.find("--unpacked reads one value per byte"),
+            std::string::npos)
+      << packedRead.err;
+  ToolResult unpackedRead =
+      run(type, "dcast", {"--unpacked"}, "out.npy", "x.npy");
+  EXPECT_EQ(unpackedRead.exitCode, 1);
+  EXPECT_NE(unpackedRead.err.find("packed bytes are read without it"),
+            std::string::npos)
+      << unpackedRead.err;
 }
 
 TEST_F(RunCommand, ShapesComeFromTheTypeTheInputOrShape) {
@@ -354,6 +368,26 @@ TEST_F(RunCommandErrors, FailedWriteKeepsThePreviousOutput) {
   // A failed check also leaves it alone.
   expectError(run(kType, "qcast", {}, "in.npy", "keep.npy"), 1, "dtype");
   EXPECT_EQ(readBytes(dir.file("keep.npy")), previous);
+  expectNoOutput();
+}
+
+TEST_F(RunCommandErrors, OutOfMemoryIsAnErrorWithNoOutput) {
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+  GTEST_SKIP() << "sanitizers reserve more address space than the limit";
+#endif
+  // 256 MiB of i8 (a sparse file: no disk) dequantize to 1 GiB of f32,
+  // more than the 768 MiB the child may map.
+  std::string in = dir.file("big.raw");
+  std::ofstream(in, std::ios::binary).close();
+  std::filesystem::resize_file(in, size_t{256} << 20);
+  qjit::testing::ToolRunOptions limits;
+  limits.maxAddressSpaceBytes = uint64_t{768} << 20;
+  ToolResult result = runQjit({"run", kType, "--op=dcast", "--in=" + in,
+                               "--out=" + dir.file("out.raw")},
+                              limits);
+  expectError(result, 1, "out of memory");
+  EXPECT_EQ(result.err.find("terminate"), std::string::npos) << result.err;
+  std::filesystem::remove(in);
   expectNoOutput();
 }
 

@@ -94,6 +94,12 @@ ToolResult runQjit(const std::vector<std::string> &args,
       if (::setrlimit(RLIMIT_FSIZE, &limit) != 0)
         ::_exit(126);
     }
+    if (options.maxAddressSpaceBytes) {
+      struct rlimit limit = {*options.maxAddressSpaceBytes,
+                             *options.maxAddressSpaceBytes};
+      if (::setrlimit(RLIMIT_AS, &limit) != 0)
+        ::_exit(126);
+    }
     ::execv(binary.c_str(), argv.data());
     ::_exit(127);
   }

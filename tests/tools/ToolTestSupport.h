@@ -39,6 +39,8 @@ struct ToolRunOptions {
   /// RLIMIT_FSIZE for the child, with SIGXFSZ ignored so writes past it
   /// fail with EFBIG instead of killing it.
   std::optional<uint64_t> maxFileBytes;
+  /// RLIMIT_AS for the child: allocations past it fail (std::bad_alloc).
+  std::optional<uint64_t> maxAddressSpaceBytes;
   /// What the child reads on stdin (default: /dev/null).
   std::string stdinText;
   /// Extra NAME=VALUE environment entries for the child.

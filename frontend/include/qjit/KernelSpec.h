@@ -11,6 +11,7 @@
 #define QJIT_KERNELSPEC_H
 
 #include "qjit/Error.h"
+#include "qjit/Export.h"
 #include "qjit/QuantType.h"
 
 #include <cstddef>
@@ -34,7 +35,7 @@ enum class ScaleOp : uint8_t { Divide, Reciprocal };
 enum class ZeroPointOrder : uint8_t { BeforeRounding, AfterRounding };
 
 /// The qcast knobs of docs/semantics.md.
-struct QuantKnobs {
+struct QJIT_API QuantKnobs {
   ScaleOp scaleOp = ScaleOp::Divide;
   ZeroPointOrder zeroPoint = ZeroPointOrder::BeforeRounding;
   RoundingMode rounding = RoundingMode::NearestEven;
@@ -46,10 +47,10 @@ struct QuantKnobs {
 
 /// Named knob sets compatible with other systems.
 enum class SemanticsPreset : uint8_t { Default, Mlir, Onnx, PyTorch, TfLite };
-QuantKnobs knobsForPreset(SemanticsPreset preset);
+QJIT_API QuantKnobs knobsForPreset(SemanticsPreset preset);
 
 /// How stored values are represented in host memory.
-struct StorageSpec {
+struct QJIT_API StorageSpec {
   StorageType::Kind kind = StorageType::Kind::Integer;
   unsigned bits = 8;    ///< Stored value width (integer 1..32; fp8 8; fp4 4).
   bool isSigned = true; ///< Integer signedness; false for float codes.
@@ -70,7 +71,7 @@ struct StorageSpec {
 
 /// How parameters map onto elements. The tensor is row-major; the layout
 /// is stored in collapsed form so equivalent shapes share one kernel.
-struct LayoutSpec {
+struct QJIT_API LayoutSpec {
   enum class Kind : uint8_t {
     PerTensor, ///< One scale and zero point.
     PerAxis,   ///< Flat element i uses parameter (i / inner) % channels.
@@ -103,7 +104,7 @@ struct LayoutSpec {
 };
 
 /// Where scales and zero points come from.
-struct ParameterSpec {
+struct QJIT_API ParameterSpec {
   /// false: baked from the type (scales/zeroPoints below).
   /// true: the kernel is specialized on layout only and reads them from
   /// KernelParams at call time.
@@ -116,7 +117,7 @@ struct ParameterSpec {
                          const ParameterSpec &) = default;
 };
 
-struct KernelSpec {
+struct QJIT_API KernelSpec {
   KernelOp op = KernelOp::QCast;
   StorageSpec storage;
   ValueType expressed = ValueType::F32;
@@ -145,10 +146,10 @@ struct KernelSpec {
 
 /// Baked scale k as the spec's arithmetic uses it (docs/semantics.md, 3):
 /// rounded to the expressed type, or held as is with an f64 compute type.
-double bakedScale(const KernelSpec &spec, size_t k);
+QJIT_API double bakedScale(const KernelSpec &spec, size_t k);
 
 /// Call-time inputs of kernels whose spec takesParams().
-struct KernelParams {
+struct QJIT_API KernelParams {
   /// PerAxis: {inner}. Blocked: extents of dims[1..] (dims[0] is implied).
   /// Only read where the layout says kDynamic; may be null otherwise.
   const int64_t *extents = nullptr;
@@ -166,7 +167,7 @@ using ParamKernelFn = void (*)(const void *src, void *dst, size_t n,
                                const KernelParams *params);
 
 /// Options that select among the computations a type allows.
-struct LoweringOptions {
+struct QJIT_API LoweringOptions {
   QuantKnobs knobs;
   /// dcast of per-axis (not sub-channel) types with integer storage, f32
   /// expressed values and baked scales: multiply in f64 by each scale's
@@ -182,20 +183,21 @@ struct LoweringOptions {
 
 /// The lowering options a preset names: its knobs, and for PyTorch
 /// perAxisDequantizeInF64.
-LoweringOptions loweringForPreset(SemanticsPreset preset);
+QJIT_API LoweringOptions loweringForPreset(SemanticsPreset preset);
 
 /// Lowers a verified type to the spec of `op`. Normalizes first. Fails with
 /// ErrorCode::Unsupported for what no kernel computes (!quant.any,
 /// !quant.calibrated, expressed types other than f16/bf16/f32/f64, ...).
-Expected<KernelSpec> lowerToKernelSpec(const TypeDescriptor &type, KernelOp op,
-                                       const LoweringOptions &options = {});
+QJIT_API Expected<KernelSpec>
+lowerToKernelSpec(const TypeDescriptor &type, KernelOp op,
+                  const LoweringOptions &options = {});
 
 /// KernelParams::extents for running the spec lowered from `type` and
 /// `options` on a tensor of the fully known `callShape`: PerAxis with a
 /// dynamic inner extent → {inner}; Blocked → the extents of dims[1..]
 /// (static ones included); otherwise empty. Dynamic dims of the collapsed
 /// layout are products of source dims, which this computes.
-Expected<std::vector<int64_t>>
+QJIT_API Expected<std::vector<int64_t>>
 lowerCallExtents(const TypeDescriptor &type, const LoweringOptions &options,
                  const std::vector<int64_t> &callShape);
 
@@ -203,14 +205,14 @@ lowerCallExtents(const TypeDescriptor &type, const LoweringOptions &options,
 /// packing; compute type; layout arithmetic (blocks divide extents, only
 /// whole-extent blocks are dynamic); baked parameter counts. Fails with
 /// ErrorCode::InvalidArgument naming the first violation.
-Status verifyKernelSpec(const KernelSpec &spec);
+QJIT_API Status verifyKernelSpec(const KernelSpec &spec);
 
-std::string_view kernelOpName(KernelOp op);
-std::string_view valueTypeName(ValueType type);
-unsigned valueTypeBytes(ValueType type);
-std::string_view roundingModeName(RoundingMode mode);
-std::string_view scaleOpName(ScaleOp op);
-std::string_view zeroPointOrderName(ZeroPointOrder order);
+QJIT_API std::string_view kernelOpName(KernelOp op);
+QJIT_API std::string_view valueTypeName(ValueType type);
+QJIT_API unsigned valueTypeBytes(ValueType type);
+QJIT_API std::string_view roundingModeName(RoundingMode mode);
+QJIT_API std::string_view scaleOpName(ScaleOp op);
+QJIT_API std::string_view zeroPointOrderName(ZeroPointOrder order);
 
 } // namespace qjit
 

@@ -10,6 +10,8 @@
 #ifndef QJIT_QUANTTYPE_H
 #define QJIT_QUANTTYPE_H
 
+#include "qjit/Export.h"
+
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -41,20 +43,20 @@ enum class FloatType : uint8_t {
 };
 
 /// MLIR's spelling ("f8E4M3FN", "bf16", ...).
-std::string_view floatTypeName(FloatType type);
+QJIT_API std::string_view floatTypeName(FloatType type);
 /// The inverse of floatTypeName; nullopt for anything else.
-std::optional<FloatType> floatTypeFromName(std::string_view name);
+QJIT_API std::optional<FloatType> floatTypeFromName(std::string_view name);
 /// Total bit width of the format (f80 → 80, tf32 → 19).
-unsigned floatTypeBits(FloatType type);
+QJIT_API unsigned floatTypeBits(FloatType type);
 /// The largest finite value of a float storage format (448, 57344, 6),
 /// which upstream MLIR also uses as the default storage bounds; 0 for
 /// formats that are not storage formats.
-int64_t floatStorageLargest(FloatType type);
+QJIT_API int64_t floatStorageLargest(FloatType type);
 
 struct QuantType;
 
 /// The stored side of a quantized type.
-struct StorageType {
+struct QJIT_API StorageType {
   enum class Kind : uint8_t {
     Integer,  ///< iN / siN / uiN / uN, N = 1..32
     Float,    ///< f8E4M3FN, f8E5M2, f4E2M1FN
@@ -90,14 +92,14 @@ struct StorageType {
 };
 
 /// One entry of a sub-channel block-size list: `axis:size`.
-struct BlockSize {
+struct QJIT_API BlockSize {
   int32_t axis = 0;
   int64_t size = 1;
   friend bool operator==(const BlockSize &, const BlockSize &) = default;
 };
 
 /// One quant type (the element type, without any tensor around it).
-struct QuantType {
+struct QJIT_API QuantType {
   enum class Family : uint8_t { Any, Uniform, Calibrated, Quantile };
   enum class Granularity : uint8_t { PerTensor, PerAxis, SubChannel };
 
@@ -143,7 +145,7 @@ struct QuantType {
 };
 
 /// A `tensor<...>` around a quant type. Dynamic dims are kDynamic.
-struct TensorShape {
+struct QJIT_API TensorShape {
   static constexpr int64_t kDynamic = -1;
   bool ranked = true;
   std::vector<int64_t> dims;
@@ -151,7 +153,7 @@ struct TensorShape {
 };
 
 /// What the frontend parses: a quant type, optionally inside a tensor.
-struct TypeDescriptor {
+struct QJIT_API TypeDescriptor {
   std::optional<TensorShape> tensor;
   QuantType element;
   friend bool operator==(const TypeDescriptor &a,

@@ -2,6 +2,7 @@
 #include "A64Target.h"
 
 #include "A64Generators.h"
+#include "A64ListingSyntax.h"
 #include "AsmjitAssembly.h"
 
 #include <asmjit/core.h>
@@ -50,7 +51,7 @@ Expected<TargetCode> a64TargetCode(const KernelSpec &spec,
   target.entryOffset = 0;
   target.listing = listingHeader(spec, "asmjit", triple, "+neon") +
                    "# flat image: " + std::to_string(target.bytes.size()) +
-                   " bytes, entry at offset 0\n" + logger.data();
+                   " bytes, entry at offset 0\n" + gasA64Listing(logger.data());
   return target;
 }
 

@@ -3,6 +3,7 @@
 
 #include "X86Generators.h"
 #include "X86ListingSyntax.h"
+#include "qjit/internal/LlvmBackend.h"
 
 namespace qjit::asmjit_backend {
 
@@ -23,15 +24,13 @@ Expected<IsaLevel> listingIsaLevel(IsaLevel backendIsa,
     return Status::error(ErrorCode::Unsupported,
                          "asmjit backend: no generator for target '" +
                              options.triple + "' (x86_64 and aarch64 only)");
-  IsaLevel level = backendIsa;
-  std::string_view features = options.features;
-  if (features.find("+avx512f") != std::string_view::npos)
-    level = IsaLevel::Avx512;
-  if (features.find("-avx512f") != std::string_view::npos)
-    level = std::min(level, IsaLevel::Avx2);
-  if (features.find("-avx2") != std::string_view::npos)
-    level = std::min(level, IsaLevel::Sse4);
-  return level;
+  if (options.syntax == AsmSyntax::Att)
+    return Status::error(ErrorCode::Unsupported,
+                         "asmjit backend: listings are in Intel syntax only "
+                         "(asmjit's formatter has no AT&T)");
+  if (options.cpu.empty() && options.features.empty())
+    return backendIsa;
+  return x86ListingIsaLevel(backendIsa, options);
 }
 
 std::string listingHeader(const KernelSpec &spec, std::string_view backend,

@@ -39,8 +39,9 @@ private:
 
 bool isAArch64Triple(std::string_view triple);
 
-/// The x86 level a listing uses: the backend's level, then
-/// AsmOptions::features ("+avx512f" raises, "-avx512f" lowers to AVX2).
+/// The x86 level a listing uses: the backend's, or the highest within it
+/// that AsmOptions' -mcpu and -mattr include (x86ListingIsaLevel). Refuses
+/// AT&T syntax.
 Expected<IsaLevel> listingIsaLevel(IsaLevel backendIsa,
                                    const AsmOptions &options);
 

@@ -83,6 +83,11 @@ public:
 
   Expected<std::string> assembly(const KernelSpec &spec,
                                  const AsmOptions &options) override {
+    if (options.objectFile)
+      return Status::error(ErrorCode::Unsupported,
+                           "asmjit backend: no object files (-filetype=obj "
+                           "needs --backend=llvm)");
+    // Every AArch64 CPU gets the same NEON code: -mcpu changes nothing.
     if (isAArch64Triple(options.triple)) {
       Expected<TargetCode> code = emitForTarget(spec, options);
       if (!code)

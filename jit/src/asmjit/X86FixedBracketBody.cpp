@@ -52,7 +52,6 @@ inline const x86::KReg kOrdered = x86::k2;
 } // namespace fx
 
 constexpr uint8_t kCmpOrdered = 7;
-constexpr uint8_t kSelectHigh = 0xd8; ///< vpternlogd: C ? B : A.
 constexpr unsigned kLanes = 16;
 
 x86::Zmm zmm(unsigned id) { return x86::zmm(id); }

@@ -69,8 +69,7 @@ constexpr uint8_t kGreaterEqualOrdered = 0x1d; ///< vcmppd GE_OQ.
 
 /// Work registers (the wide parameters use 8, 9 and 15, the float
 /// encoder and decoder 10 to 15 besides the `t` they are given).
-constexpr unsigned kHalf0 = 0, kHalf1 = 1, kTemp0 = 2, kTemp1 = 3, kMask0 = 4,
-                   kMask1 = 5;
+constexpr unsigned kHalf0 = 0, kHalf1 = 1, kTemp0 = 2, kTemp1 = 3, kMask0 = 4;
 /// qcast finishes a vector in its two halves and registers 10 to 15 (the
 /// encoder's constants and scratch, or the quantile count's), so that an
 /// unrolled step can hold the four vectors' halves in 0 to 7.

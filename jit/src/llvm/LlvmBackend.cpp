@@ -162,7 +162,7 @@ public:
     Expected<TargetConfig> config = asmTargetConfig(isa_, options);
     if (!config)
       return config.status();
-    if (producesFlatCode(*config)) {
+    if (producesFlatCode(*config) && !options.objectFile) {
       Expected<TargetCode> code = emitForTarget(spec, options);
       if (!code)
         return code.status();
@@ -171,16 +171,22 @@ public:
     return onOptimizedModule(
         spec, *config, "qjit_" + spec.kernelName(), kLlvmJitOptLevel, nullptr,
         [&](OptimizedModule &built) -> Expected<std::string> {
-          if (options.intelSyntax && built.machine->getTargetTriple().isX86())
+          if (options.syntax == AsmSyntax::Intel &&
+              built.machine->getTargetTriple().isX86())
             built.machine->Options.MCOptions.OutputAsmVariant = 1;
           llvm::SmallString<4096> text;
           llvm::raw_svector_ostream os(text);
-          os << listingHeader(spec, *config);
+          if (!options.objectFile)
+            os << listingHeader(spec, *config);
           llvm::legacy::PassManager passes;
           if (built.machine->addPassesToEmitFile(
-                  passes, os, nullptr, llvm::CodeGenFileType::AssemblyFile))
+                  passes, os, nullptr,
+                  options.objectFile ? llvm::CodeGenFileType::ObjectFile
+                                     : llvm::CodeGenFileType::AssemblyFile))
             return Status::error(ErrorCode::Unsupported,
-                                 "llvm: the target cannot emit assembly");
+                                 options.objectFile
+                                     ? "llvm: the target cannot emit objects"
+                                     : "llvm: the target cannot emit assembly");
           passes.run(*built.module);
           return std::string(text.str());
         });

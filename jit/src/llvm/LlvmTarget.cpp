@@ -1,5 +1,6 @@
 //===- LlvmTarget.cpp - TargetMachine configurations ----------------------===//
 #include "LlvmTarget.h"
+#include "qjit/internal/LlvmBackend.h"
 
 #include <llvm/ADT/StringMap.h>
 #include <llvm/MC/TargetRegistry.h>
@@ -219,3 +220,27 @@ createTargetMachine(const TargetConfig &config) {
 }
 
 } // namespace qjit::llvmjit
+
+namespace qjit {
+
+Expected<IsaLevel> x86ListingIsaLevel(IsaLevel isa, const AsmOptions &options) {
+  Expected<llvmjit::TargetConfig> config =
+      llvmjit::asmTargetConfig(isa, options);
+  if (!config)
+    return config.status();
+  std::map<std::string, bool> on = llvmjit::featureStates(config->features);
+  IsaLevel level = IsaLevel::Scalar;
+  for (unsigned next = 1; next <= static_cast<unsigned>(isa); ++next) {
+    for (const char *name : llvmjit::kLevelBaseline[next])
+      if (name && !on[name])
+        return level;
+    level = static_cast<IsaLevel>(next);
+  }
+  return level;
+}
+
+LlvmHost llvmHost() {
+  return {llvm::sys::getProcessTriple(), llvm::sys::getHostCPUName().str()};
+}
+
+} // namespace qjit

@@ -263,7 +263,9 @@ Expected<std::string> disassembleImage(const FlatImage &image,
   if (!disassembler || !printer)
     return failure("no disassembler for " + triple.str());
   printer->setPrintImmHex(true);
-  printer->setPrintBranchImmAsAddress(true);
+  // PC-relative immediates (`b.ne #0x40`), which llvm-mc assembles back to
+  // the same encoding; the offset and word of each line are a comment.
+  printer->setPrintBranchImmAsAddress(false);
 
   std::string text;
   llvm::raw_string_ostream os(text);
@@ -273,24 +275,25 @@ Expected<std::string> disassembleImage(const FlatImage &image,
     for (size_t at = section.offset; at < section.offset + section.size;) {
       if (at == image.entryOffset)
         os << "entry:\n";
-      os << llvm::format_hex_no_prefix(at, 6) << ":  ";
       uint32_t word = at + 4 <= image.bytes.size() ? readWord(image.bytes, at)
                                                    : image.bytes[at];
+      std::string statement;
+      llvm::raw_string_ostream line(statement);
       llvm::MCInst inst;
-      uint64_t size = 0;
+      uint64_t size = 4;
       if (section.code &&
           disassembler->getInstruction(
               inst, size, llvm::ArrayRef<uint8_t>(image.bytes).slice(at), at,
               llvm::nulls()) == llvm::MCDisassembler::Success) {
-        os << llvm::format_hex_no_prefix(word, 8) << "  ";
-        printer->printInst(&inst, at, "", subtarget, os);
-        os << "\n";
-        at += size;
-        continue;
+        printer->printInst(&inst, at, "", subtarget, line);
+      } else {
+        size = 4;
+        line << "\t.word\t" << llvm::format_hex(word, 10);
       }
-      os << llvm::format_hex_no_prefix(word, 8) << "  .word "
-         << llvm::format_hex(word, 10) << "\n";
-      at += 4;
+      os << llvm::left_justify(statement, 40) << " // "
+         << llvm::format_hex_no_prefix(at, 6) << ": "
+         << llvm::format_hex_no_prefix(word, 8) << "\n";
+      at += size;
     }
   }
   return text;

@@ -10,6 +10,7 @@
 #define QJIT_KERNELCALL_H
 
 #include "qjit/Error.h"
+#include "qjit/Export.h"
 #include "qjit/KernelSpec.h"
 
 #include <cstddef>
@@ -24,20 +25,21 @@ enum class BufferSide : uint8_t {
 };
 
 /// qcast reads expressed values; dcast and scast read storage.
-BufferSide kernelInputSide(KernelOp op);
+QJIT_API BufferSide kernelInputSide(KernelOp op);
 /// qcast and scast write storage; dcast writes expressed values.
-BufferSide kernelOutputSide(KernelOp op);
+QJIT_API BufferSide kernelOutputSide(KernelOp op);
 
 /// Bytes n elements occupy on `side` of `spec`; an error when that does not
 /// fit in size_t.
-Expected<size_t> bufferBytes(const KernelSpec &spec, BufferSide side, size_t n);
+QJIT_API Expected<size_t> bufferBytes(const KernelSpec &spec, BufferSide side,
+                                      size_t n);
 
 /// Checks everything about a call with n elements except the buffers
 /// themselves: n fits the layout (whole channel groups / blocks), and
 /// `params` supplies what spec.takesParams() says the kernel reads (dynamic
 /// extents, runtime scales). `params` is ignored when the spec takes none.
-Status checkKernelCall(const KernelSpec &spec, size_t n,
-                       const KernelParams *params);
+QJIT_API Status checkKernelCall(const KernelSpec &spec, size_t n,
+                                const KernelParams *params);
 
 } // namespace qjit
 

@@ -24,6 +24,7 @@
 #define QJIT_RUNTIME_H
 
 #include "qjit/Error.h"
+#include "qjit/Export.h"
 #include "qjit/Isa.h"
 #include "qjit/KernelSpec.h"
 
@@ -45,8 +46,9 @@ namespace qjit {
 /// error.
 enum class BackendKind : uint8_t { Auto, Llvm, Asmjit, Reference };
 
-std::string_view backendKindName(BackendKind kind); ///< "auto", "llvm", ...
-Expected<BackendKind> parseBackendKind(std::string_view name);
+QJIT_API std::string_view
+backendKindName(BackendKind kind); ///< "auto", "llvm", ...
+QJIT_API Expected<BackendKind> parseBackendKind(std::string_view name);
 
 /// How many compiled kernels a runtime keeps. When either limit is
 /// exceeded the least recently used kernels leave the cache; a kernel still
@@ -55,14 +57,14 @@ Expected<BackendKind> parseBackendKind(std::string_view name);
 /// larger than maxCodeBytes is returned but not cached; maxKernels 0
 /// disables caching (concurrent requests for one kernel still share one
 /// compile).
-struct CacheLimits {
+struct QJIT_API CacheLimits {
   size_t maxKernels = 4096;
   size_t maxCodeBytes = size_t(64)
                         << 20; ///< Machine code, per Kernel::codeBytes.
 };
 
 /// Kernel cache counters (of one runtime, or of the whole process).
-struct CacheStats {
+struct QJIT_API CacheStats {
   /// compile() calls served by an already compiled kernel.
   uint64_t hits = 0;
   /// compile() calls that found no compiled kernel: each either started a
@@ -80,7 +82,7 @@ struct CacheStats {
   size_t codeBytes = 0; ///< Their machine code bytes.
 };
 
-struct RuntimeOptions {
+struct QJIT_API RuntimeOptions {
   BackendKind backend = BackendKind::Auto;
   /// The highest ISA level kernels may use. The effective level is also
   /// capped by the host and by the QJIT_MAX_ISA environment variable (see
@@ -97,12 +99,15 @@ struct RuntimeOptions {
 /// A compiled kernel. It owns its code: the code stays valid as long as
 /// any shared_ptr to the Kernel is alive, whatever happens to the Runtime.
 /// Immutable, so any number of threads may run it at once.
-class Kernel {
+class QJIT_API Kernel {
 public:
   virtual ~Kernel();
   Kernel(const Kernel &) = delete;
   Kernel &operator=(const Kernel &) = delete;
 
+  /// The spec compiled, without its shape: the code does not read the
+  /// shape (the layout holds what it needs), so specs that differ only in
+  /// shape get one kernel.
   const KernelSpec &spec() const { return spec_; }
   /// spec().kernelName(): a short identifier for logs and symbols.
   const std::string &name() const { return name_; }
@@ -180,7 +185,7 @@ private:
 /// clearCache() forgets those too. Concurrent
 /// compile() calls for one key run one compile and all get its result;
 /// calls for kernels already compiled never wait for another compile.
-class Runtime {
+class QJIT_API Runtime {
 public:
   /// Fails when the options cannot be honoured: an invalid QJIT_MAX_ISA, or
   /// an explicitly requested backend this build or CPU does not provide.
@@ -224,7 +229,7 @@ private:
 
 /// Cache counters summed over every runtime this process created, including
 /// destroyed ones (kernels and codeBytes: what is cached now).
-CacheStats processCacheStats();
+QJIT_API CacheStats processCacheStats();
 
 } // namespace qjit
 

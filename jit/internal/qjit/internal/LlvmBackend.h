@@ -28,6 +28,19 @@ inline constexpr int kLlvmJitOptLevel = 0;
 Expected<std::string> llvmIr(const KernelSpec &spec, int optLevel,
                              IsaLevel isa);
 
+/// The highest x86 level, at most `isa`, whose baseline the target of
+/// `options` has (-mcpu's features within `isa`, else the host's with
+/// `isa`'s baseline, then -mattr): what a generator that targets levels
+/// rather than CPUs (asmjit) lists for them. An unknown -mcpu is an error.
+Expected<IsaLevel> x86ListingIsaLevel(IsaLevel isa, const AsmOptions &options);
+
+/// The host as LLVM names it (`qjit --version`).
+struct LlvmHost {
+  std::string triple; ///< "x86_64-pc-linux-gnu"
+  std::string cpu;    ///< "znver1", "sapphirerapids"
+};
+LlvmHost llvmHost();
+
 } // namespace qjit
 
 #endif
