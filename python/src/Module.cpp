@@ -62,6 +62,16 @@ py::dict cacheStats() {
   return d;
 }
 
+AsmSyntax parseSyntax(const std::string &name) {
+  if (name == "default")
+    return AsmSyntax::Default;
+  if (name == "att")
+    return AsmSyntax::Att;
+  if (name == "intel")
+    return AsmSyntax::Intel;
+  invalidArgument("syntax '" + name + "' is not one of default, att, intel");
+}
+
 std::string kernelRepr(const PyKernel &kernel) {
   const Kernel &k = kernel.kernel();
   return "<qjit.Kernel " + k.name() +
@@ -116,14 +126,12 @@ PYBIND11_MODULE(_qjit, m) {
            "Runs the kernel on x; returns out, or a new array (a torch "
            "tensor for a torch input).")
       .def_property_readonly(
-          "spec",
-          [](const PyKernel &k) { return k.kernel().spec().canonicalString(); })
+          "spec", [](const PyKernel &k) { return k.spec().canonicalString(); })
       .def_property_readonly(
           "name", [](const PyKernel &k) { return k.kernel().name(); })
       .def_property_readonly("op",
                              [](const PyKernel &k) {
-                               return std::string(
-                                   kernelOpName(k.kernel().spec().op));
+                               return std::string(kernelOpName(k.spec().op));
                              })
       .def_property_readonly("backend",
                              [](const PyKernel &k) {
@@ -139,26 +147,26 @@ PYBIND11_MODULE(_qjit, m) {
       .def_property_readonly("output_dtype", &PyKernel::outputDtype)
       .def_property_readonly(
           "runtime_params",
-          [](const PyKernel &k) { return k.kernel().spec().params.runtime; })
-      .def_property_readonly("parameter_count",
-                             [](const PyKernel &k) {
-                               return k.kernel().spec().layout.parameterCount();
-                             })
+          [](const PyKernel &k) { return k.spec().params.runtime; })
+      .def_property_readonly(
+          "parameter_count",
+          [](const PyKernel &k) { return k.spec().layout.parameterCount(); })
       .def(
           "assembly",
-          [](const PyKernel &k, bool intel, std::string triple, std::string cpu,
-             std::string features) {
+          [](const PyKernel &k, const std::string &syntax, std::string triple,
+             std::string cpu, std::string features) {
             AsmOptions options;
-            options.intelSyntax = intel;
+            options.syntax = parseSyntax(syntax);
             options.triple = std::move(triple);
             options.cpu = std::move(cpu);
             options.features = std::move(features);
             return k.assembly(options);
           },
-          py::kw_only(), py::arg("intel_syntax") = false,
-          py::arg("triple") = "", py::arg("cpu") = "", py::arg("features") = "",
-          "The kernel's assembly listing (UnsupportedError for reference "
-          "kernels).")
+          py::kw_only(), py::arg("syntax") = "default", py::arg("triple") = "",
+          py::arg("cpu") = "", py::arg("features") = "",
+          "The kernel's assembly listing; syntax 'default', 'att' or 'intel' "
+          "(x86; asmjit prints Intel only). UnsupportedError for reference "
+          "kernels.")
       .def("__repr__", &kernelRepr)
       .def("_kernel_ns", &PyKernel::kernelNanoseconds, py::arg("x"),
            py::arg("out"), py::arg("iterations"), py::arg("repeats"),

@@ -124,11 +124,11 @@ bool overlaps(const void *a, size_t aBytes, const void *b, size_t bBytes) {
 
 } // namespace
 
-PyKernel::PyKernel(std::shared_ptr<const Kernel> kernel, TypeDescriptor type,
-                   LoweringOptions lowering)
-    : kernel_(std::move(kernel)), type_(std::move(type)),
-      lowering_(std::move(lowering)),
-      dynamicLayout_(hasDynamicLayout(kernel_->spec().layout)) {}
+PyKernel::PyKernel(std::shared_ptr<const Kernel> kernel, KernelSpec spec,
+                   TypeDescriptor type, LoweringOptions lowering)
+    : kernel_(std::move(kernel)), spec_(std::move(spec)),
+      type_(std::move(type)), lowering_(std::move(lowering)),
+      dynamicLayout_(hasDynamicLayout(spec_.layout)) {}
 
 std::shared_ptr<PyKernel> PyKernel::compile(const CompileRequest &request) {
   KernelOp op = parseOp(request.op);
@@ -150,14 +150,15 @@ std::shared_ptr<PyKernel> PyKernel::compile(const CompileRequest &request) {
     py::gil_scoped_release release;
     kernel.emplace(runtime.compile(spec));
   }
-  return std::shared_ptr<PyKernel>(new PyKernel(
-      unwrap(std::move(*kernel)), std::move(type), std::move(lowering)));
+  return std::shared_ptr<PyKernel>(
+      new PyKernel(unwrap(std::move(*kernel)), std::move(spec), std::move(type),
+                   std::move(lowering)));
 }
 
 std::vector<int64_t>
 PyKernel::elementShape(const std::vector<int64_t> &arrayShape,
                        size_t arrayBytes) const {
-  const KernelSpec &spec = kernel_->spec();
+  const KernelSpec &spec = spec_;
   const std::vector<int64_t> &typeShape = spec.shape;
   std::vector<int64_t> shape = arrayShape;
   bool packedInput =
@@ -187,7 +188,7 @@ PyKernel::elementShape(const std::vector<int64_t> &arrayShape,
 PyKernel::Call PyKernel::prepare(py::handle x, py::handle out,
                                  py::handle scales,
                                  py::handle zeroPoints) const {
-  const KernelSpec &spec = kernel_->spec();
+  const KernelSpec &spec = spec_;
   BufferSide inSide = kernelInputSide(spec.op);
   BufferSide outSide = kernelOutputSide(spec.op);
 
@@ -275,13 +276,11 @@ double PyKernel::kernelNanoseconds(py::handle x, py::handle out,
 }
 
 py::dtype PyKernel::inputDtype() const {
-  return numpyDtype(
-      sideDtype(kernel_->spec(), kernelInputSide(kernel_->spec().op)));
+  return numpyDtype(sideDtype(spec_, kernelInputSide(spec_.op)));
 }
 
 py::dtype PyKernel::outputDtype() const {
-  return numpyDtype(
-      sideDtype(kernel_->spec(), kernelOutputSide(kernel_->spec().op)));
+  return numpyDtype(sideDtype(spec_, kernelOutputSide(spec_.op)));
 }
 
 std::string PyKernel::assembly(const AsmOptions &options) const {

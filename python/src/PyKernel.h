@@ -56,14 +56,18 @@ public:
                            size_t iterations, size_t repeats) const;
 
   const Kernel &kernel() const { return *kernel_; }
+  /// The spec as lowered for this compile. The kernel's own may carry
+  /// another shape: the runtime's cache key leaves the shape out, so one
+  /// kernel serves every shape with the same layout.
+  const KernelSpec &spec() const { return spec_; }
   /// The numpy dtypes of the arrays the kernel reads and writes.
   pybind11::dtype inputDtype() const;
   pybind11::dtype outputDtype() const;
   std::string assembly(const AsmOptions &options) const;
 
 private:
-  PyKernel(std::shared_ptr<const Kernel> kernel, TypeDescriptor type,
-           LoweringOptions lowering);
+  PyKernel(std::shared_ptr<const Kernel> kernel, KernelSpec spec,
+           TypeDescriptor type, LoweringOptions lowering);
 
   /// The shape of the elements an input array holds (packed storage
   /// shapes bytes, tools/PackedShape.h), checked against the spec's shape.
@@ -74,18 +78,19 @@ private:
   /// `parameters` and `extents`).
   struct Call {
     ArrayView input;
-    std::optional<ArrayView> out;
+    std::optional<ArrayView> out{};
     CallParameters parameters;
-    std::vector<int64_t> extents;
-    KernelParams params;
+    std::vector<int64_t> extents{};
+    KernelParams params{};
     size_t n = 0, inBytes = 0, outBytes = 0;
     void *outData = nullptr;
-    pybind11::object result;
+    pybind11::object result{};
   };
   Call prepare(pybind11::handle x, pybind11::handle out,
                pybind11::handle scales, pybind11::handle zeroPoints) const;
 
   std::shared_ptr<const Kernel> kernel_;
+  KernelSpec spec_;
   TypeDescriptor type_;
   LoweringOptions lowering_;
   bool dynamicLayout_; ///< Extents come from each call's shape.
