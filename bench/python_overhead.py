@@ -15,6 +15,7 @@ argument parsing, the array checks, the GIL released and taken back. A
 """
 
 import argparse
+import os
 import platform
 import re
 import subprocess
@@ -77,7 +78,11 @@ def section(rows, n):
              f"calls; the kernel alone is the same Kernel::run on the same "
              f"arrays in a C++ loop. Overhead = "
              f"`kernel(x, out=o)` − the kernel alone (target: at most 2 µs "
-             f"at {n} elements).", "",
+             f"at {n} elements). Load average at the end of the run: "
+             f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (a busy "
+             f"machine inflates both columns alike). Reproduce with "
+             f"`PYTHONPATH=build/python /usr/bin/python3 "
+             f"bench/python_overhead.py --write docs/performance.md`.", "",
              "| op | type | backend | kernel alone (ns) | `k(x, out=o)` (ns) "
              "| overhead (ns) | `k(x)` new array (ns) | 1 element, `out=` (ns) |",
              "|---|---|---|---:|---:|---:|---:|---:|"]
