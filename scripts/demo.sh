@@ -53,12 +53,15 @@ step "6. From Python: the same per-axis kernel on a numpy array and a torch tens
 PYTHONPATH="$build/python" /usr/bin/python3 - "$type" <<'PY'
 import sys
 import numpy as np, torch, qjit
-quantize = qjit.compile(sys.argv[1], "qcast")
+quantize = qjit.compile(sys.argv[1], "qcast")   # compiled once per process
 x = np.array([[0, 1, 2.5, -3], [100, -100, 0.25, 1e9], [np.nan, np.inf, -0.0, 7.5]], np.float32)
-print(quantize, "\n", quantize(x))
-t = qjit.compile("!quant.uniform<i8:f32, 0.05:3>", "qcast", semantics="pytorch")(torch.linspace(-1, 1, 6))
-print("torch:", t, "\nequals torch.quantize_per_tensor:",
-      torch.equal(t, torch.quantize_per_tensor(torch.linspace(-1, 1, 6), 0.05, 3, torch.qint8).int_repr()))
+print(quantize)
+print(quantize(x))
+t = torch.linspace(-1, 1, 6)
+q = qjit.compile("!quant.uniform<i8:f32, 0.05:3>", "qcast", semantics="pytorch")(t)
+print("torch tensor in, torch tensor out:", q)
+print("same as torch.quantize_per_tensor:",
+      torch.equal(q, torch.quantize_per_tensor(t, 0.05, 3, torch.qint8).int_repr()))
 PY
 
 step "7. The machine code: x86-64 from asmjit, AArch64 NEON from LLVM"
