@@ -4,12 +4,15 @@
 #include "qjit/KernelCall.h"
 #include "qjit/Runtime.h"
 #include "qjit/Version.h"
+#include "qjit/internal/NamedLogger.h"
 
+#include <algorithm>
 #include <cstddef>
 #include <cstring>
 #include <new>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 struct qjit_runtime {
   std::unique_ptr<qjit::Runtime> runtime;
@@ -17,22 +20,38 @@ struct qjit_runtime {
 
 struct qjit_kernel {
   std::shared_ptr<const qjit::Kernel> kernel;
+  /// What qjit_param_info::dims points to.
+  std::vector<int64_t> parameterShape;
 };
 
 namespace qjit {
 
 namespace {
 
-// qjit_kernel_params is KernelParams spelled in C, so native param kernels
-// can be handed to C callers as they are.
-static_assert(std::is_standard_layout_v<KernelParams> &&
-              sizeof(KernelParams) == sizeof(qjit_kernel_params) &&
-              offsetof(KernelParams, extents) ==
-                  offsetof(qjit_kernel_params, extents) &&
-              offsetof(KernelParams, scales) ==
-                  offsetof(qjit_kernel_params, scales) &&
-              offsetof(KernelParams, zeroPoints) ==
-                  offsetof(qjit_kernel_params, zero_points));
+// qjit_kernel_params starts as KernelParams spelled in C (the counts
+// follow), so native param kernels can be handed to C callers as they are.
+static_assert(
+    std::is_standard_layout_v<KernelParams> &&
+    sizeof(KernelParams) == offsetof(qjit_kernel_params, extent_count) &&
+    offsetof(KernelParams, extents) == offsetof(qjit_kernel_params, extents) &&
+    offsetof(KernelParams, scales) == offsetof(qjit_kernel_params, scales) &&
+    offsetof(KernelParams, zeroPoints) ==
+        offsetof(qjit_kernel_params, zero_points));
+
+// Where each version of the sized structs ends. A size below the first
+// version's is an error; a field appended later is read only when the
+// caller's size holds it, and takes its default otherwise.
+constexpr size_t kRuntimeOptionsV1 =
+    offsetof(qjit_runtime_options, cache_max_code_bytes) +
+    sizeof(qjit_runtime_options::cache_max_code_bytes);
+constexpr size_t kCompileOptionsV1 =
+    offsetof(qjit_compile_options, runtime_parameters) +
+    sizeof(qjit_compile_options::runtime_parameters);
+constexpr size_t kCompileOptionsV2 = // + saturate
+    offsetof(qjit_compile_options, saturate) +
+    sizeof(qjit_compile_options::saturate);
+constexpr size_t kParamInfoV1 =
+    offsetof(qjit_param_info, dims) + sizeof(qjit_param_info::dims);
 
 thread_local std::string lastError;
 
@@ -129,10 +148,10 @@ qjit_dtype sideDtype(const KernelSpec &spec, BufferSide side) {
 }
 
 const char *dtypeName(const qjit_dtype &dtype) {
-  static constexpr const char *kNames[] = {"f16", "bf16", "f32",  "f64",
-                                           "i8",  "u8",   "i16",  "u16",
-                                           "i32", "u32",  "bytes"};
-  return inRange(dtype, QJIT_DTYPE_BYTES) ? kNames[rawValue(dtype)] : "invalid";
+  static constexpr const char *kNames[] = {"f16", "bf16", "f32",   "f64",
+                                           "i8",  "u8",   "i16",   "u16",
+                                           "i32", "u32",  "bytes", "i64"};
+  return inRange(dtype, QJIT_DTYPE_I64) ? kNames[rawValue(dtype)] : "invalid";
 }
 
 Status checkDtype(const Kernel &kernel, BufferSide side,
@@ -144,8 +163,35 @@ Status checkDtype(const Kernel &kernel, BufferSide side,
                  "; kernel " + kernel.name() + " needs " + dtypeName(expected));
 }
 
+/// A caller's struct of `size` bytes: at least the first version.
+Status checkStructSize(size_t size, size_t firstVersion, const char *what,
+                       const char *how) {
+  if (size == 0)
+    return invalid(std::string(what) + ".size is 0: set it with " + how);
+  if (size < firstVersion)
+    return invalid(std::string(what) + ".size is " + std::to_string(size) +
+                   ", smaller than its first version (" +
+                   std::to_string(firstVersion) + " bytes)");
+  return Status::ok();
+}
+
 Status checkKernel(const qjit_kernel *kernel) {
   return checkNotNull(kernel, "kernel");
+}
+
+qjit_log_level logLevel(spdlog::level::level_enum level) {
+  switch (level) {
+  case spdlog::level::trace:
+    return QJIT_LOG_TRACE;
+  case spdlog::level::debug:
+    return QJIT_LOG_DEBUG;
+  case spdlog::level::info:
+    return QJIT_LOG_INFO;
+  case spdlog::level::warn:
+    return QJIT_LOG_WARN;
+  default: // err and critical; off is never a message's level.
+    return QJIT_LOG_ERROR;
+  }
 }
 
 Status noNativeFunction(const Kernel &kernel) {
@@ -171,9 +217,9 @@ void qjit_runtime_options_init(qjit_runtime_options *options) {
   if (!options)
     return;
   CacheLimits limits;
-  *options =
-      qjit_runtime_options{QJIT_BACKEND_AUTO, nullptr, QJIT_SEMANTICS_DEFAULT,
-                           limits.maxKernels, limits.maxCodeBytes};
+  *options = qjit_runtime_options{
+      sizeof(qjit_runtime_options), QJIT_BACKEND_AUTO, nullptr,
+      QJIT_SEMANTICS_DEFAULT,       limits.maxKernels, limits.maxCodeBytes};
 }
 
 qjit_status qjit_runtime_create(const qjit_runtime_options *options,
@@ -183,8 +229,19 @@ qjit_status qjit_runtime_create(const qjit_runtime_options *options,
       return s;
     qjit_runtime_options c;
     qjit_runtime_options_init(&c);
-    if (options)
-      c = *options;
+    if (options) {
+      // Every field so far is in the first version.
+      if (Status s = checkStructSize(options->size, kRuntimeOptionsV1,
+                                     "qjit_runtime_options",
+                                     "qjit_runtime_options_init");
+          !s)
+        return s;
+      c.backend = options->backend;
+      c.max_isa = options->max_isa;
+      c.semantics = options->semantics;
+      c.cache_max_kernels = options->cache_max_kernels;
+      c.cache_max_code_bytes = options->cache_max_code_bytes;
+    }
     if (!inRange(c.backend, QJIT_BACKEND_REFERENCE))
       return invalid("invalid backend " + std::to_string(rawValue(c.backend)));
     if (!inRange(c.semantics, QJIT_SEMANTICS_TFLITE))
@@ -229,6 +286,13 @@ qjit_status qjit_runtime_stats(const qjit_runtime *runtime,
   });
 }
 
+void qjit_compile_options_init(qjit_compile_options *options) {
+  if (!options)
+    return;
+  *options = qjit_compile_options{sizeof(qjit_compile_options), 0, 0,
+                                  QJIT_SATURATE_DEFAULT};
+}
+
 qjit_status qjit_kernel_compile(qjit_runtime *runtime, const char *type,
                                 qjit_op op, const qjit_compile_options *options,
                                 qjit_kernel **kernel) {
@@ -241,21 +305,33 @@ qjit_status qjit_kernel_compile(qjit_runtime *runtime, const char *type,
       return s;
     if (!inRange(op, QJIT_OP_SCAST))
       return invalid("invalid op " + std::to_string(rawValue(op)));
-    LoweringOptions lowering = runtime->runtime->defaultLowering();
+    qjit_compile_options c;
+    qjit_compile_options_init(&c);
     if (options) {
-      if (!inRange(options->saturate, QJIT_SATURATE_OFF))
-        return invalid("invalid saturate " +
-                       std::to_string(rawValue(options->saturate)));
-      lowering.unpacked = options->unpacked != 0;
-      lowering.runtimeParameters = options->runtime_parameters != 0;
-      if (options->saturate != QJIT_SATURATE_DEFAULT)
-        lowering.knobs.saturate = options->saturate == QJIT_SATURATE_ON;
+      if (Status s = checkStructSize(options->size, kCompileOptionsV1,
+                                     "qjit_compile_options",
+                                     "qjit_compile_options_init");
+          !s)
+        return s;
+      c.unpacked = options->unpacked;
+      c.runtime_parameters = options->runtime_parameters;
+      if (options->size >= kCompileOptionsV2)
+        c.saturate = options->saturate;
     }
+    if (!inRange(c.saturate, QJIT_SATURATE_OFF))
+      return invalid("invalid saturate " +
+                     std::to_string(rawValue(c.saturate)));
+    LoweringOptions lowering = runtime->runtime->defaultLowering();
+    lowering.unpacked = c.unpacked != 0;
+    lowering.runtimeParameters = c.runtime_parameters != 0;
+    if (c.saturate != QJIT_SATURATE_DEFAULT)
+      lowering.knobs.saturate = c.saturate == QJIT_SATURATE_ON;
     Expected<std::shared_ptr<const Kernel>> compiled =
         runtime->runtime->compile(type, static_cast<KernelOp>(op), lowering);
     if (!compiled)
       return compiled.status();
-    *kernel = new qjit_kernel{std::move(*compiled)};
+    std::vector<int64_t> shape = (*compiled)->parameterShape();
+    *kernel = new qjit_kernel{std::move(*compiled), std::move(shape)};
     return Status::ok();
   });
 }
@@ -315,6 +391,35 @@ qjit_status qjit_kernel_buffer_bytes(const qjit_kernel *kernel, size_t n,
   });
 }
 
+qjit_status qjit_kernel_param_info(const qjit_kernel *kernel,
+                                   qjit_param_info *info) {
+  return guarded([&]() -> Status {
+    if (Status s = checkKernel(kernel); !s)
+      return s;
+    if (Status s = checkNotNull(info, "info output"); !s)
+      return s;
+    size_t size = info->size;
+    if (Status s = checkStructSize(size, kParamInfoV1, "qjit_param_info",
+                                   "sizeof(qjit_param_info)");
+        !s)
+      return s;
+    const Kernel &k = *kernel->kernel;
+    ParameterCounts counts = k.parameterCounts();
+    const std::vector<int64_t> &shape = kernel->parameterShape;
+    qjit_param_info full{size,
+                         counts.extents,
+                         counts.scales,
+                         counts.zeroPoints,
+                         valueDtype(k.spec().expressed),
+                         QJIT_DTYPE_I64,
+                         shape.size(),
+                         shape.empty() ? nullptr : shape.data()};
+    // Only what the caller's version of the struct holds.
+    std::memcpy(info, &full, std::min(size, sizeof full));
+    return Status::ok();
+  });
+}
+
 qjit_status qjit_kernel_function(const qjit_kernel *kernel,
                                  qjit_kernel_fn *function) {
   return guarded([&]() -> Status {
@@ -348,7 +453,8 @@ qjit_status qjit_kernel_param_function(const qjit_kernel *kernel,
     ParamKernelFn fn = k.paramFunction();
     if (!fn)
       return noNativeFunction(k);
-    // Same ABI: qjit_kernel_params is KernelParams (see the static_assert).
+    // Same ABI: qjit_kernel_params starts as KernelParams (see the
+    // static_assert).
     *function = reinterpret_cast<qjit_param_kernel_fn>(fn);
     return Status::ok();
   });
@@ -370,11 +476,40 @@ qjit_status qjit_kernel_run(const qjit_kernel *kernel, qjit_dtype src_dtype,
                               "destination");
         !s)
       return s;
-    KernelParams cppParams;
-    if (params)
-      cppParams = {params->extents, params->scales, params->zero_points};
-    return k.run(src, src_bytes, dst, dst_bytes, n,
-                 params ? &cppParams : nullptr);
+    if (!params)
+      return k.run(src, src_bytes, dst, dst_bytes, n);
+    KernelParams cppParams{params->extents, params->scales,
+                           params->zero_points};
+    ParameterCounts lengths{params->extent_count, params->scale_count,
+                            params->zero_point_count};
+    return k.run(src, src_bytes, dst, dst_bytes, n, &cppParams, &lengths);
+  });
+}
+
+qjit_status qjit_log_set_level(qjit_log_level level) {
+  return guarded([&]() -> Status {
+    if (!inRange(level, QJIT_LOG_OFF))
+      return invalid("invalid log level " + std::to_string(rawValue(level)));
+    static constexpr spdlog::level::level_enum kLevels[] = {
+        spdlog::level::trace, spdlog::level::debug, spdlog::level::info,
+        spdlog::level::warn,  spdlog::level::err,   spdlog::level::off};
+    detail::setLogLevel(kLevels[rawValue(level)]);
+    return Status::ok();
+  });
+}
+
+qjit_status qjit_log_set_callback(qjit_log_callback callback, void *user) {
+  return guarded([&]() -> Status {
+    if (!callback) {
+      detail::setLogCallback({});
+      return Status::ok();
+    }
+    detail::setLogCallback([callback, user](spdlog::level::level_enum level,
+                                            std::string_view text) {
+      std::string message(text); // NUL-terminated for C.
+      callback(logLevel(level), message.c_str(), user);
+    });
+    return Status::ok();
   });
 }
 

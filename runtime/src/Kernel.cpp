@@ -51,9 +51,18 @@ ParamKernelFn Kernel::paramFunction() const {
   return reinterpret_cast<ParamKernelFn>(const_cast<void *>(entry_));
 }
 
+ParameterCounts Kernel::parameterCounts() const {
+  return qjit::parameterCounts(spec_);
+}
+
+std::vector<int64_t> Kernel::parameterShape() const {
+  return qjit::parameterShape(spec_);
+}
+
 Status Kernel::run(const void *src, size_t srcBytes, void *dst, size_t dstBytes,
-                   size_t n, const KernelParams *params) const {
-  if (Status s = checkKernelCall(spec_, n, params); !s)
+                   size_t n, const KernelParams *params,
+                   const ParameterCounts *lengths) const {
+  if (Status s = checkKernelCall(spec_, n, params, lengths); !s)
     return s;
   Expected<size_t> inBytes = bufferBytes(spec_, kernelInputSide(spec_.op), n);
   if (!inBytes)
@@ -68,6 +77,11 @@ Status Kernel::run(const void *src, size_t srcBytes, void *dst, size_t dstBytes,
   if (overlaps(src, *inBytes, dst, *outBytes))
     return Status::error(ErrorCode::InvalidArgument,
                          "source and destination buffers overlap");
+  // No elements, nothing to do: JIT code may read the parameters before
+  // looking at n (runtime tables), and a call without elements need not
+  // supply any.
+  if (n == 0)
+    return Status::ok();
   return invoke(src, dst, n, spec_.takesParams() ? params : nullptr);
 }
 

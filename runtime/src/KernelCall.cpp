@@ -19,6 +19,16 @@ Status badCall(std::string message) {
   return Status::error(ErrorCode::InvalidArgument, std::move(message));
 }
 
+/// An array of `given` `what`s where the call reads `needed`.
+Status checkLength(const KernelSpec &spec, const char *what, size_t needed,
+                   size_t given) {
+  if (given >= needed)
+    return Status::ok();
+  return badCall("kernel " + spec.kernelName() + " reads " +
+                 std::to_string(needed) + " " + what +
+                 (needed == 1 ? "" : "s") + ", given " + std::to_string(given));
+}
+
 } // namespace
 
 BufferSide kernelInputSide(KernelOp op) {
@@ -37,8 +47,43 @@ Expected<size_t> bufferBytes(const KernelSpec &spec, BufferSide side,
                                        : storageBytes(spec.storage, n);
 }
 
+ParameterCounts parameterCounts(const KernelSpec &spec) {
+  ParameterCounts counts;
+  const LayoutSpec &layout = spec.layout;
+  if (layout.kind == LayoutSpec::Kind::PerAxis &&
+      layout.inner == LayoutSpec::kDynamic)
+    counts.extents = 1;
+  // dims[d] reads extents[d - 1] (dims[0] is static).
+  for (size_t d = 1; d < layout.dims.size(); ++d)
+    if (layout.dims[d].extent == LayoutSpec::kDynamic)
+      counts.extents = d;
+  if (spec.params.runtime) {
+    counts.scales = static_cast<size_t>(layout.parameterCount());
+    counts.zeroPoints = counts.scales;
+  }
+  return counts;
+}
+
+std::vector<int64_t> parameterShape(const KernelSpec &spec) {
+  const LayoutSpec &layout = spec.layout;
+  switch (layout.kind) {
+  case LayoutSpec::Kind::PerTensor:
+    return {};
+  case LayoutSpec::Kind::PerAxis:
+    return {layout.channels};
+  case LayoutSpec::Kind::Blocked:
+    break;
+  }
+  std::vector<int64_t> grid;
+  for (const LayoutSpec::Dim &dim : layout.dims)
+    grid.push_back(dim.block == LayoutSpec::kDynamic ? 1
+                                                     : dim.extent / dim.block);
+  return grid;
+}
+
 Status checkKernelCall(const KernelSpec &spec, size_t n,
-                       const KernelParams *params) {
+                       const KernelParams *params,
+                       const ParameterCounts *lengths) {
   if (!spec.takesParams())
     params = nullptr; // Nothing may be read from them.
   else if (!params)
@@ -47,6 +92,25 @@ Status checkKernelCall(const KernelSpec &spec, size_t n,
     return badCall("kernel " + spec.kernelName() +
                    " takes runtime parameters but KernelParams::scales is "
                    "null");
+  if (params && lengths) {
+    ParameterCounts needed = parameterCounts(spec);
+    // Extents are read whatever n is (the layout is resolved first); the
+    // parameters only when there are elements.
+    if (Status s =
+            checkLength(spec, "extent", needed.extents, lengths->extents);
+        !s)
+      return s;
+    if (n != 0) {
+      if (Status s = checkLength(spec, "scale", needed.scales, lengths->scales);
+          !s)
+        return s;
+      if (params->zeroPoints)
+        if (Status s = checkLength(spec, "zero point", needed.zeroPoints,
+                                   lengths->zeroPoints);
+            !s)
+          return s;
+    }
+  }
   // The reference's layout resolution checks the extents and gives the
   // period n must be a multiple of.
   Expected<reference::ParameterLayout> layout =

@@ -220,7 +220,9 @@ static void test_run_errors(void) {
   qjit_kernel_release(kernel);
 
   /* Runtime parameters: params are required, and used. */
-  qjit_compile_options options = {0, 1, QJIT_SATURATE_DEFAULT};
+  qjit_compile_options options;
+  qjit_compile_options_init(&options);
+  options.runtime_parameters = 1;
   CHECK(qjit_kernel_compile(runtime, kType, QJIT_OP_QCAST, &options, &kernel) ==
         QJIT_OK);
   int takes = 0;
@@ -233,7 +235,7 @@ static void test_run_errors(void) {
               QJIT_ERROR_INVALID_ARGUMENT, "");
   float scale = 4.0f;
   int64_t zero_point = 1;
-  qjit_kernel_params params = {NULL, &scale, &zero_point};
+  qjit_kernel_params params = {NULL, &scale, &zero_point, 0, 1, 1};
   CHECK(qjit_kernel_run(kernel, QJIT_DTYPE_F32, x, sizeof x, QJIT_DTYPE_I8, q,
                         sizeof q, 4, &params) == QJIT_OK);
   CHECK(q[0] == 1 && q[1] == 2 && q[2] == 0 && q[3] == 2); /* 0.5 -> even */
@@ -252,7 +254,9 @@ static void test_saturate_option(void) {
   const uint8_t expected[3][3] = {
       {0x7E, 0x7E, 0xFE}, {0x7E, 0x7E, 0xFE}, {0x7E, 0x7F, 0xFF}};
   for (int m = 0; m < 3; ++m) {
-    qjit_compile_options options = {0, 0, modes[m]};
+    qjit_compile_options options;
+    qjit_compile_options_init(&options);
+    options.saturate = modes[m];
     qjit_kernel *kernel = NULL;
     CHECK(qjit_kernel_compile(runtime, fp8, QJIT_OP_QCAST, &options, &kernel) ==
           QJIT_OK);
@@ -263,7 +267,9 @@ static void test_saturate_option(void) {
     qjit_kernel_release(kernel);
   }
   qjit_kernel *kernel = NULL;
-  qjit_compile_options bad = {0, 0, (qjit_saturate)3};
+  qjit_compile_options bad;
+  qjit_compile_options_init(&bad);
+  bad.saturate = (qjit_saturate)3;
   CHECK_ERROR(qjit_kernel_compile(runtime, fp8, QJIT_OP_QCAST, &bad, &kernel),
               QJIT_ERROR_INVALID_ARGUMENT, "saturate");
   bad.saturate = (qjit_saturate)-1;
@@ -271,7 +277,9 @@ static void test_saturate_option(void) {
               QJIT_ERROR_INVALID_ARGUMENT, "saturate");
   CHECK(kernel == NULL);
   /* Integer storage always saturates: the option does not change it. */
-  qjit_compile_options off = {0, 0, QJIT_SATURATE_OFF};
+  qjit_compile_options off;
+  qjit_compile_options_init(&off);
+  off.saturate = QJIT_SATURATE_OFF;
   CHECK(qjit_kernel_compile(runtime, kType, QJIT_OP_QCAST, &off, &kernel) ==
         QJIT_OK);
   int8_t q[1] = {0};
@@ -339,6 +347,438 @@ static void test_pytorch_per_channel_dequantize(void) {
   }
 }
 
+/* The options structs carry their size: zero and too small are rejected, a
+ * first-version caller gets defaults for later fields, and a caller built
+ * against a newer header (a bigger struct) is accepted. */
+typedef struct compile_options_v1 {
+  size_t size;
+  int unpacked;
+  int runtime_parameters;
+} compile_options_v1;
+
+static void test_options_size(void) {
+  qjit_runtime *runtime = NULL;
+  qjit_runtime_options runtime_options;
+  qjit_runtime_options_init(&runtime_options);
+  CHECK(runtime_options.size == sizeof runtime_options);
+  runtime_options.size = 0;
+  CHECK_ERROR(qjit_runtime_create(&runtime_options, &runtime),
+              QJIT_ERROR_INVALID_ARGUMENT, "qjit_runtime_options_init");
+  runtime_options.size = sizeof(size_t);
+  CHECK_ERROR(qjit_runtime_create(&runtime_options, &runtime),
+              QJIT_ERROR_INVALID_ARGUMENT, "first version");
+  CHECK(runtime == NULL);
+  struct {
+    qjit_runtime_options options;
+    char future[16]; /* fields of a newer header, unknown here */
+  } newer;
+  memset(&newer, 0x7F, sizeof newer);
+  qjit_runtime_options_init(&newer.options);
+  newer.options.backend = QJIT_BACKEND_REFERENCE;
+  newer.options.size = sizeof newer;
+  CHECK(qjit_runtime_create(&newer.options, &runtime) == QJIT_OK);
+
+  qjit_compile_options options;
+  qjit_compile_options_init(NULL); /* ignored */
+  qjit_compile_options_init(&options);
+  CHECK(options.size == sizeof options && options.unpacked == 0 &&
+        options.runtime_parameters == 0 &&
+        options.saturate == QJIT_SATURATE_DEFAULT);
+  qjit_kernel *kernel = NULL;
+  options.size = 0;
+  CHECK_ERROR(
+      qjit_kernel_compile(runtime, kType, QJIT_OP_QCAST, &options, &kernel),
+      QJIT_ERROR_INVALID_ARGUMENT, "qjit_compile_options_init");
+  options.size = sizeof(compile_options_v1) - 1;
+  CHECK_ERROR(
+      qjit_kernel_compile(runtime, kType, QJIT_OP_QCAST, &options, &kernel),
+      QJIT_ERROR_INVALID_ARGUMENT, "first version");
+  CHECK(kernel == NULL);
+
+  /* A first-version caller: its fields are read, saturate is not (the
+   * bytes after its struct say "off", which would make 465 NaN). */
+  struct {
+    compile_options_v1 options;
+    qjit_saturate after;
+  } old;
+  old.options.size = sizeof old.options;
+  old.options.unpacked = 1;
+  old.options.runtime_parameters = 0;
+  old.after = QJIT_SATURATE_OFF;
+  const qjit_compile_options *as_current =
+      (const qjit_compile_options *)(const void *)&old.options;
+  CHECK(qjit_kernel_compile(runtime, "!quant.uniform<u4:f32, 0.5:3>",
+                            QJIT_OP_DCAST, as_current, &kernel) == QJIT_OK);
+  qjit_dtype src, dst;
+  CHECK(qjit_kernel_dtypes(kernel, &src, &dst) == QJIT_OK);
+  CHECK(src == QJIT_DTYPE_U8); /* unpacked was read */
+  qjit_kernel_release(kernel);
+  kernel = NULL;
+  CHECK(qjit_kernel_compile(runtime, "!quant.uniform<f8E4M3FN:f32, 1.0>",
+                            QJIT_OP_QCAST, as_current, &kernel) == QJIT_OK);
+  const float x[1] = {465.0f};
+  uint8_t code[1] = {0};
+  CHECK(qjit_kernel_run(kernel, QJIT_DTYPE_F32, x, sizeof x, QJIT_DTYPE_BYTES,
+                        code, sizeof code, 1, NULL) == QJIT_OK);
+  CHECK(code[0] == 0x7E); /* saturated: the default */
+  qjit_kernel_release(kernel);
+  kernel = NULL;
+  old.options.runtime_parameters = 1;
+  CHECK(qjit_kernel_compile(runtime, kType, QJIT_OP_QCAST, as_current,
+                            &kernel) == QJIT_OK);
+  int takes = 0;
+  CHECK(qjit_kernel_takes_params(kernel, &takes) == QJIT_OK && takes == 1);
+  qjit_kernel_release(kernel);
+  kernel = NULL;
+
+  struct {
+    qjit_compile_options options;
+    char future[16];
+  } newer_compile;
+  memset(&newer_compile, 0x7F, sizeof newer_compile);
+  qjit_compile_options_init(&newer_compile.options);
+  newer_compile.options.size = sizeof newer_compile;
+  CHECK(qjit_kernel_compile(runtime, kType, QJIT_OP_QCAST,
+                            &newer_compile.options, &kernel) == QJIT_OK);
+  qjit_kernel_release(kernel);
+  qjit_runtime_destroy(runtime);
+}
+
+/* Compiles `type` with runtime parameters (or baked ones) and returns its
+ * parameter info. */
+static qjit_kernel *compile_with(qjit_runtime *runtime, const char *type,
+                                 qjit_op op, int runtime_parameters,
+                                 qjit_param_info *info) {
+  qjit_compile_options options;
+  qjit_compile_options_init(&options);
+  options.runtime_parameters = runtime_parameters;
+  qjit_kernel *kernel = NULL;
+  CHECK(qjit_kernel_compile(runtime, type, op, &options, &kernel) == QJIT_OK);
+  if (!kernel)
+    return NULL;
+  memset(info, 0xA5, sizeof *info);
+  info->size = sizeof *info;
+  CHECK(qjit_kernel_param_info(kernel, info) == QJIT_OK);
+  CHECK(info->size == sizeof *info);
+  CHECK(info->zero_point_dtype == QJIT_DTYPE_I64);
+  return kernel;
+}
+
+static void test_param_info(void) {
+  qjit_runtime *runtime = create_runtime(QJIT_BACKEND_REFERENCE);
+  qjit_param_info info;
+
+  /* Baked per-tensor: nothing is read. */
+  qjit_kernel *kernel = compile_with(runtime, kType, QJIT_OP_QCAST, 0, &info);
+  CHECK(info.extent_count == 0 && info.scale_count == 0 &&
+        info.zero_point_count == 0);
+  CHECK(info.scale_dtype == QJIT_DTYPE_F32);
+  CHECK(info.rank == 0 && info.dims == NULL);
+
+  info.size = 0;
+  CHECK_ERROR(qjit_kernel_param_info(kernel, &info),
+              QJIT_ERROR_INVALID_ARGUMENT, "size is 0");
+  info.size = sizeof(size_t);
+  CHECK_ERROR(qjit_kernel_param_info(kernel, &info),
+              QJIT_ERROR_INVALID_ARGUMENT, "first version");
+  CHECK(info.size == sizeof(size_t)); /* untouched */
+  CHECK_ERROR(qjit_kernel_param_info(kernel, NULL), QJIT_ERROR_INVALID_ARGUMENT,
+              "info");
+  CHECK_ERROR(qjit_kernel_param_info(NULL, &info), QJIT_ERROR_INVALID_ARGUMENT,
+              "kernel");
+  /* A newer caller's bigger struct: only what this version knows is
+   * written. */
+  struct {
+    qjit_param_info info;
+    unsigned char future[8];
+  } newer;
+  memset(&newer, 0x5A, sizeof newer);
+  newer.info.size = sizeof newer;
+  CHECK(qjit_kernel_param_info(kernel, &newer.info) == QJIT_OK);
+  CHECK(newer.info.size == sizeof newer && newer.info.rank == 0);
+  CHECK(newer.future[0] == 0x5A && newer.future[7] == 0x5A);
+  qjit_kernel_release(kernel);
+
+  /* Runtime per-tensor: one of each, shape rank 0. */
+  kernel = compile_with(runtime, "!quant.uniform<i8:f16, ?>", QJIT_OP_DCAST, 1,
+                        &info);
+  CHECK(info.extent_count == 0 && info.scale_count == 1 &&
+        info.zero_point_count == 1);
+  CHECK(info.scale_dtype == QJIT_DTYPE_F16);
+  CHECK(info.rank == 0 && info.dims == NULL);
+  qjit_kernel_release(kernel);
+
+  /* Per-axis over the inner dim, written with `?`: 8 channels. */
+  kernel = compile_with(runtime, "tensor<4x8x!quant.uniform<i8:f32:1, ?>>",
+                        QJIT_OP_QCAST, 1, &info);
+  CHECK(info.extent_count == 0 && info.scale_count == 8 &&
+        info.zero_point_count == 8);
+  CHECK(info.rank == 1 && info.dims != NULL && info.dims[0] == 8);
+  qjit_kernel_release(kernel);
+
+  /* Per-axis over the outer dim: 4 channels of 8. */
+  kernel = compile_with(runtime, "tensor<4x8x!quant.uniform<i8:bf16:0, ?>>",
+                        QJIT_OP_DCAST, 1, &info);
+  CHECK(info.scale_count == 4 && info.scale_dtype == QJIT_DTYPE_BF16);
+  CHECK(info.rank == 1 && info.dims != NULL && info.dims[0] == 4);
+  qjit_kernel_release(kernel);
+
+  /* Blockwise: the grid of blocks; a dim without blocks collapses away. */
+  kernel = compile_with(runtime,
+                        "tensor<4x3x8x!quant.uniform<i8:f32:{0:1, 2:4}, ?>>",
+                        QJIT_OP_QCAST, 1, &info);
+  CHECK(info.extent_count == 0 && info.scale_count == 8 &&
+        info.zero_point_count == 8);
+  CHECK(info.rank == 2 && info.dims != NULL && info.dims[0] == 4 &&
+        info.dims[1] == 2);
+  qjit_kernel_release(kernel);
+
+  /* Baked scales with a dynamic inner extent: one extent, no scales. */
+  kernel = compile_with(
+      runtime, "tensor<4x?x!quant.uniform<i8:f32:0, {1.0, 2.0, 3.0, 4.0}>>",
+      QJIT_OP_QCAST, 0, &info);
+  CHECK(info.extent_count == 1 && info.scale_count == 0 &&
+        info.zero_point_count == 0);
+  CHECK(info.rank == 1 && info.dims != NULL && info.dims[0] == 4);
+  qjit_kernel_release(kernel);
+
+  /* `?` has nothing to bake. */
+  kernel = NULL;
+  CHECK_ERROR(qjit_kernel_compile(runtime,
+                                  "tensor<4x8x!quant.uniform<i8:f32:1, ?>>",
+                                  QJIT_OP_QCAST, NULL, &kernel),
+              QJIT_ERROR_UNSUPPORTED, "runtime parameters");
+  CHECK(kernel == NULL);
+  qjit_runtime_destroy(runtime);
+}
+
+/* The call fails with INVALID_ARGUMENT saying `text`, dst untouched. */
+static void check_rejected(const qjit_kernel *kernel, qjit_dtype src_dtype,
+                           const void *src, size_t src_bytes,
+                           qjit_dtype dst_dtype, void *dst, size_t dst_bytes,
+                           size_t n, const qjit_kernel_params *params,
+                           const char *text) {
+  unsigned char before[256];
+  CHECK(dst_bytes <= sizeof before);
+  memcpy(before, dst, dst_bytes);
+  CHECK_ERROR(qjit_kernel_run(kernel, src_dtype, src, src_bytes, dst_dtype, dst,
+                              dst_bytes, n, params),
+              QJIT_ERROR_INVALID_ARGUMENT, text);
+  CHECK(memcmp(before, dst, dst_bytes) == 0);
+}
+
+/* 8 parameters, as the runtime-parameter layouts below read them and as
+ * the baked types spell them. */
+static const float kScales[8] = {0.5f,   0.25f, 1.0f,  2.0f,
+                                 0.125f, 4.0f,  0.75f, 1.5f};
+static const int64_t kZeroPoints[8] = {1, -2, 0, 3, -4, 5, -6, 7};
+
+/* Per-axis qcast with 8 runtime channels: short arrays are rejected, exact
+ * and longer ones accepted, and the result is bit for bit the reference's
+ * for the baked type. */
+static void test_per_axis_param_lengths(void) {
+  qjit_runtime *jit = create_runtime(QJIT_BACKEND_AUTO);
+  qjit_runtime *reference = create_runtime(QJIT_BACKEND_REFERENCE);
+  qjit_param_info info;
+  qjit_kernel *kernel = compile_with(
+      jit, "tensor<4x8x!quant.uniform<i8:f32:1, ?>>", QJIT_OP_QCAST, 1, &info);
+  CHECK(info.scale_count == 8);
+  qjit_kernel *baked = NULL;
+  CHECK(qjit_kernel_compile(
+            reference,
+            "tensor<4x8x!quant.uniform<i8:f32:1, {0.5:1, 0.25:-2, 1.0:0, "
+            "2.0:3, 0.125:-4, 4.0:5, 0.75:-6, 1.5:7}>>",
+            QJIT_OP_QCAST, NULL, &baked) == QJIT_OK);
+  float x[32];
+  for (int i = 0; i < 32; ++i)
+    x[i] = (float)(i - 16) * 0.37f;
+  int8_t q[32], expected[32];
+  memset(q, 0x55, sizeof q);
+
+  qjit_kernel_params params = {NULL, kScales, kZeroPoints, 0, 1, 8};
+  check_rejected(kernel, QJIT_DTYPE_F32, x, sizeof x, QJIT_DTYPE_I8, q,
+                 sizeof q, 32, &params, "reads 8 scales, given 1");
+  params.scale_count = 7;
+  check_rejected(kernel, QJIT_DTYPE_F32, x, sizeof x, QJIT_DTYPE_I8, q,
+                 sizeof q, 32, &params, "reads 8 scales, given 7");
+  params.scale_count = 8;
+  params.zero_point_count = 0;
+  check_rejected(kernel, QJIT_DTYPE_F32, x, sizeof x, QJIT_DTYPE_I8, q,
+                 sizeof q, 32, &params, "reads 8 zero points, given 0");
+  /* No elements: no parameters read. */
+  qjit_kernel_params none = {NULL, NULL, NULL, 0, 0, 0};
+  CHECK(qjit_kernel_run(kernel, QJIT_DTYPE_F32, NULL, 0, QJIT_DTYPE_I8, NULL, 0,
+                        0, &none) == QJIT_OK);
+
+  params.zero_point_count = 8;
+  CHECK(qjit_kernel_run(baked, QJIT_DTYPE_F32, x, sizeof x, QJIT_DTYPE_I8,
+                        expected, sizeof expected, 32, NULL) == QJIT_OK);
+  CHECK(qjit_kernel_run(kernel, QJIT_DTYPE_F32, x, sizeof x, QJIT_DTYPE_I8, q,
+                        sizeof q, 32, &params) == QJIT_OK);
+  CHECK(memcmp(q, expected, sizeof q) == 0);
+
+  /* Longer arrays: the first 8 entries are used. */
+  float long_scales[12];
+  memcpy(long_scales, kScales, sizeof kScales);
+  for (int i = 8; i < 12; ++i)
+    long_scales[i] = 1000.0f;
+  qjit_kernel_params longer = {NULL, long_scales, kZeroPoints, 0, 12, 8};
+  memset(q, 0, sizeof q);
+  CHECK(qjit_kernel_run(kernel, QJIT_DTYPE_F32, x, sizeof x, QJIT_DTYPE_I8, q,
+                        sizeof q, 32, &longer) == QJIT_OK);
+  CHECK(memcmp(q, expected, sizeof q) == 0);
+
+  /* Zero points NULL means all zero, whatever the count says. */
+  qjit_kernel_params scales_only = {NULL, kScales, NULL, 0, 8, 0};
+  CHECK(qjit_kernel_run(kernel, QJIT_DTYPE_F32, x, sizeof x, QJIT_DTYPE_I8, q,
+                        sizeof q, 32, &scales_only) == QJIT_OK);
+  qjit_kernel_release(baked);
+  qjit_kernel_release(kernel);
+  qjit_runtime_destroy(reference);
+  qjit_runtime_destroy(jit);
+}
+
+/* Blockwise dcast (a 2x4 grid of 2x4 blocks): as the per-axis case. */
+static void test_blockwise_param_lengths(void) {
+  qjit_runtime *jit = create_runtime(QJIT_BACKEND_AUTO);
+  qjit_runtime *reference = create_runtime(QJIT_BACKEND_REFERENCE);
+  qjit_param_info info;
+  qjit_kernel *kernel =
+      compile_with(jit, "tensor<4x16x!quant.uniform<i8:f32:{0:2, 1:4}, ?>>",
+                   QJIT_OP_DCAST, 1, &info);
+  CHECK(info.scale_count == 8 && info.rank == 2 && info.dims != NULL &&
+        info.dims[0] == 2 && info.dims[1] == 4);
+  qjit_kernel *baked = NULL;
+  CHECK(qjit_kernel_compile(
+            reference,
+            "tensor<4x16x!quant.uniform<i8:f32:{0:2, 1:4}, {{0.5:1, "
+            "0.25:-2, 1.0:0, 2.0:3}, {0.125:-4, 4.0:5, 0.75:-6, 1.5:7}}>>",
+            QJIT_OP_DCAST, NULL, &baked) == QJIT_OK);
+  int8_t q[64];
+  for (int i = 0; i < 64; ++i)
+    q[i] = (int8_t)(i * 7 - 100);
+  float y[64], expected[64];
+  memset(y, 0x55, sizeof y);
+
+  qjit_kernel_params params = {NULL, kScales, kZeroPoints, 0, 7, 8};
+  check_rejected(kernel, QJIT_DTYPE_I8, q, sizeof q, QJIT_DTYPE_F32, y,
+                 sizeof y, 64, &params, "reads 8 scales, given 7");
+  params.scale_count = 8;
+  params.zero_point_count = 2;
+  check_rejected(kernel, QJIT_DTYPE_I8, q, sizeof q, QJIT_DTYPE_F32, y,
+                 sizeof y, 64, &params, "reads 8 zero points, given 2");
+  params.zero_point_count = 8;
+  CHECK(qjit_kernel_run(baked, QJIT_DTYPE_I8, q, sizeof q, QJIT_DTYPE_F32,
+                        expected, sizeof expected, 64, NULL) == QJIT_OK);
+  CHECK(qjit_kernel_run(kernel, QJIT_DTYPE_I8, q, sizeof q, QJIT_DTYPE_F32, y,
+                        sizeof y, 64, &params) == QJIT_OK);
+  CHECK(memcmp(y, expected, sizeof y) == 0);
+  qjit_kernel_release(baked);
+  qjit_kernel_release(kernel);
+  qjit_runtime_destroy(reference);
+  qjit_runtime_destroy(jit);
+}
+
+/* A dynamic extent must be given: the extents array is counted too. */
+static void test_extent_lengths(void) {
+  qjit_runtime *runtime = create_runtime(QJIT_BACKEND_REFERENCE);
+  qjit_param_info info;
+  qjit_kernel *kernel =
+      compile_with(runtime, "tensor<2x?x!quant.uniform<i8:f32:0, {2.0, 4.0}>>",
+                   QJIT_OP_QCAST, 0, &info);
+  CHECK(info.extent_count == 1);
+  const float x[4] = {2.0f, 4.0f, 4.0f, 8.0f};
+  int8_t q[4] = {0, 0, 0, 0};
+  const int64_t inner[1] = {2};
+  qjit_kernel_params params = {inner, NULL, NULL, 0, 0, 0};
+  check_rejected(kernel, QJIT_DTYPE_F32, x, sizeof x, QJIT_DTYPE_I8, q,
+                 sizeof q, 4, &params, "reads 1 extent, given 0");
+  params.extent_count = 1;
+  CHECK(qjit_kernel_run(kernel, QJIT_DTYPE_F32, x, sizeof x, QJIT_DTYPE_I8, q,
+                        sizeof q, 4, &params) == QJIT_OK);
+  CHECK(q[0] == 1 && q[1] == 2 && q[2] == 1 && q[3] == 2);
+  qjit_kernel_release(kernel);
+  qjit_runtime_destroy(runtime);
+}
+
+/* What the log callback saw. */
+typedef struct log_record {
+  int calls;
+  int debug_calls;
+  int bad_calls;
+  char text[4096];
+} log_record;
+
+static void record_log(qjit_log_level level, const char *message, void *user) {
+  log_record *record = (log_record *)user;
+  ++record->calls;
+  if (level == QJIT_LOG_DEBUG)
+    ++record->debug_calls;
+  if (level == QJIT_LOG_OFF || message == NULL)
+    ++record->bad_calls;
+  size_t used = strlen(record->text);
+  if (message && used + strlen(message) + 2 < sizeof record->text) {
+    strcat(record->text, message);
+    strcat(record->text, "\n");
+  }
+}
+
+/* Compiles a fresh kernel (a new runtime: nothing cached) and releases it;
+ * its name goes to `name`. */
+static void compile_fresh(char *name, size_t name_size) {
+  qjit_runtime *runtime = create_runtime(QJIT_BACKEND_REFERENCE);
+  qjit_kernel *kernel = NULL;
+  CHECK(qjit_kernel_compile(runtime, "!quant.uniform<u8:f32, 0.125:3>",
+                            QJIT_OP_DCAST, NULL, &kernel) == QJIT_OK);
+  if (kernel && name) {
+    strncpy(name, qjit_kernel_name(kernel), name_size - 1);
+    name[name_size - 1] = '\0';
+  }
+  qjit_kernel_release(kernel);
+  qjit_runtime_destroy(runtime);
+}
+
+static void test_logging(void) {
+  static log_record record;
+  char name[256] = "";
+  CHECK_ERROR(qjit_log_set_level((qjit_log_level)6),
+              QJIT_ERROR_INVALID_ARGUMENT, "log level");
+  CHECK_ERROR(qjit_log_set_level((qjit_log_level)-1),
+              QJIT_ERROR_INVALID_ARGUMENT, "log level");
+
+  CHECK(qjit_log_set_callback(record_log, &record) == QJIT_OK);
+  CHECK(qjit_log_set_level(QJIT_LOG_DEBUG) == QJIT_OK);
+  compile_fresh(name, sizeof name);
+  CHECK(record.calls > 0 && record.debug_calls == record.calls);
+  CHECK(record.bad_calls == 0);
+  CHECK(strstr(record.text, "compiled") != NULL);
+  CHECK(strstr(record.text, name) != NULL);
+  CHECK(strstr(record.text, "reference") != NULL);
+  CHECK(strchr(record.text, '\n') != NULL);
+
+  /* Above the compile's level, and off: nothing arrives. */
+  memset(&record, 0, sizeof record);
+  CHECK(qjit_log_set_level(QJIT_LOG_INFO) == QJIT_OK);
+  compile_fresh(NULL, 0);
+  CHECK(qjit_log_set_level(QJIT_LOG_OFF) == QJIT_OK);
+  compile_fresh(NULL, 0);
+  CHECK(record.calls == 0);
+
+  /* Back to stderr: the callback hears nothing more. */
+  CHECK(qjit_log_set_callback(NULL, NULL) == QJIT_OK);
+  CHECK(qjit_log_set_level(QJIT_LOG_WARN) == QJIT_OK);
+  compile_fresh(NULL, 0);
+  CHECK(record.calls == 0);
+
+  /* And a callback again. */
+  CHECK(qjit_log_set_callback(record_log, &record) == QJIT_OK);
+  CHECK(qjit_log_set_level(QJIT_LOG_TRACE) == QJIT_OK);
+  compile_fresh(NULL, 0);
+  CHECK(record.debug_calls > 0);
+  CHECK(qjit_log_set_callback(NULL, NULL) == QJIT_OK);
+  CHECK(qjit_log_set_level(QJIT_LOG_INFO) == QJIT_OK);
+}
+
 int main(void) {
   test_runtime_create();
   test_compile();
@@ -347,6 +787,12 @@ int main(void) {
   test_saturate_option();
   test_native_function();
   test_pytorch_per_channel_dequantize();
+  test_options_size();
+  test_param_info();
+  test_per_axis_param_lengths();
+  test_blockwise_param_lengths();
+  test_extent_lengths();
+  test_logging();
   if (failures) {
     fprintf(stderr, "%d check(s) failed\n", failures);
     return 1;

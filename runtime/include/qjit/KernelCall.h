@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace qjit {
 
@@ -34,12 +35,43 @@ QJIT_API BufferSide kernelOutputSide(KernelOp op);
 QJIT_API Expected<size_t> bufferBytes(const KernelSpec &spec, BufferSide side,
                                       size_t n);
 
+/// Entries of the three KernelParams arrays: how many a call reads
+/// (parameterCounts), or how many a caller's arrays hold.
+struct QJIT_API ParameterCounts {
+  size_t extents = 0;
+  size_t scales = 0;
+  /// Read only when KernelParams::zeroPoints is non-null (null: all zero).
+  size_t zeroPoints = 0;
+  friend bool operator==(const ParameterCounts &,
+                         const ParameterCounts &) = default;
+};
+
+/// What a call of `spec` reads from KernelParams: extents where the layout
+/// has a dynamic extent (PerAxis: 1; Blocked: up to the last dynamic dim),
+/// and with runtime parameters one scale and one zero point per parameter
+/// (spec.layout.parameterCount(); baked parameters read none). The counts
+/// never depend on the call's extents.
+QJIT_API ParameterCounts parameterCounts(const KernelSpec &spec);
+
+/// The grid of parameters, outermost first: {} per-tensor, {channels}
+/// per-axis, extent / block per dim of a blocked layout (1 for a dynamic
+/// whole-extent block). Its product is the parameter count; row-major order
+/// over it is the order of the type's scales. The layout is the collapsed
+/// one kernels are specialized on, so a type's scale tensor may differ by
+/// dims of size 1 (tensor<4x3x8> with blocks {0:1, 2:4} has a 4x1x2 scale
+/// tensor and the grid {4, 2}).
+QJIT_API std::vector<int64_t> parameterShape(const KernelSpec &spec);
+
 /// Checks everything about a call with n elements except the buffers
 /// themselves: n fits the layout (whole channel groups / blocks), and
 /// `params` supplies what spec.takesParams() says the kernel reads (dynamic
 /// extents, runtime scales). `params` is ignored when the spec takes none.
+/// With `lengths` (the entries the arrays `params` points to hold), each
+/// array the call reads must hold at least parameterCounts(spec); longer
+/// arrays are fine. Without it the arrays are trusted to be long enough.
 QJIT_API Status checkKernelCall(const KernelSpec &spec, size_t n,
-                                const KernelParams *params);
+                                const KernelParams *params,
+                                const ParameterCounts *lengths = nullptr);
 
 } // namespace qjit
 

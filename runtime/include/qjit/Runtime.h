@@ -13,8 +13,9 @@
 // safe to use from several threads at once.
 //
 // Logging goes to the spdlog loggers "qjit", "qjit.cache" and "qjit.jit"
-// (each created on first use with a stderr sink and the registry's level
-// unless the application registered its own under that name first). The
+// (each created on first use with the registry's level and a sink they
+// share, stderr unless qjit_log_set_callback redirects it, unless the
+// application registered its own under that name first). The
 // library never touches the default logger. Each compile is logged to "qjit"
 // at debug level with the kernel's name, backend and compile time. See
 // docs/runtime.md for the cache, logging and the C API (qjit/qjit.h).
@@ -26,6 +27,7 @@
 #include "qjit/Error.h"
 #include "qjit/Export.h"
 #include "qjit/Isa.h"
+#include "qjit/KernelCall.h"
 #include "qjit/KernelSpec.h"
 
 #include <cstddef>
@@ -33,6 +35,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace qjit {
 
@@ -145,13 +148,20 @@ public:
   /// nullptr when the spec takes no params or for reference kernels.
   ParamKernelFn paramFunction() const;
 
+  /// What a call reads from KernelParams: qjit::parameterCounts(spec()).
+  ParameterCounts parameterCounts() const;
+  /// The logical shape of the parameters: qjit::parameterShape(spec()).
+  std::vector<int64_t> parameterShape() const;
+
   /// Runs the kernel on n elements after checking everything the raw
   /// function cannot: non-null buffers (unless zero bytes are needed),
   /// srcBytes and dstBytes at least bufferBytes() of each side, n fits the
   /// layout and `params` is given when spec().takesParams() (ignored
-  /// otherwise). On error dst is untouched.
+  /// otherwise); with `lengths`, that the params' arrays hold what the call
+  /// reads (see checkKernelCall). On error dst is untouched.
   Status run(const void *src, size_t srcBytes, void *dst, size_t dstBytes,
-             size_t n, const KernelParams *params = nullptr) const;
+             size_t n, const KernelParams *params = nullptr,
+             const ParameterCounts *lengths = nullptr) const;
 
   /// Assembly text of this kernel (or of the same spec for another target
   /// per `options`), produced on demand by the backend. An Unsupported

@@ -13,6 +13,10 @@
  *   qjit_kernel_release(kernel);
  *   qjit_runtime_destroy(runtime);
  *
+ * Options structs start with their size, so a program built against an
+ * older header (a smaller struct) keeps working: initialize them with
+ * qjit_runtime_options_init / qjit_compile_options_init, then set fields.
+ *
  * Every function that can fail returns a qjit_status and, on failure,
  * leaves its outputs untouched and sets this thread's last-error text
  * (qjit_last_error). Arguments are always validated: a null pointer, an
@@ -77,13 +81,18 @@ typedef enum qjit_dtype {
   QJIT_DTYPE_U16 = 7,
   QJIT_DTYPE_I32 = 8,
   QJIT_DTYPE_U32 = 9,
-  QJIT_DTYPE_BYTES = 10 /* packed sub-byte or fp8/fp4 storage: raw bytes */
+  QJIT_DTYPE_BYTES = 10, /* packed sub-byte or fp8/fp4 storage: raw bytes */
+  QJIT_DTYPE_I64 = 11    /* zero points (qjit_param_info) */
 } qjit_dtype;
 
 typedef struct qjit_runtime qjit_runtime;
 typedef struct qjit_kernel qjit_kernel;
 
+/* Fields are only ever appended. `size` is sizeof the struct the caller
+ * was compiled with (qjit_runtime_options_init sets it); the library reads
+ * the fields that fit in it and takes defaults for the rest. */
 typedef struct qjit_runtime_options {
+  size_t size;
   qjit_backend backend;
   const char *max_isa; /* "scalar", "sse4", "avx2", "avx512"; NULL: none */
   qjit_semantics semantics;
@@ -92,28 +101,55 @@ typedef struct qjit_runtime_options {
 } qjit_runtime_options;
 
 /* Overflow of qcast to float storage (docs/semantics.md 8.2; the
- * `--no-saturate` flag of the qjit tool). 0 keeps the runtime's knobs, so
- * zero-initialized options, and initializers written before this field
- * existed, mean the default. Integer and quantile storage always saturate. */
+ * `--no-saturate` flag of the qjit tool). 0 keeps the runtime's knobs.
+ * Integer and quantile storage always saturate. */
 typedef enum qjit_saturate {
   QJIT_SATURATE_DEFAULT = 0, /* the runtime's knobs (on) */
   QJIT_SATURATE_ON = 1,      /* clamp to the largest finite value */
   QJIT_SATURATE_OFF = 2      /* overflow to NaN (f8E4M3FN) or inf (f8E5M2) */
 } qjit_saturate;
 
+/* As qjit_runtime_options: `size` first, fields only appended. The first
+ * version ended after runtime_parameters; saturate came second (a caller
+ * of the first version gets QJIT_SATURATE_DEFAULT). */
 typedef struct qjit_compile_options {
+  size_t size;
   int unpacked;           /* keep sub-byte storage one value per byte */
   int runtime_parameters; /* take scales / zero points at call time */
-  qjit_saturate saturate; /* appended last: earlier fields keep offsets */
+  qjit_saturate saturate;
 } qjit_compile_options;
 
-/* Call-time inputs of kernels that take them (qjit_kernel_takes_params);
- * the same layout and meaning as qjit::KernelParams. */
+/* Call-time inputs of kernels that take them (qjit_kernel_takes_params).
+ * The pointers have the layout and meaning of qjit::KernelParams (what the
+ * raw qjit_param_kernel_fn reads); the counts are the entries each array
+ * holds, which qjit_kernel_run checks against qjit_kernel_param_info. */
 typedef struct qjit_kernel_params {
-  const int64_t *extents;
-  const void *scales;
-  const int64_t *zero_points;
+  const int64_t *extents;     /* per-axis: {inner}; blocked: dims 1.. */
+  const void *scales;         /* in the expressed dtype (f16/bf16 bits) */
+  const int64_t *zero_points; /* NULL: all zero */
+  size_t extent_count;
+  size_t scale_count;
+  size_t zero_point_count; /* ignored when zero_points is NULL */
 } qjit_kernel_params;
+
+/* What a kernel reads from qjit_kernel_params (qjit_kernel_param_info). As
+ * the options, `size` is set by the caller (sizeof the struct it was
+ * compiled with) and only the fields that fit are written. */
+typedef struct qjit_param_info {
+  size_t size;
+  size_t extent_count;     /* extents entries read (dynamic extents) */
+  size_t scale_count;      /* scales read; 0 when the parameters are baked */
+  size_t zero_point_count; /* zero points read when zero_points != NULL */
+  qjit_dtype scale_dtype;  /* the expressed dtype */
+  qjit_dtype zero_point_dtype; /* QJIT_DTYPE_I64 */
+  /* The grid of parameters, outermost first; the product of the dims is
+   * the number of parameters, row-major order over it the order of the
+   * type's scales. Rank 0 per-tensor, {channels} per-axis, one dim per dim
+   * of the collapsed blocked layout (qjit::parameterShape). `dims` stays
+   * valid while the kernel does; NULL when rank is 0. */
+  size_t rank;
+  const int64_t *dims;
+} qjit_param_info;
 
 typedef struct qjit_cache_stats {
   uint64_t hits, misses, compiles, failures, evictions;
@@ -132,10 +168,13 @@ QJIT_API const char *qjit_last_error(void);
 /* QJIT_VERSION_STRING of the library (may differ from the header's). */
 QJIT_API const char *qjit_version(void);
 
-/* Fills the defaults: auto backend, no ISA cap, default semantics and
- * cache limits. */
+/* Fills the defaults (auto backend, no ISA cap, default semantics and
+ * cache limits) and size. NULL is ignored. */
 QJIT_API void qjit_runtime_options_init(qjit_runtime_options *options);
-/* options may be NULL for the defaults. */
+/* options may be NULL for the defaults. QJIT_ERROR_INVALID_ARGUMENT for a
+ * null output, an options size of 0 or smaller than the first version's,
+ * an out-of-range enum or an unknown max_isa; the backend's error when an
+ * explicitly requested backend is not available. */
 QJIT_API qjit_status qjit_runtime_create(const qjit_runtime_options *options,
                                          qjit_runtime **runtime);
 /* NULL is ignored. Kernels compiled by the runtime stay valid. */
@@ -143,9 +182,15 @@ QJIT_API void qjit_runtime_destroy(qjit_runtime *runtime);
 QJIT_API qjit_status qjit_runtime_stats(const qjit_runtime *runtime,
                                         qjit_cache_stats *stats);
 
+/* Fills the defaults (packed storage, baked parameters, the runtime's
+ * saturation) and size. NULL is ignored. */
+QJIT_API void qjit_compile_options_init(qjit_compile_options *options);
 /* Compiles `op` for the quant (or tensor) type `type` with the runtime's
- * semantics; options may be NULL. On an invalid type the last error is the
- * rendered diagnostic. */
+ * semantics; options may be NULL for the defaults. On an invalid type
+ * (QJIT_ERROR_INVALID_TYPE) the last error is the rendered diagnostic. A
+ * type whose scale list is `?` (docs/types.md) needs runtime_parameters.
+ * QJIT_ERROR_INVALID_ARGUMENT for null pointers, an out-of-range op or
+ * saturate, an options size of 0 or smaller than the first version's. */
 QJIT_API qjit_status qjit_kernel_compile(qjit_runtime *runtime,
                                          const char *type, qjit_op op,
                                          const qjit_compile_options *options,
@@ -164,6 +209,12 @@ QJIT_API qjit_status qjit_kernel_dtypes(const qjit_kernel *kernel,
 QJIT_API qjit_status qjit_kernel_buffer_bytes(const qjit_kernel *kernel,
                                               size_t n, size_t *src_bytes,
                                               size_t *dst_bytes);
+/* How many parameters, extents and of which dtypes the kernel reads from
+ * qjit_kernel_params, and the parameters' shape (see qjit_param_info).
+ * Set info->size first. QJIT_ERROR_INVALID_ARGUMENT for a null kernel or
+ * info, or an info size of 0 or smaller than the first version's. */
+QJIT_API qjit_status qjit_kernel_param_info(const qjit_kernel *kernel,
+                                            qjit_param_info *info);
 
 /* The raw code, which checks nothing. QJIT_ERROR_UNSUPPORTED for kernels
  * running on the scalar reference; QJIT_ERROR_INVALID_ARGUMENT when asking
@@ -176,12 +227,45 @@ QJIT_API qjit_status qjit_kernel_param_function(const qjit_kernel *kernel,
 /* Runs the kernel on n elements after checking the dtypes against
  * qjit_kernel_dtypes, the sizes against qjit_kernel_buffer_bytes, the
  * pointers, overlap, and params (required when the kernel takes params,
- * ignored otherwise). On error dst is untouched. */
+ * ignored otherwise): each array the call reads must hold at least the
+ * entries qjit_kernel_param_info gives (longer is fine; with n == 0 no
+ * scales or zero points are read). Any failed check is
+ * QJIT_ERROR_INVALID_ARGUMENT, and dst is untouched. */
 QJIT_API qjit_status qjit_kernel_run(const qjit_kernel *kernel,
                                      qjit_dtype src_dtype, const void *src,
                                      size_t src_bytes, qjit_dtype dst_dtype,
                                      void *dst, size_t dst_bytes, size_t n,
                                      const qjit_kernel_params *params);
+
+/* Logging. The library's messages (spdlog loggers "qjit", "qjit.cache" and
+ * "qjit.jit", docs/runtime.md) go to stderr at spdlog's default level
+ * (info) unless changed here. Both calls are thread-safe and take effect
+ * for every thread at once. */
+typedef enum qjit_log_level {
+  QJIT_LOG_TRACE = 0,
+  QJIT_LOG_DEBUG = 1, /* one line per compile, backend choices */
+  QJIT_LOG_INFO = 2,
+  QJIT_LOG_WARN = 3,
+  QJIT_LOG_ERROR = 4,
+  QJIT_LOG_OFF = 5
+} qjit_log_level;
+
+/* Receives one message: its level (never QJIT_LOG_OFF) and text, without a
+ * trailing newline, valid during the call only. Calls are serialized; the
+ * callback must not call qjit functions. */
+typedef void (*qjit_log_callback)(qjit_log_level level, const char *message,
+                                  void *user);
+
+/* Messages below `level` are dropped; QJIT_LOG_OFF drops all.
+ * QJIT_ERROR_INVALID_ARGUMENT for an out-of-range level. */
+QJIT_API qjit_status qjit_log_set_level(qjit_log_level level);
+/* Sends every message to callback(level, message, user) instead of stderr;
+ * NULL restores stderr. When it returns, no message goes to the previous
+ * destination any more. (A C++ application that registered its own spdlog
+ * logger under one of the names keeps that logger's sinks.) Fails only
+ * with QJIT_ERROR_OUT_OF_MEMORY. */
+QJIT_API qjit_status qjit_log_set_callback(qjit_log_callback callback,
+                                           void *user);
 
 #ifdef __cplusplus
 } /* extern "C" */
