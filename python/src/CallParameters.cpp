@@ -141,4 +141,13 @@ KernelParams CallParameters::params(const std::vector<int64_t> &extents) const {
   return params;
 }
 
+ParameterCounts
+CallParameters::lengths(const std::vector<int64_t> &extents) const {
+  ParameterCounts counts;
+  counts.extents = extents.size();
+  counts.scales = scales_ ? scales_->elements() : 0;
+  counts.zeroPoints = zeroPointArray_ ? zeroPointArray_->elements() : 0;
+  return counts;
+}
+
 } // namespace qjit::python

@@ -13,6 +13,7 @@
 
 #include "ArrayView.h"
 
+#include "qjit/KernelCall.h"
 #include "qjit/KernelSpec.h"
 
 #include <pybind11/pybind11.h>
@@ -31,6 +32,8 @@ public:
 
   /// Points into this object (and `extents`): valid while both live.
   KernelParams params(const std::vector<int64_t> &extents) const;
+  /// The entries those arrays hold, for Kernel::run to check again.
+  ParameterCounts lengths(const std::vector<int64_t> &extents) const;
 
 private:
   std::optional<ArrayView> scales_;

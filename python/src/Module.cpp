@@ -151,6 +151,11 @@ PYBIND11_MODULE(_qjit, m) {
       .def_property_readonly(
           "parameter_count",
           [](const PyKernel &k) { return k.spec().layout.parameterCount(); })
+      .def_property_readonly("parameter_shape",
+                             [](const PyKernel &k) {
+                               return py::tuple(
+                                   py::cast(parameterShape(k.spec())));
+                             })
       .def(
           "assembly",
           [](const PyKernel &k, const std::string &syntax, std::string triple,

@@ -212,6 +212,7 @@ PyKernel::Call PyKernel::prepare(py::handle x, py::handle out,
   if (dynamicLayout_)
     call.extents = unwrap(lowerCallExtents(type_, lowering_, shape));
   call.params = call.parameters.params(call.extents);
+  call.lengths = call.parameters.lengths(call.extents);
 
   call.outBytes = unwrap(bufferBytes(spec, outSide, call.n));
   Dtype outDtype = sideDtype(spec, outSide);
@@ -246,7 +247,7 @@ py::object PyKernel::operator()(py::handle x, py::handle out, py::handle scales,
   {
     py::gil_scoped_release release;
     ran = kernel_->run(call.input.data(), call.inBytes, call.outData,
-                       call.outBytes, call.n, &call.params);
+                       call.outBytes, call.n, &call.params, &call.lengths);
   }
   if (!ran)
     raise(ran);
@@ -264,7 +265,7 @@ double PyKernel::kernelNanoseconds(py::handle x, py::handle out,
       auto start = std::chrono::steady_clock::now();
       for (size_t i = 0; i < iterations && ran; ++i)
         ran = kernel_->run(call.input.data(), call.inBytes, call.outData,
-                           call.outBytes, call.n, &call.params);
+                           call.outBytes, call.n, &call.params, &call.lengths);
       std::chrono::duration<double, std::nano> took =
           std::chrono::steady_clock::now() - start;
       best = std::min(best, took.count() / double(iterations));

@@ -82,6 +82,7 @@ private:
     CallParameters parameters;
     std::vector<int64_t> extents{};
     KernelParams params{};
+    ParameterCounts lengths{};
     size_t n = 0, inBytes = 0, outBytes = 0;
     void *outData = nullptr;
     pybind11::object result{};

@@ -137,6 +137,7 @@ def test_runtime_parameters(rng):
     zero_points = np.array([10, 0, 0, -3], np.int32)
     k = qjit.compile("tensor<3x4x!quant.uniform<i8:f32:1, ?>>", "qcast")
     assert k.runtime_params and k.parameter_count == 4
+    assert k.parameter_shape == (4,)
     x = rng.normal(0, 5, (3, 4)).astype(np.float32)
     expected = reference(PER_AXIS, "qcast", x)
     assert same_bits(k(x, scales=scales, zero_points=zero_points), expected)
