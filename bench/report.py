@@ -523,6 +523,24 @@ def table_lines(results):
     return lines + [""]
 
 
+def kept_section(path, title):
+    """The lines of section `title` in the existing report, which another
+    script writes (bench/python_overhead.py: "Calls from Python"), so a
+    rewrite of the report keeps it."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            old = f.read().splitlines()
+    except OSError:
+        return []
+    heading = "## " + title
+    if heading not in old:
+        return []
+    start = old.index(heading)
+    end = next((i for i in range(start + 1, len(old))
+                if old[i].startswith("## ")), len(old))
+    return old[start:end] + ([""] if old[end - 1] else [])
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--bench", default=os.path.join(
@@ -574,6 +592,7 @@ def main():
         lines += throughput_table(op, case, rows, results) + [""]
     lines += latency_lines(results)
     lines += skipped_lines(results)
+    lines += kept_section(args.out_md, "Calls from Python")
     os.makedirs(os.path.dirname(args.out_md), exist_ok=True)
     with open(args.out_md, "w", encoding="utf-8") as f:
         f.write("\n".join(lines).rstrip() + "\n")

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets everything up, builds qjit, and shows it at work: parsing MLIR quant
 # types, errors with carets, KernelSpecs, JIT'd kernels run on .npy files,
-# compact formats (fp8, NF4), the machine code they are made of, AArch64
-# kernels run under qemu, and how fast they are.
+# the same from Python (numpy and torch), compact formats (fp8, NF4), the
+# machine code they are made of, AArch64 kernels run under qemu, and how
+# fast they are.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${QJIT_BUILD_DIR:-$root/build}"
@@ -48,13 +49,28 @@ echo "dcast back:"; npy "$work/y.npy"
 "$qjit" run "$type" --op=qcast --semantics=pytorch --in="$work/x.npy" --out="$work/qp.npy"
 echo "qcast with --semantics=pytorch (reciprocal, zero point after rounding):"; npy "$work/qp.npy"
 
-step "6. The machine code: x86-64 from asmjit, AArch64 NEON from LLVM"
+step "6. From Python: the same per-axis kernel on a numpy array and a torch tensor"
+PYTHONPATH="$build/python" /usr/bin/python3 - "$type" <<'PY'
+import sys
+import numpy as np, torch, qjit
+quantize = qjit.compile(sys.argv[1], "qcast")   # compiled once per process
+x = np.array([[0, 1, 2.5, -3], [100, -100, 0.25, 1e9], [np.nan, np.inf, -0.0, 7.5]], np.float32)
+print(quantize)
+print(quantize(x))
+t = torch.linspace(-1, 1, 6)
+q = qjit.compile("!quant.uniform<i8:f32, 0.05:3>", "qcast", semantics="pytorch")(t)
+print("torch tensor in, torch tensor out:", q)
+print("same as torch.quantize_per_tensor:",
+      torch.equal(q, torch.quantize_per_tensor(t, 0.05, 3, torch.qint8).int_repr()))
+PY
+
+step "7. The machine code: x86-64 from asmjit, AArch64 NEON from LLVM"
 show asm '!quant.uniform<i8:f32, 2.0:10>' --op=qcast --backend=asmjit | head -45
 echo "..."
 show asm '!quant.uniform<i8:f32, 2.0:10>' --op=qcast --backend=llvm \
   -mtriple=aarch64-linux-gnu | grep -E '\s(fdiv|fcvt|sqxtn|ld1|st1|ldr\s+q|str\s+q|fadd)' | head -12
 
-step "7. Compact formats: fp8 (saturating at 448) and an NF4 lookup table"
+step "8. Compact formats: fp8 (saturating at 448) and an NF4 lookup table"
 /usr/bin/python3 -c "import numpy as np; np.save('$work/w.npy', np.array([0.1, -0.37, 1.0, 200.0, 232.0, 233.0, 1e6, float('nan')], dtype=np.float32))"
 echo "input:"; npy "$work/w.npy"
 fp8='!quant.uniform<f8E4M3FN:f32, 0.5>'
@@ -66,12 +82,12 @@ nf4='!quant.uniform<!quant.quantile<u4:f32, {-1.0, -0.6961928009986877, -0.52507
 "$qjit" run "$nf4" --op=dcast --unpacked --in="$work/n4.npy" --out="$work/n4y.npy"
 echo "NF4 (nearest table entry): indices, then dcast back:"; npy "$work/n4.npy"; npy "$work/n4y.npy"
 
-step "8. AArch64 kernels from both backends, executed under qemu and compared with the reference"
+step "9. AArch64 kernels from both backends, executed under qemu and compared with the reference"
 if [ -x "$build/tests/aarch64/qjit_aarch64_tests" ]; then
   "$build/tests/aarch64/qjit_aarch64_tests" --gtest_brief=1 \
     --gtest_filter='*PerTensorBaked*' 2>&1 | grep -E 'kernels|PASSED|FAILED'
 fi
 
-step "9. How fast: every backend against the scalar reference"
+step "10. How fast: every backend against the scalar reference"
 show bench '!quant.uniform<i8:f32, 0.05:3>' --op=qcast --n=1048576
 show bench '!quant.uniform<i8:f32, 0.05:3>' --op=dcast --n=1048576

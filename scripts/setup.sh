@@ -21,6 +21,8 @@ packages=(
   llvm-22
   # oracles the tests compare against
   mlir-22-tools python3-torch
+  # the Python module (python/): bindings, DLPack's header, its tests
+  pybind11-dev python3-pybind11 python3-dev libdlpack-dev python3-pytest
   # benchmark peers
   libdnnl-dev libxnnpack-dev libpthreadpool-dev
   # sanitizers and fuzzing (clang matching the LLVM in use)

@@ -1,0 +1,83 @@
+//===- CallSlot.cpp - kernel(...) without pybind11's dispatcher -----------===//
+#include "CallSlot.h"
+
+#include "PyKernel.h"
+
+#include <array>
+
+namespace py = pybind11;
+
+namespace qjit::python {
+
+namespace {
+
+/// kernel(x, out=None, *, scales=None, zero_points=None), as __call__.
+struct CallArguments {
+  // Slots: x, out, scales, zero_points. Borrowed references.
+  std::array<PyObject *, 4> values{nullptr, Py_None, Py_None, Py_None};
+
+  void parse(PyObject *args, PyObject *kwargs) {
+    Py_ssize_t positional = PyTuple_GET_SIZE(args);
+    if (positional > 2)
+      throw py::type_error("Kernel.__call__() takes at most 2 positional "
+                           "arguments (x, out)");
+    for (Py_ssize_t i = 0; i < positional; ++i)
+      values[i] = PyTuple_GET_ITEM(args, i);
+    static constexpr std::array<const char *, 4> names = {"x", "out", "scales",
+                                                          "zero_points"};
+    Py_ssize_t at = 0;
+    PyObject *key, *value;
+    while (kwargs && PyDict_Next(kwargs, &at, &key, &value)) {
+      size_t slot = 0;
+      while (slot < names.size() &&
+             PyUnicode_CompareWithASCIIString(key, names[slot]) != 0)
+        ++slot;
+      if (slot == names.size())
+        throw py::type_error("Kernel.__call__() got an unexpected keyword "
+                             "argument '" +
+                             py::str(key).cast<std::string>() + "'");
+      if (slot < size_t(positional))
+        throw py::type_error("Kernel.__call__() got multiple values for "
+                             "argument '" +
+                             std::string(names[slot]) + "'");
+      values[slot] = value;
+    }
+    if (!values[0])
+      throw py::type_error("Kernel.__call__() missing the array argument x");
+  }
+};
+
+PyObject *callKernel(PyObject *self, PyObject *args, PyObject *kwargs) {
+  try {
+    CallArguments call;
+    call.parse(args, kwargs);
+    const PyKernel &kernel = py::handle(self).cast<const PyKernel &>();
+    return kernel(call.values[0], call.values[1], call.values[2],
+                  call.values[3])
+        .release()
+        .ptr();
+  } catch (py::error_already_set &e) {
+    e.restore();
+  } catch (py::builtin_exception &e) {
+    e.set_error();
+  } catch (...) {
+    // The module's translators (qjit errors), then pybind11's.
+    auto &local =
+        py::detail::get_local_internals().registered_exception_translators;
+    auto &global = py::detail::get_internals().registered_exception_translators;
+    if (!py::detail::apply_exception_translators(local) &&
+        !py::detail::apply_exception_translators(global))
+      PyErr_SetString(PyExc_SystemError, "qjit: an unknown C++ exception");
+  }
+  return nullptr;
+}
+
+} // namespace
+
+void installCallSlot(py::handle kernelClass) {
+  auto *type = reinterpret_cast<PyTypeObject *>(kernelClass.ptr());
+  type->tp_call = &callKernel;
+  PyType_Modified(type);
+}
+
+} // namespace qjit::python
