@@ -443,7 +443,13 @@ private:
     auto quantile = std::make_shared<QuantType>();
     QuantTypeLocations quantileWhere;
     size_t start = lexer_.position();
-    if (!parseQuantType(*quantile, quantileWhere))
+    if (storageDepth_ == kMaxStorageNesting)
+      return fail({start, 1}, "quant types nest as storage at most " +
+                                  std::to_string(kMaxStorageNesting) + " deep");
+    ++storageDepth_;
+    bool parsed = parseQuantType(*quantile, quantileWhere);
+    --storageDepth_;
+    if (!parsed)
       return false;
     size_t end = lexer_.position();
     where.storage = {start, end - start};
@@ -667,6 +673,7 @@ private:
 
   std::string_view text_;
   Lexer lexer_;
+  unsigned storageDepth_ = 0; ///< Quant types being parsed as storage.
   std::optional<LocatedError> error_;
 };
 

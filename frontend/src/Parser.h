@@ -53,6 +53,9 @@ std::variant<ParsedType, LocatedError> parseTypeText(std::string_view text);
 /// Maximum nesting of `{` in a scale list: far beyond any real tensor rank,
 /// small enough that hostile input cannot exhaust the stack.
 constexpr unsigned kMaxScaleNesting = 64;
+/// Maximum nesting of quant types as storage: a uniform type over a
+/// quantile table is 1; the limit keeps hostile input off the stack.
+constexpr unsigned kMaxStorageNesting = 8;
 
 } // namespace qjit::detail
 

@@ -130,5 +130,20 @@ TEST(RobustnessTest, NestingDeeperThanTheLimitIsADiagnostic) {
             std::string::npos);
 }
 
+TEST(RobustnessTest, StorageNestedDeeperThanTheLimitIsADiagnostic) {
+  // 100000 levels overflowed the stack before the limit existed.
+  for (size_t levels : {size_t{10}, size_t{100000}}) {
+    std::string deep;
+    for (size_t i = 0; i < levels; ++i)
+      deep += "!quant.uniform<";
+    ParseResult result = parseType(deep);
+    ASSERT_FALSE(result);
+    EXPECT_NE(result.diagnostic->message.find("at most 8 deep"),
+              std::string::npos)
+        << result.diagnostic->message;
+    EXPECT_EQ(result.diagnostic->column, 9 * 15 + 1); // The 10th type.
+  }
+}
+
 } // namespace
 } // namespace qjit
