@@ -127,6 +127,13 @@ Status checkComputable(const QuantType &type) {
     if (type.storage.kind != StorageType::Kind::Integer)
       return unsupported("a quantile type with float storage is not "
                          "supported: its stored values must be integers");
+    // Standalone, the table type is the kernels' expressed type (8.4).
+    if (type.integerTable)
+      return unsupported("a standalone quantile type with integer table "
+                         "type " +
+                         integerTypeName(*type.integerTable) +
+                         " has no float type to read and write: use it as "
+                         "the storage of a !quant.uniform type");
     return Status::ok();
   case QuantType::Family::Uniform:
     break;
@@ -391,8 +398,9 @@ Expected<ParameterSpec> lowerParameters(const QuantType &type,
   return params;
 }
 
-/// Quantile entries as kernels use them: rounded to the table's type, then
-/// to the compute type (docs/semantics.md, 8.4).
+/// Quantile entries as kernels use them: rounded to a float table type
+/// (integer entries are already exact values of theirs), then to the
+/// compute type (docs/semantics.md, 8.4).
 std::vector<double> lowerTable(const QuantType &quantile, ValueType compute) {
   std::vector<double> table;
   for (double entry : quantile.table) {

@@ -405,38 +405,56 @@ private:
       storage.isSigned = true;
       return true;
     }
+    std::optional<IntegerName> integer =
+        integerName(name, /*quantShorthand=*/true);
+    if (!integer)
+      return fail(token.range, "illegal storage type " + quoted(name) +
+                                   " (expected iN, siN, uiN, uN, f8E4M3FN, "
+                                   "f8E5M2 or f4E2M1FN)");
+    if (!integer->width)
+      return fail(token.range, "storage type " + quoted(name) +
+                                   " has an unsupported width; integer "
+                                   "storage is 1 to 32 bits wide");
+    storage.kind = StorageType::Kind::Integer;
+    storage.width = *integer->width;
+    storage.isSigned = integer->isSigned;
+    storage.signednessPrefix = integer->signednessPrefix;
+    return true;
+  }
+
+  struct IntegerName {
+    bool isSigned = true;
+    bool signednessPrefix = false;
+    std::optional<unsigned> width; ///< nullopt: not 1..32.
+  };
+
+  /// `iN`, `siN`, `uiN` and, with `quantShorthand`, the quant dialect's
+  /// `uN`; nullopt for any other spelling.
+  static std::optional<IntegerName> integerName(std::string_view name,
+                                                bool quantShorthand) {
     struct Spelling {
       std::string_view text;
       bool signednessPrefix;
       bool isSigned;
     };
-    std::string_view digits;
-    Spelling written{"i", false, true};
     for (Spelling spelling :
          {Spelling{"si", true, true}, Spelling{"ui", true, false},
           Spelling{"i", false, true}, Spelling{"u", false, false}}) {
-      if (name.substr(0, spelling.text.size()) == spelling.text) {
-        digits = name.substr(spelling.text.size());
-        written = spelling;
-        break;
-      }
+      if (name.substr(0, spelling.text.size()) != spelling.text)
+        continue;
+      if (spelling.text == "u" && !quantShorthand)
+        return std::nullopt;
+      std::string_view digits = name.substr(spelling.text.size());
+      if (digits.empty() ||
+          digits.find_first_not_of("0123456789") != digits.npos)
+        return std::nullopt;
+      IntegerName result{spelling.isSigned, spelling.signednessPrefix, {}};
+      std::optional<int64_t> width = integerLiteralValue(digits, false);
+      if (width && *width >= 1 && *width <= 32)
+        result.width = static_cast<unsigned>(*width);
+      return result;
     }
-    bool allDigits = !digits.empty() &&
-                     digits.find_first_not_of("0123456789") == digits.npos;
-    if (!allDigits)
-      return fail(token.range, "illegal storage type " + quoted(name) +
-                                   " (expected iN, siN, uiN, uN, f8E4M3FN, "
-                                   "f8E5M2 or f4E2M1FN)");
-    std::optional<int64_t> width = integerLiteralValue(digits, false);
-    if (!width || *width < 1 || *width > 32)
-      return fail(token.range, "storage type " + quoted(name) +
-                                   " has an unsupported width; integer "
-                                   "storage is 1 to 32 bits wide");
-    storage.kind = StorageType::Kind::Integer;
-    storage.width = static_cast<unsigned>(*width);
-    storage.isSigned = written.isSigned;
-    storage.signednessPrefix = written.signednessPrefix;
-    return true;
+    return std::nullopt;
   }
 
   bool parseQuantileStorage(StorageType &storage, QuantTypeLocations &where) {
@@ -632,6 +650,32 @@ private:
            expect(Kind::Greater, "'>' to close the type");
   }
 
+  /// A float type, or an integer type as MLIR spells it (`iN`, `siN`,
+  /// `uiN`: the quant dialect's `uN` is not a builtin type).
+  bool parseTableType(QuantType &type, QuantTypeLocations &where) {
+    Token token = lexer_.next();
+    where.expressed = token.range;
+    if (token.is(Kind::Identifier)) {
+      if (std::optional<FloatType> floatType = floatTypeFromName(token.text)) {
+        type.expressed = floatType;
+        return true;
+      }
+      if (std::optional<IntegerName> integer =
+              integerName(token.text, /*quantShorthand=*/false)) {
+        if (!integer->width)
+          return fail(token.range, "table type " + quoted(token.text) +
+                                       " has an unsupported width; integer "
+                                       "table types are 1 to 32 bits wide");
+        type.integerTable = IntegerType{*integer->width, integer->isSigned,
+                                        integer->signednessPrefix};
+        return true;
+      }
+    }
+    return fail(token.range,
+                "quantile type must be a float or integer type, found " +
+                    describe(token));
+  }
+
   bool parseQuantile(QuantType &type, QuantTypeLocations &where) {
     type.family = QuantType::Family::Quantile;
     if (!expect(Kind::Less, "'<'") ||
@@ -642,8 +686,8 @@ private:
                   "quantile storage bounds go after the table: "
                   "!quant.quantile<u4:f16, {...}, <min:max>>");
     Token open;
-    if (!expect(Kind::Colon, "':' before the table's float type") ||
-        !parseExpressed(type.expressed, where, "the table's float type") ||
+    if (!expect(Kind::Colon, "':' before the table's type") ||
+        !parseTableType(type, where) ||
         !expect(Kind::Comma, "',' before the table") ||
         !expect(Kind::LBrace, "'{' to open the table", &open))
       return false;
@@ -653,6 +697,9 @@ private:
       SourceRange entryRange;
       if (!parseFloat(entry, entryRange, "table entry"))
         return false;
+      // An integer has no signed zero: -0.0 is held (and prints) as 0.
+      if (type.integerTable && entry == 0)
+        entry = 0;
       type.table.push_back(entry);
       where.tableEntries.push_back(entryRange);
     } while (consumeIf(Kind::Comma));

@@ -146,7 +146,10 @@ void printQuantile(const QuantType &type, std::string &out) {
   out += "!quant.quantile<";
   printStorage(type.storage, out, /*asWritten=*/true);
   out += ':';
-  out += floatTypeName(*type.expressed);
+  if (type.integerTable)
+    out += integerTypeName(*type.integerTable);
+  else
+    out += floatTypeName(*type.expressed);
   out += ", {";
   // As the only upstream quantile printer (Intel's NPU fork): doubles
   // joined by ',' like per-axis scales.

@@ -33,6 +33,27 @@ bool sameBits(const std::vector<double> &a, const std::vector<double> &b) {
 }
 } // namespace
 
+// Widths outside 1..32 only come from hand-built types, which the verifier
+// rejects; 0 keeps the shifts defined until it does.
+int64_t IntegerType::minValue() const {
+  if (width < 1 || width > 32)
+    return 0;
+  return isSigned ? -(int64_t{1} << (width - 1)) : 0;
+}
+
+int64_t IntegerType::maxValue() const {
+  if (width < 1 || width > 32)
+    return 0;
+  return isSigned ? (int64_t{1} << (width - 1)) - 1 : (int64_t{1} << width) - 1;
+}
+
+std::string integerTypeName(const IntegerType &type) {
+  std::string prefix = !type.isSigned          ? "ui"
+                       : type.signednessPrefix ? "si"
+                                               : "i";
+  return prefix + std::to_string(type.width);
+}
+
 int64_t StorageType::defaultMin() const {
   switch (kind) {
   case Kind::Integer:
@@ -79,10 +100,10 @@ bool operator==(const StorageType &a, const StorageType &b) {
 
 bool operator==(const QuantType &a, const QuantType &b) {
   return a.family == b.family && a.storage == b.storage &&
-         a.expressed == b.expressed && a.granularity == b.granularity &&
-         sameBits(a.scales, b.scales) && a.zeroPoints == b.zeroPoints &&
-         a.axis == b.axis && a.blockSizes == b.blockSizes &&
-         a.scaleShape == b.scaleShape &&
+         a.expressed == b.expressed && a.integerTable == b.integerTable &&
+         a.granularity == b.granularity && sameBits(a.scales, b.scales) &&
+         a.zeroPoints == b.zeroPoints && a.axis == b.axis &&
+         a.blockSizes == b.blockSizes && a.scaleShape == b.scaleShape &&
          a.parametersAtCallTime == b.parametersAtCallTime &&
          sameBits(a.calibratedMin, b.calibratedMin) &&
          sameBits(a.calibratedMax, b.calibratedMax) &&

@@ -160,21 +160,40 @@ std::optional<LocatedError> verifyCalibrated(const QuantType &type,
   return std::nullopt;
 }
 
+std::optional<LocatedError> verifyIntegerEntry(double entry,
+                                               const IntegerType &type,
+                                               SourceRange entryAt,
+                                               const Namer &name) {
+  std::string problem = "table entry " + name(entryAt, entry) +
+                        " is not a value of " + integerTypeName(type);
+  if (entry != std::trunc(entry))
+    return error(entryAt, problem + ": it is not an integer");
+  // Exact: both bounds are integers of at most 32 bits.
+  if (entry < static_cast<double>(type.minValue()) ||
+      entry > static_cast<double>(type.maxValue()))
+    return error(entryAt, problem + ", whose range is " +
+                              rangeText(type.minValue(), type.maxValue()));
+  return std::nullopt;
+}
+
 std::optional<LocatedError> verifyQuantile(const QuantType &type,
                                            const QuantTypeLocations &where,
                                            const Namer &name) {
-  FloatType entryType = *type.expressed;
-  double largest = largestFinite(entryType);
   for (size_t i = 0; i < type.table.size(); ++i) {
     SourceRange entryAt = at(where.tableEntries, i);
     double entry = type.table[i];
     if (!std::isfinite(entry))
       return error(entryAt,
                    "table entry " + name(entryAt, entry) + " is not finite");
-    if (std::fabs(entry) > largest)
+    if (type.integerTable) {
+      if (auto problem =
+              verifyIntegerEntry(entry, *type.integerTable, entryAt, name))
+        return problem;
+    } else if (std::fabs(entry) > largestFinite(*type.expressed)) {
       return error(entryAt, "table entry " + name(entryAt, entry) +
                                 " is outside the range of " +
-                                std::string(floatTypeName(entryType)));
+                                std::string(floatTypeName(*type.expressed)));
+    }
   }
   // Bounds are already within the 32-bit storage range: no overflow.
   int64_t values = type.storage.max - type.storage.min + 1;
@@ -284,9 +303,20 @@ verifyShapeOfFields(const QuantType &type, const QuantTypeLocations &where) {
   auto malformed = [&](const char *what) {
     return error(where.type, std::string("malformed quant type: ") + what);
   };
-  bool needsExpressed = type.family != QuantType::Family::Any;
-  if (needsExpressed && !type.expressed)
+  if (type.family == QuantType::Family::Quantile) {
+    if (!type.expressed && !type.integerTable)
+      return error(where.expressed,
+                   "quantile type must be a float or integer type");
+    if (type.expressed && type.integerTable)
+      return malformed("both a float and an integer table type");
+    if (type.integerTable &&
+        (type.integerTable->width < 1 || type.integerTable->width > 32))
+      return malformed("an integer table type is 1 to 32 bits wide");
+  } else if (type.integerTable) {
+    return malformed("an integer table type outside a quantile type");
+  } else if (type.family != QuantType::Family::Any && !type.expressed) {
     return malformed("no expressed type");
+  }
   if (type.storage.kind == StorageType::Kind::Integer &&
       (type.storage.width < 1 || type.storage.width > 32))
     return malformed("integer storage is 1 to 32 bits wide");

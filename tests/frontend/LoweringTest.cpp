@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 namespace qjit {
@@ -163,6 +164,8 @@ TEST(Lowering, RejectsWhatNoKernelComputes) {
       {"!quant.quantile<f4E2M1FN:f16, {-6.0,-5.0,-4.0,-3.0,-2.0,-1.0,0.0,"
        "1.0,2.0,3.0,4.0,5.0,6.0}>",
        "quantile type with float storage"},
+      // Standalone, the table type would be the kernels' expressed type.
+      {"!quant.quantile<ui1:si8, {-1.0, 1.0}>", "integer table type si8"},
   };
   for (const Case &c : cases) {
     Status status = lowerError(c.text);
@@ -170,6 +173,24 @@ TEST(Lowering, RejectsWhatNoKernelComputes) {
     EXPECT_NE(status.message().find(c.mention), std::string::npos)
         << c.text << ": " << status.message();
   }
+}
+
+TEST(Lowering, IntegerTablesAreExact) {
+  // No rounding to the table type: f16 would hold 2049 as 2048.
+  KernelSpec spec = lower("!quant.uniform<!quant.quantile<u2:i16, {-2049.0, "
+                          "-0.0, 7.0, 2049.0}>:f16, 0.5>",
+                          KernelOp::DCast);
+  EXPECT_EQ(spec.storage.kind, StorageType::Kind::Quantile);
+  EXPECT_EQ(spec.storage.table,
+            (std::vector<double>{-2049.0, 0.0, 7.0, 2049.0}));
+  EXPECT_FALSE(std::signbit(spec.storage.table[1]));
+  // Only the compute type rounds: 2^24 + 1 is not an f32.
+  KernelSpec wide = lower("!quant.uniform<!quant.quantile<u1:i32, "
+                          "{-16777217.0, 16777217.0}>:f32, 1.0>");
+  EXPECT_EQ(wide.storage.table, (std::vector<double>{-16777216.0, 16777216.0}));
+  KernelSpec f64 = lower("!quant.uniform<!quant.quantile<u1:i32, "
+                         "{-16777217.0, 16777217.0}>:f64, 1.0>");
+  EXPECT_EQ(f64.storage.table, (std::vector<double>{-16777217.0, 16777217.0}));
 }
 
 TEST(Lowering, PerAxis) {

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <bit>
+#include <cmath>
+#include <tuple>
 
 namespace qjit {
 namespace {
@@ -179,6 +181,34 @@ TEST(ParserTest, Quantile) {
   EXPECT_EQ(bounded.storage.min, 0);
   EXPECT_EQ(bounded.storage.max, 4);
   EXPECT_EQ(bounded.table.size(), 5u);
+}
+
+TEST(ParserTest, QuantileWithAnIntegerTable) {
+  const QuantType q =
+      parseOk("!quant.quantile<ui2:si8, {-128.0, -0.0, 1.0, 127.0}>").element;
+  EXPECT_FALSE(q.expressed);
+  ASSERT_TRUE(q.integerTable);
+  EXPECT_EQ(q.integerTable->width, 8u);
+  EXPECT_TRUE(q.integerTable->isSigned);
+  EXPECT_TRUE(q.integerTable->signednessPrefix);
+  EXPECT_EQ(q.table, (std::vector<double>{-128.0, 0.0, 1.0, 127.0}));
+  EXPECT_FALSE(std::signbit(q.table[1])) << "an integer's zero is +0";
+
+  for (auto [name, isSigned, prefix, min, max] :
+       {std::tuple{"i1", true, false, int64_t{-1}, int64_t{0}},
+        std::tuple{"ui32", false, true, int64_t{0}, int64_t{4294967295}},
+        std::tuple{"si32", true, true, int64_t{-2147483648},
+                   int64_t{2147483647}}}) {
+    const QuantType t =
+        parseOk(std::string("!quant.quantile<u1:") + name + ", {0.0, 0.0}>")
+            .element;
+    ASSERT_TRUE(t.integerTable) << name;
+    EXPECT_EQ(t.integerTable->isSigned, isSigned) << name;
+    EXPECT_EQ(t.integerTable->signednessPrefix, prefix) << name;
+    EXPECT_EQ(t.integerTable->minValue(), min) << name;
+    EXPECT_EQ(t.integerTable->maxValue(), max) << name;
+    EXPECT_EQ(integerTypeName(*t.integerTable), name);
+  }
 }
 
 TEST(ParserTest, QuantileAsUniformStorage) {

@@ -126,6 +126,14 @@ const PrintCase kPrints[] = {
     {"!quant.quantile<f4E2M1FN:f16, {-1.0, 0.0, 1.0}, <-1:1>>",
      "!quant.quantile<f4E2M1FN:f16, {-1.000000e+00,0.000000e+00,"
      "1.000000e+00}, <-1:1>>"},
+    // Integer table types print as written; entries as in float tables.
+    {"!quant.quantile<ui1:i8, {-1.0, -0.0}>",
+     "!quant.quantile<ui1:i8, {-1.000000e+00,0.000000e+00}>"},
+    {"!quant.quantile<u2:si8, {-128.0, 0.0, 127.0}, <0:2>>",
+     "!quant.quantile<u2:si8, {-1.280000e+02,0.000000e+00,1.270000e+02}, "
+     "<0:2>>"},
+    {"!quant.quantile<ui1:ui16, {65535.0, 0x0000000000000000}>",
+     "!quant.quantile<ui1:ui16, {6.553500e+04,0.000000e+00}>"},
     {"!quant.uniform<!quant.quantile<ui1:f16, {-1.0, 1.0}>:f32, 2.0:1>",
      "!quant.uniform<!quant.quantile<ui1:f16, {-1.000000e+00,1.000000e+00}>:"
      "f32, 2.000000e+00:1>"},

@@ -73,6 +73,19 @@ TEST(QuantTypeTest, FloatFieldsCompareBitForBit) {
   EXPECT_EQ(nanA, nanB); // Same bits, although NaN != NaN.
 }
 
+TEST(QuantTypeTest, IntegerTableTypesCompareAsStorageDoes) {
+  auto parse = [](const char *text) { return parseOk(text); };
+  // si8 and i8 are one type (the prefix is presentation), ui8 is not.
+  EXPECT_EQ(parse("!quant.quantile<u1:i8, {-1.0, 1.0}>"),
+            parse("!quant.quantile<u1:si8, {-1.0, 1.0}>"));
+  EXPECT_NE(parse("!quant.quantile<u1:i8, {0.0, 1.0}>"),
+            parse("!quant.quantile<u1:ui8, {0.0, 1.0}>"));
+  EXPECT_NE(parse("!quant.quantile<u1:i8, {0.0, 1.0}>"),
+            parse("!quant.quantile<u1:i16, {0.0, 1.0}>"));
+  EXPECT_NE(parse("!quant.quantile<u1:i8, {0.0, 1.0}>"),
+            parse("!quant.quantile<u1:f32, {0.0, 1.0}>"));
+}
+
 TEST(QuantTypeTest, QuantileStorageComparesTheTable) {
   QuantType a = parseOk("!quant.uniform<!quant.quantile<u1:f16, {-1.0, 1.0}>"
                         ":f32, 1.0>")

@@ -3,10 +3,10 @@
 // Random valid type texts of every family (random storage, bounds, expressed
 // type, scales from "nice" decimals to extreme IEEE bit patterns, zero
 // points inside and outside the storage range, axes, sub-channel block specs
-// consistent with a random tensor shape, quantile tables, float storage,
-// the pretty form, free whitespace) must parse; their print must parse back
-// to an equal type and print identically. The same holds for the normalized
-// type.
+// consistent with a random tensor shape, quantile tables (float and integer
+// table types), float storage, the pretty form, free whitespace) must
+// parse; their print must parse back to an equal type and print
+// identically. The same holds for the normalized type.
 //
 // The generator writes text rather than building TypeDescriptors so that it
 // exercises every literal spelling and needs no knowledge of the parser's
@@ -514,14 +514,33 @@ private:
     const std::string name = storage.text.substr(0, storage.text.find('<'));
     word(name);
     punct(":");
-    word(kTableTypes[pick(kTableTypes.size())]);
+    const bool integerTable = chance(0.3);
+    int64_t lo = 0, hi = 0;
+    if (integerTable) {
+      // iN, siN or uiN; entries are integers of it, written as floats.
+      static constexpr std::array<const char *, 3> kPrefixes = {"i", "si",
+                                                                "ui"};
+      const std::string prefix = kPrefixes[pick(kPrefixes.size())];
+      const int64_t width = between(1, 32);
+      lo = prefix == "ui" ? 0 : -(int64_t{1} << (width - 1));
+      hi = prefix == "ui" ? (int64_t{1} << width) - 1
+                          : (int64_t{1} << (width - 1)) - 1;
+      word(prefix + std::to_string(width));
+    } else {
+      word(kTableTypes[pick(kTableTypes.size())]);
+    }
     punct(",");
     punct("{");
     for (int64_t v = storage.min; v <= storage.max; ++v) {
       if (v != storage.min)
         punct(",");
-      word(signedFloatLiteral(
-          std::uniform_real_distribution<double>(-4.0, 4.0)(rng_)));
+      if (!integerTable)
+        word(signedFloatLiteral(
+            std::uniform_real_distribution<double>(-4.0, 4.0)(rng_)));
+      else if (chance(0.1))
+        word("-0.0"); // Held, and printed, as 0.
+      else
+        word(signedFloatLiteral(static_cast<double>(between(lo, hi))));
     }
     punct("}");
     if (storage.text.find('<') != std::string::npos) {

@@ -111,6 +111,21 @@ const RejectCase kTypeRules[] = {
      "table entry '70000.0' is outside the range of f16"},
     {"!quant.quantile<f4E2M1FN:f16, {-1.0, 0.0, 1.0}, <-6:6>>", 31,
      "quantile table has 3 entries but storage f4E2M1FN [-6, 6] has 13 values"},
+    {"!quant.quantile<ui1:i8, {-1.0, 0.5}>", 32,
+     "table entry '0.5' is not a value of i8: it is not an integer"},
+    {"!quant.quantile<ui1:ui8, {-1.0, 1.0}>", 27,
+     "table entry '-1.0' is not a value of ui8, whose range is [0, 255]"},
+    {"!quant.quantile<ui1:si8, {-129.0, 1.0}>", 27,
+     "table entry '-129.0' is not a value of si8, whose range is [-128, 127]"},
+    {"!quant.quantile<ui1:i8, {0x7FF8000000000000, 1.0}>", 26,
+     "table entry '0x7FF8000000000000' is not finite"},
+    {"!quant.quantile<ui4:tensor<1xf32>, {1.0, 0.0, -1.0}>", 21,
+     "quantile type must be a float or integer type, found 'tensor'"},
+    {"!quant.quantile<ui1:u8, {0.0, 1.0}>", 21,
+     "quantile type must be a float or integer type, found 'u8'"},
+    {"!quant.quantile<ui1:i64, {0.0, 1.0}>", 21,
+     "table type 'i64' has an unsupported width; integer table types are 1 "
+     "to 32 bits wide"},
     {"!quant.quantile<ui2<0:1>:f16, {-1.0, 1.0}>", 20,
      "bounds go after the table"},
     {"!quant.uniform<!quant.any<i8>:f32, 1.0>", 16,
@@ -214,6 +229,26 @@ TEST(VerifierTest, VerifyElementOfTensorRejectsHandBuiltNonsense) {
   noExpressed.expressed.reset();
   EXPECT_FALSE(
       verifyElementOfTensor(noExpressed, TensorShape{true, {1}}).isOk());
+}
+
+TEST(VerifierTest, AQuantileHasExactlyOneTableType) {
+  QuantType quantile = parseOk("!quant.quantile<ui1:f16, {-1.0, 1.0}>").element;
+  QuantType neither = quantile;
+  neither.expressed.reset();
+  EXPECT_THAT(verifyElementOfTensor(neither, TensorShape{true, {1}}).message(),
+              HasSubstr("quantile type must be a float or integer type"));
+  QuantType both = quantile;
+  both.integerTable = IntegerType{8, true, false};
+  EXPECT_THAT(verifyElementOfTensor(both, TensorShape{true, {1}}).message(),
+              HasSubstr("malformed quant type"));
+  QuantType wide = neither;
+  wide.integerTable = IntegerType{33, true, false};
+  EXPECT_THAT(verifyElementOfTensor(wide, TensorShape{true, {1}}).message(),
+              HasSubstr("malformed quant type"));
+  QuantType uniform = parseOk("!quant.uniform<i8:f32, 1.0>").element;
+  uniform.integerTable = IntegerType{8, true, false};
+  EXPECT_THAT(verifyElementOfTensor(uniform, TensorShape{true, {1}}).message(),
+              HasSubstr("malformed quant type"));
 }
 
 } // namespace

@@ -10,9 +10,11 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelTester.h"
+#include "TestSeed.h"
 
 #include "qjit/Isa.h"
 #include "qjit/Runtime.h"
+#include "qjit/TypeParser.h"
 #include "qjit/internal/Backend.h"
 #include "qjit/internal/FloatStorage.h"
 #include "qjit/internal/QuantileSearch.h"
@@ -477,6 +479,56 @@ TEST_P(CompactKernelTest, QuantileTableSizesAndStorages) {
   EXPECT_EQ(check(axes), compiled(axes, 11 * 3 * 2 * 2));
 }
 
+/// Quantile types with integer table types, as written: their entries are
+/// the kernels' table exactly (no rounding step, docs/semantics.md 8.4).
+const char *const kIntegerTableTypes[] = {
+    "!quant.uniform<!quant.quantile<ui4:i8, {-8.0, -7.0, -6.0, -5.0, -4.0, "
+    "-3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0}>:f32, 0.5>",
+    // Unsorted, with a duplicate, narrow bounds and a zero point.
+    "!quant.uniform<!quant.quantile<si8:ui8, {0.0, 3.0, 255.0, 17.0, 3.0}, "
+    "<-2:2>>:f16, 0.25:3>",
+    "tensor<2x8x!quant.uniform<!quant.quantile<u2:si16, {-32768.0, -1.0, "
+    "1.0, 32767.0}>:bf16:0, {0.5, 2.0}>>",
+    "!quant.uniform<!quant.quantile<u1:i32, {-16777216.0, 16777216.0}>:f64, "
+    "3.0>",
+};
+
+TEST_P(CompactKernelTest, IntegerTableTypes) {
+  SweepAxes axes;
+  axes.widths = {};
+  axes.ops = {KernelOp::QCast, KernelOp::DCast, KernelOp::SCast};
+  size_t checked = 0;
+  for (const char *text : kIntegerTableTypes) {
+    SCOPED_TRACE(text);
+    Expected<TypeDescriptor> type = parseTypeOrError(text);
+    ASSERT_TRUE(type) << type.status().message();
+    const std::vector<double> &entries = type->element.storage.quantile->table;
+    for (KernelOp op : {KernelOp::QCast, KernelOp::DCast}) {
+      Expected<KernelSpec> spec = lowerToKernelSpec(*type, op);
+      ASSERT_TRUE(spec) << spec.status().message();
+      EXPECT_EQ(spec->storage.table, entries);
+      if (op == KernelOp::QCast)
+        axes.compact.push_back(spec->storage);
+      if (!compiles(*spec))
+        continue;
+      Expected<CompiledCode> code = backend_->compile(*spec);
+      ASSERT_TRUE(code) << code.status().message();
+      testing::KernelTester tester(*spec, testing::testSeed());
+      EXPECT_TRUE(tester.check(code->entry)) << spec->canonicalString();
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 0u);
+  // The same tables over every expressed type, layout and parameter source.
+  axes.expressed = {ValueType::F16, ValueType::BF16, ValueType::F32,
+                    ValueType::F64};
+  axes.layouts = testing::representativeLayouts();
+  axes.runtimeParams = {false, true};
+  size_t all = std::size(kIntegerTableTypes) * 3 * axes.expressed.size() *
+               axes.layouts.size() * 2;
+  EXPECT_EQ(check(axes), compiled(axes, all));
+}
+
 TEST_P(CompactKernelTest, LargeQuantileTables) {
   // Every expressed type and parameter source per tensor; every layout
   // for the unsorted u8 table (asmjit: llvm takes about a second per spec
@@ -783,6 +835,30 @@ TEST(CompactRuntime, AutoFallsBackToAKernelThatCompiles) {
   EXPECT_EQ(values[0], -1.0f);
   EXPECT_EQ(values[1], -0.5f);
   EXPECT_EQ(values[2], 3.0f);
+}
+
+TEST(CompactRuntime, IntegerTableQcastAndDcast) {
+  Expected<std::unique_ptr<Runtime>> runtime = Runtime::create({});
+  ASSERT_TRUE(runtime) << runtime.status().message();
+  const char *type = kIntegerTableTypes[0]; // ui4:i8 {-8..7}, scale 0.5.
+  Expected<std::shared_ptr<const Kernel>> qcast =
+      (*runtime)->compile(type, KernelOp::QCast);
+  ASSERT_TRUE(qcast) << qcast.status().message();
+  // x / 0.5 = -8.2, 0.4, 6.8, 200: nearest entries -8, 0, 7, 7.
+  float in[4] = {-4.1f, 0.2f, 3.4f, 100.0f};
+  uint8_t codes[2] = {};
+  (*qcast)->function()(in, codes, 4);
+  EXPECT_EQ(codes[0], 0x80); // Low nibble first: codes 0 and 8.
+  EXPECT_EQ(codes[1], 0xFF);
+  Expected<std::shared_ptr<const Kernel>> dcast =
+      (*runtime)->compile(type, KernelOp::DCast);
+  ASSERT_TRUE(dcast) << dcast.status().message();
+  float values[4] = {};
+  (*dcast)->function()(codes, values, 4);
+  EXPECT_EQ(values[0], -4.0f);
+  EXPECT_EQ(values[1], 0.0f);
+  EXPECT_EQ(values[2], 3.5f);
+  EXPECT_EQ(values[3], 3.5f);
 }
 
 TEST(CompactRuntime, AutoTakesAsmjitForA256EntryTable) {

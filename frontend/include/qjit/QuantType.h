@@ -15,6 +15,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -54,6 +55,30 @@ QJIT_API unsigned floatTypeBits(FloatType type);
 QJIT_API int64_t floatStorageLargest(FloatType type);
 
 struct QuantType;
+
+/// A builtin integer type as MLIR spells it, `iN` / `siN` / `uiN` with
+/// N = 1..32: a quantile table's type when it is not a float type. `iN`
+/// (signless) holds [-2^(N-1), 2^(N-1)-1], as quant storage reads it.
+struct QJIT_API IntegerType {
+  unsigned width = 8;
+  bool isSigned = true;
+  /// Written `siN` / `uiN` rather than `iN`; printed as written, as
+  /// upstream MLIR prints a builtin type. Presentation only, as for
+  /// StorageType: not part of equality.
+  bool signednessPrefix = false;
+
+  /// The values of the type: [-2^(N-1), 2^(N-1)-1] or [0, 2^N-1].
+  int64_t minValue() const;
+  int64_t maxValue() const;
+
+  friend bool operator==(const IntegerType &a, const IntegerType &b) {
+    return a.width == b.width && a.isSigned == b.isSigned;
+  }
+};
+
+/// MLIR's spelling, as written: `i8`, `si8`, `ui8` (unsigned is `uiN`
+/// whatever signednessPrefix says: `iN` is signed).
+QJIT_API std::string integerTypeName(const IntegerType &type);
 
 /// The stored side of a quantized type.
 struct QJIT_API StorageType {
@@ -107,8 +132,12 @@ struct QJIT_API QuantType {
   /// Any, Uniform, Quantile: the storage type.
   StorageType storage;
   /// Uniform, Calibrated: the expressed type. Any: optional.
-  /// Quantile: the type of the table entries.
+  /// Quantile: the type of the table entries when it is a float type.
   std::optional<FloatType> expressed;
+  /// Quantile only: the type of the table entries when it is an integer
+  /// type (`!quant.quantile<ui4:i8, {...}>`); a quantile type has exactly
+  /// one of `expressed` and `integerTable`.
+  std::optional<IntegerType> integerTable;
 
   // --- Uniform -------------------------------------------------------------
   Granularity granularity = Granularity::PerTensor;
@@ -138,7 +167,9 @@ struct QJIT_API QuantType {
   // --- Quantile ------------------------------------------------------------
   /// The lookup table, one entry per storage value from storage.min to
   /// storage.max; entry k is the value of stored integer storage.min + k.
-  /// Entries are doubles as written, within the range of `expressed`.
+  /// Entries are doubles as written, within the range of `expressed`; with
+  /// an integerTable they are that type's values, held exactly as doubles
+  /// (zero as +0.0).
   std::vector<double> table;
 
   friend bool operator==(const QuantType &a, const QuantType &b);
