@@ -398,9 +398,9 @@ Expected<ParameterSpec> lowerParameters(const QuantType &type,
   return params;
 }
 
-/// Quantile entries as kernels use them: rounded to a float table type
-/// (integer entries are already exact values of theirs), then to the
-/// compute type (docs/semantics.md, 8.4).
+/// Quantile entries as kernels use them: rounded to a float table type (an
+/// integer table's entries are exact already), then to the compute type
+/// (docs/semantics.md, 8.4).
 std::vector<double> lowerTable(const QuantType &quantile, ValueType compute) {
   std::vector<double> table;
   for (double entry : quantile.table) {
