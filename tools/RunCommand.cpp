@@ -428,6 +428,22 @@ Status writeParameters(const KernelSpec &spec, const ComputedParameters &params,
   return Status::ok();
 }
 
+/// --dynamic goes with parameter outputs and without parameter inputs.
+Status checkDynamicFlags(bool dynamic, bool parameterInputs,
+                         const ParameterOutputFiles &outputs) {
+  if (dynamic && !outputs.any())
+    return mismatch("--dynamic computes the parameters: write them with "
+                    "--params-out=FILE.npz (or --scales-out=FILE.npy and "
+                    "--zero-points-out=FILE.npy)");
+  if (dynamic && parameterInputs)
+    return mismatch("--dynamic computes the parameters: not with --scales, "
+                    "--zero-points or --params");
+  if (!dynamic && outputs.any())
+    return mismatch("--params-out, --scales-out and --zero-points-out need "
+                    "--dynamic=absmax|minmax");
+  return Status::ok();
+}
+
 /// Everything after the command line was read; errors are failures.
 Status run(const KernelRequest &request, const RuntimeOptions &options,
            const std::optional<ParameterFiles> &parameterFiles,
@@ -437,16 +453,6 @@ Status run(const KernelRequest &request, const RuntimeOptions &options,
   if (!type)
     return type.status();
   bool dynamic = request.lowering.dynamicScheme != DynamicScheme::None;
-  if (dynamic && !outputFiles.any())
-    return mismatch("--dynamic computes the parameters: write them with "
-                    "--params-out=FILE.npz (or --scales-out=FILE.npy and "
-                    "--zero-points-out=FILE.npy)");
-  if (dynamic && parameterFiles)
-    return mismatch("--dynamic computes the parameters: not with --scales, "
-                    "--zero-points or --params");
-  if (!dynamic && outputFiles.any())
-    return mismatch("--params-out, --scales-out and --zero-points-out need "
-                    "--dynamic=absmax|minmax");
   if (type->element.parametersAtCallTime && !parameterFiles && !dynamic)
     return mismatch("the type's scales are '?': give them with "
                     "--scales=FILE.npy");
@@ -557,6 +563,11 @@ int runCommand(int argc, char **argv) {
   ParameterOutputFiles outputFiles{flags.get("params-out"),
                                    flags.get("scales-out"),
                                    flags.get("zero-points-out")};
+  if (Status s = checkDynamicFlags(request->lowering.dynamicScheme !=
+                                       DynamicScheme::None,
+                                   parameterFiles.has_value(), outputFiles);
+      !s)
+    return reportUsageError(kCommand, s);
   if (Status ran = run(*request, *options, parameterFiles, outputFiles, *inPath,
                        *outPath);
       !ran)

@@ -107,7 +107,7 @@ Status checkKernelCall(const KernelSpec &spec, size_t n,
   if (spec.params.dynamic != DynamicScheme::None)
     return badCall("kernel " + spec.kernelName() +
                    " is a dynamic qcast, which writes its parameters: call "
-                   "it with Kernel::runDynamic");
+                   "it with Kernel::runDynamic (qjit_kernel_run_dynamic)");
   if (!spec.takesParams())
     params = nullptr; // Nothing may be read from them.
   else if (!params)
