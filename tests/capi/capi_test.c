@@ -790,13 +790,13 @@ static void test_dynamic(void) {
   CHECK(options.dynamic == QJIT_DYNAMIC_NONE);
   options.dynamic = (qjit_dynamic)99;
   qjit_kernel *kernel = NULL;
-  CHECK_ERROR(qjit_kernel_compile(runtime, type, QJIT_OP_QCAST, &options,
-                                  &kernel),
-              QJIT_ERROR_INVALID_ARGUMENT, "dynamic");
+  CHECK_ERROR(
+      qjit_kernel_compile(runtime, type, QJIT_OP_QCAST, &options, &kernel),
+      QJIT_ERROR_INVALID_ARGUMENT, "dynamic");
   options.dynamic = QJIT_DYNAMIC_ABSMAX;
-  CHECK_ERROR(qjit_kernel_compile(runtime, type, QJIT_OP_DCAST, &options,
-                                  &kernel),
-              QJIT_ERROR_UNSUPPORTED, "qcast only");
+  CHECK_ERROR(
+      qjit_kernel_compile(runtime, type, QJIT_OP_DCAST, &options, &kernel),
+      QJIT_ERROR_UNSUPPORTED, "qcast only");
   CHECK(qjit_kernel_compile(runtime, type, QJIT_OP_QCAST, &options, &kernel) ==
         QJIT_OK);
   qjit_param_info info;
@@ -860,8 +860,8 @@ static void test_dynamic(void) {
   CHECK(qjit_runtime_create(&runtime_options, &runtime) == QJIT_OK);
   options.dynamic = QJIT_DYNAMIC_MINMAX;
   kernel = NULL;
-  CHECK(qjit_kernel_compile(runtime, "!quant.uniform<u8:f32, ?>",
-                            QJIT_OP_QCAST, &options, &kernel) == QJIT_OK);
+  CHECK(qjit_kernel_compile(runtime, "!quant.uniform<u8:f32, ?>", QJIT_OP_QCAST,
+                            &options, &kernel) == QJIT_OK);
   const float unit[2] = {-1.0f, 1.0f};
   uint8_t codes[2] = {0, 0};
   qjit_param_outputs one = {scales, zero_points, 1, 1};
