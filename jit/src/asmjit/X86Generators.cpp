@@ -35,7 +35,10 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
             "); the runtime should fall back to the llvm backend or the "
             "reference");
   if (spec.params.dynamic != DynamicScheme::None)
-    return unsupported("dynamic qcast (parameters from the data)");
+    return Status::error(ErrorCode::Unsupported,
+                         "asmjit backend: dynamic qcast (parameters from the "
+                         "data) is not generated yet; the reference "
+                         "computes it");
   if (spec.compute == ValueType::F64 && spec.expressed != ValueType::F64)
     return unsupported("f64 arithmetic on f32 values (the pytorch preset's "
                        "per-axis dcast)");
