@@ -12,6 +12,8 @@ packages=(
   libspdlog-dev libfmt-dev
   # `qjit bench --format=json`
   nlohmann-json3-dev
+  # `qjit run --params-out=FILE.npz` (zip archives of .npy files)
+  libminizip-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3 python3-numpy
   # bench/report.py's plot

@@ -32,7 +32,11 @@ const char kKernelFlagsHelp[] =
     "  --zero-point=before-rounding|after-rounding\n"
     "                              knob flags override --semantics\n"
     "  --no-saturate               f8E4M3FN / f8E5M2 storage: overflow\n"
-    "                              stores NaN / ±inf (ONNX saturate=0)\n";
+    "                              stores NaN / ±inf (ONNX saturate=0)\n"
+    "  --dynamic=absmax|minmax     qcast: compute each group's scale (and\n"
+    "                              zero point) from the data\n"
+    "                              (docs/semantics.md 11; --semantics=pytorch\n"
+    "                              selects PyTorch's formula)\n";
 
 const char kBackendFlagsHelp[] =
     "  --backend=auto|llvm|asmjit|reference\n"
@@ -131,7 +135,8 @@ void addKernelFlags(CommandLine &flags) {
       .value("rounding")
       .value("scale-op")
       .value("zero-point")
-      .flag("no-saturate");
+      .flag("no-saturate")
+      .value("dynamic");
 }
 
 Expected<KernelRequest> readKernelRequest(const CommandLine &flags) {
@@ -158,6 +163,13 @@ Expected<KernelRequest> readKernelRequest(const CommandLine &flags) {
     if (flags.has(knob))
       request.knobFlags.push_back(knob);
   request.lowering.unpacked = flags.has("unpacked");
+  auto dynamic = readChoice(
+      flags, "dynamic",
+      {DynamicScheme::None, DynamicScheme::AbsMax, DynamicScheme::MinMax},
+      dynamicSchemeName);
+  if (!dynamic)
+    return dynamic.status();
+  request.lowering.dynamicScheme = dynamic->value_or(DynamicScheme::None);
   if (std::optional<std::string> shape = flags.get("shape")) {
     Expected<std::vector<int64_t>> dims = parseShape(*shape);
     if (!dims)

@@ -10,6 +10,7 @@
 #include "FileIO.h"
 #include "KernelOptions.h"
 #include "Npy.h"
+#include "Npz.h"
 #include "PackedShape.h"
 #include "Report.h"
 #include "RuntimeParameters.h"
@@ -21,7 +22,9 @@
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <climits>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <optional>
 
@@ -63,6 +66,17 @@ void printUsage() {
       "  --zero-points=FILE.npy      runtime zero points, integers (default "
       "0;\n"
       "                              needs --scales)\n"
+      "  --params=FILE.npz           runtime scales and zero points as the\n"
+      "                              arrays 'scales' and 'zero_points' (what\n"
+      "                              --params-out writes)\n"
+      "  --params-out=FILE.npz       with --dynamic: write the parameters\n"
+      "                              computed, 'scales' in the expressed\n"
+      "                              dtype and 'zero_points' int32 (int64 for\n"
+      "                              u32 storage), shaped as the layout's\n"
+      "                              parameter grid\n"
+      "  --scales-out=FILE.npy, --zero-points-out=FILE.npy\n"
+      "                              with --dynamic: the same arrays as .npy\n"
+      "                              files\n"
       "%s%s",
       kKernelFlagsHelp, kBackendFlagsHelp);
 }
@@ -177,6 +191,7 @@ Expected<StorageSpec> lowerStorage(const KernelRequest &request,
   KernelRequest perTensor = request;
   perTensor.lowering.shape.clear();
   perTensor.lowering.runtimeParameters = false;
+  perTensor.lowering.dynamicScheme = DynamicScheme::None;
   Expected<KernelSpec> spec = lowerKernelRequest(perTensor, probe);
   if (!spec)
     return spec.status();
@@ -328,8 +343,10 @@ Expected<RunPlan> planRun(const KernelSpec &spec, const InputFile &input,
     return mismatch("the input has " + std::to_string(input.data.size()) +
                     " bytes; " + std::to_string(*elements) + " elements take " +
                     std::to_string(*inputBytes));
-  if (Status call = checkKernelCall(spec, *elements, &params); !call)
-    return call;
+  // A dynamic qcast's call is checked when it runs (before any output).
+  if (spec.params.dynamic == DynamicScheme::None)
+    if (Status call = checkKernelCall(spec, *elements, &params); !call)
+      return call;
 
   RunPlan plan;
   plan.elements = *elements;
@@ -364,14 +381,79 @@ Status writeOutput(const std::string &path, const RunPlan &plan,
   return writeOutputFile(path, pieces);
 }
 
+/// Where a dynamic qcast's parameters go (each may be absent).
+struct ParameterOutputFiles {
+  std::optional<std::string> archive;
+  std::optional<std::string> scales;
+  std::optional<std::string> zeroPoints;
+  bool any() const { return archive || scales || zeroPoints; }
+};
+
+/// The parameters a dynamic qcast computed, as the files hold them.
+struct ComputedParameters {
+  std::vector<uint8_t> scales;     ///< The expressed type's host format.
+  std::vector<int64_t> zeroPoints; ///< One per scale.
+};
+
+Status writeParameters(const KernelSpec &spec, const ComputedParameters &params,
+                       const ParameterOutputFiles &files) {
+  std::vector<int64_t> shape = parameterShape(spec);
+  NpyDtype scaleDtype = sideDtype(spec, BufferSide::Expressed);
+  // int32 as numpy and PyTorch hold zero points, unless u32 needs more.
+  bool wide = spec.storage.max > INT32_MAX;
+  std::vector<uint8_t> zeroBytes;
+  for (int64_t zero : params.zeroPoints) {
+    uint8_t bytes[8];
+    std::memcpy(bytes, &zero, sizeof zero); // Little-endian host.
+    if (!wide) {
+      int32_t narrow = static_cast<int32_t>(zero);
+      std::memcpy(bytes, &narrow, sizeof narrow);
+    }
+    zeroBytes.insert(zeroBytes.end(), bytes, bytes + (wide ? 8 : 4));
+  }
+  NpyDtype zeroDtype = wide ? NpyDtype::I8 : NpyDtype::I4;
+  if (files.archive) {
+    std::array<NpzEntry, 2> entries = {
+        NpzEntry{"scales", scaleDtype, shape, params.scales},
+        NpzEntry{"zero_points", zeroDtype, shape, zeroBytes}};
+    if (Status s = writeNpz(*files.archive, entries); !s)
+      return s;
+  }
+  if (files.scales)
+    if (Status s = writeNpy(*files.scales, scaleDtype, shape, params.scales);
+        !s)
+      return s;
+  if (files.zeroPoints)
+    return writeNpy(*files.zeroPoints, zeroDtype, shape, zeroBytes);
+  return Status::ok();
+}
+
+/// --dynamic goes with parameter outputs and without parameter inputs.
+Status checkDynamicFlags(bool dynamic, bool parameterInputs,
+                         const ParameterOutputFiles &outputs) {
+  if (dynamic && !outputs.any())
+    return mismatch("--dynamic computes the parameters: write them with "
+                    "--params-out=FILE.npz (or --scales-out=FILE.npy and "
+                    "--zero-points-out=FILE.npy)");
+  if (dynamic && parameterInputs)
+    return mismatch("--dynamic computes the parameters: not with --scales, "
+                    "--zero-points or --params");
+  if (!dynamic && outputs.any())
+    return mismatch("--params-out, --scales-out and --zero-points-out need "
+                    "--dynamic=absmax|minmax");
+  return Status::ok();
+}
+
 /// Everything after the command line was read; errors are failures.
 Status run(const KernelRequest &request, const RuntimeOptions &options,
            const std::optional<ParameterFiles> &parameterFiles,
-           const std::string &inPath, const std::string &outPath) {
+           const ParameterOutputFiles &outputFiles, const std::string &inPath,
+           const std::string &outPath) {
   Expected<TypeDescriptor> type = readRequestType(request);
   if (!type)
     return type.status();
-  if (type->element.parametersAtCallTime && !parameterFiles)
+  bool dynamic = request.lowering.dynamicScheme != DynamicScheme::None;
+  if (type->element.parametersAtCallTime && !parameterFiles && !dynamic)
     return mismatch("the type's scales are '?': give them with "
                     "--scales=FILE.npy");
   Expected<InputFile> input = readInput(inPath);
@@ -402,6 +484,23 @@ Status run(const KernelRequest &request, const RuntimeOptions &options,
   if (!kernel)
     return kernel.status();
   std::vector<uint8_t> output(plan->outputBytes);
+  if (dynamic) {
+    size_t count = parameterCounts(*spec).scales;
+    ComputedParameters computed;
+    computed.scales.resize(count * valueTypeBytes(spec->expressed));
+    computed.zeroPoints.resize(count);
+    if (Status ran =
+            (*kernel)->runDynamic(input->data.data(), input->data.size(),
+                                  output.data(), output.size(), plan->elements,
+                                  ParameterOutputs{computed.scales.data(),
+                                                   computed.zeroPoints.data()},
+                                  &params);
+        !ran)
+      return ran;
+    if (Status s = writeOutput(outPath, *plan, output); !s)
+      return s;
+    return writeParameters(*spec, computed, outputFiles);
+  }
   if (Status ran =
           (*kernel)->run(input->data.data(), input->data.size(), output.data(),
                          output.size(), plan->elements, &params);
@@ -417,7 +516,8 @@ int runCommand(int argc, char **argv) {
   addKernelFlags(flags);
   addBackendFlags(flags);
   flags.value("in").value("out").value("o").flag("help");
-  flags.value("scales").value("zero-points");
+  flags.value("scales").value("zero-points").value("params");
+  flags.value("params-out").value("scales-out").value("zero-points-out");
   if (std::optional<int> done =
           parseCommandFlags(flags, argc, argv, kCommand, printUsage))
     return *done;
@@ -425,7 +525,14 @@ int runCommand(int argc, char **argv) {
   if (!request)
     return reportUsageError(kCommand, request.status());
   std::optional<ParameterFiles> parameterFiles;
-  if (std::optional<std::string> scales = flags.get("scales")) {
+  if (std::optional<std::string> archive = flags.get("params")) {
+    if (flags.has("scales") || flags.has("zero-points"))
+      return reportUsageError(
+          kCommand, mismatch("--params holds the scales and zero points: "
+                             "not with --scales or --zero-points"));
+    parameterFiles = ParameterFiles{*archive, std::nullopt, true};
+    request->lowering.runtimeParameters = true;
+  } else if (std::optional<std::string> scales = flags.get("scales")) {
     parameterFiles = ParameterFiles{*scales, flags.get("zero-points")};
     request->lowering.runtimeParameters = true;
   } else if (flags.has("zero-points")) {
@@ -453,7 +560,16 @@ int runCommand(int argc, char **argv) {
   if (*outPath != "-" && sameFile(*inPath, *outPath))
     return reportUsageError(
         kCommand, mismatch("--out=" + *outPath + " names the input file"));
-  if (Status ran = run(*request, *options, parameterFiles, *inPath, *outPath);
+  ParameterOutputFiles outputFiles{flags.get("params-out"),
+                                   flags.get("scales-out"),
+                                   flags.get("zero-points-out")};
+  if (Status s = checkDynamicFlags(request->lowering.dynamicScheme !=
+                                       DynamicScheme::None,
+                                   parameterFiles.has_value(), outputFiles);
+      !s)
+    return reportUsageError(kCommand, s);
+  if (Status ran = run(*request, *options, parameterFiles, outputFiles, *inPath,
+                       *outPath);
       !ran)
     return reportFailure(kCommand, ran);
   return kExitSuccess;

@@ -2,9 +2,13 @@
 #include "RuntimeParameters.h"
 
 #include "KernelOptions.h"
+#include "Npz.h"
+
+#include "qjit/KernelCall.h"
 
 #include <cmath>
 #include <cstring>
+#include <utility>
 
 namespace qjit::tool {
 
@@ -32,7 +36,8 @@ Status checkShape(const std::string &path, const NpyArray &array,
                   const KernelSpec &spec, const QuantType &element) {
   int64_t count = spec.layout.parameterCount();
   std::vector<int64_t> grid = scaleTensorShape(spec, element);
-  bool flat = array.shape.size() == 1 && array.shape[0] == count;
+  bool flat = (array.shape.size() == 1 && array.shape[0] == count) ||
+              array.shape == parameterShape(spec);
   // The grid holds `count` parameters too; checked, as values are read up
   // to `count`.
   bool asTensor = !grid.empty() && array.shape == grid &&
@@ -122,35 +127,43 @@ Expected<RuntimeParameters> RuntimeParameters::read(const ParameterFiles &files,
                                                     const QuantType &element,
                                                     NpyDtype scaleDtype) {
   RuntimeParameters parameters;
-  Expected<NpyArray> scales = readNpy(files.scales);
+  // Messages name the file, and the array of an archive.
+  auto load =
+      [&](const std::string &path,
+          const char *member) -> std::pair<std::string, Expected<NpyArray>> {
+    if (files.archive)
+      return {path + ": " + member, readNpzArray(path, member)};
+    return {path, readNpy(path)};
+  };
+  auto [scalesName, scales] = load(files.scales, "scales");
   if (!scales)
     return scales.status();
   if (scales->dtype != scaleDtype)
-    return mismatch(files.scales,
-                    "scales are " + std::string(valueTypeName(spec.expressed)) +
-                        " ('" + std::string(npyDescr(scaleDtype)) +
-                        "'), the type's expressed type, not '" +
-                        std::string(npyDescr(scales->dtype)) + "'");
-  if (Status s = checkShape(files.scales, *scales, spec, element); !s)
+    return mismatch(scalesName, "scales are " +
+                                    std::string(valueTypeName(spec.expressed)) +
+                                    " ('" + std::string(npyDescr(scaleDtype)) +
+                                    "'), the type's expressed type, not '" +
+                                    std::string(npyDescr(scales->dtype)) + "'");
+  if (Status s = checkShape(scalesName, *scales, spec, element); !s)
     return s;
   size_t count = static_cast<size_t>(spec.layout.parameterCount());
   for (size_t i = 0; i < count; ++i)
     if (std::string problem = scaleProblem(*scales, i); !problem.empty())
-      return mismatch(files.scales, "scale " + std::to_string(i) + " " +
-                                        problem +
-                                        ": scales must be finite and positive");
+      return mismatch(scalesName, "scale " + std::to_string(i) + " " + problem +
+                                      ": scales must be finite and positive");
   parameters.scales_ = std::move(scales->data);
 
-  if (!files.zeroPoints)
+  if (!files.zeroPoints && !files.archive)
     return parameters;
-  Expected<NpyArray> zeroPoints = readNpy(*files.zeroPoints);
+  auto [zeroPointsName, zeroPoints] =
+      load(files.archive ? files.scales : *files.zeroPoints, "zero_points");
   if (!zeroPoints)
     return zeroPoints.status();
   if (!isIntegerDtype(zeroPoints->dtype))
-    return mismatch(*files.zeroPoints,
+    return mismatch(zeroPointsName,
                     "zero points are integers, not '" +
                         std::string(npyDescr(zeroPoints->dtype)) + "'");
-  if (Status s = checkShape(*files.zeroPoints, *zeroPoints, spec, element); !s)
+  if (Status s = checkShape(zeroPointsName, *zeroPoints, spec, element); !s)
     return s;
   for (size_t i = 0; i < count; ++i)
     parameters.zeroPoints_.push_back(integerAt(*zeroPoints, i));

@@ -1,12 +1,14 @@
 //===- RuntimeParameters.h - Scales and zero points from .npy ---*- C++ -*-===//
 //
-// `qjit run --scales=S.npy [--zero-points=Z.npy]` gives a kernel with
-// runtime parameters its KernelParams. The arrays are checked against the
-// kernel as the type's own scale list would be: one value per parameter of
-// the layout (docs/semantics.md, 6), scales in the expressed type's host
-// format and finite and positive (the kernel would take any value; the
-// type's rules do not), zero points of any integer dtype. Arrays are 1-D,
-// or shaped as the sub-channel scale tensor (C order is the layout's order).
+// `qjit run --scales=S.npy [--zero-points=Z.npy]` (or `--params=P.npz`,
+// the arrays `scales` and `zero_points` a dynamic qcast writes) gives a
+// kernel with runtime parameters its KernelParams. The arrays are checked
+// against the kernel as the type's own scale list would be: one value per
+// parameter of the layout (docs/semantics.md, 6), scales in the expressed
+// type's host format and finite and positive (the kernel would take any value;
+// the type's rules do not), zero points of any integer dtype. Arrays are 1-D,
+// shaped as the sub-channel scale tensor or as the kernel's parameter grid
+// (parameterShape; C order is the layout's order in every case).
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_TOOLS_RUNTIMEPARAMETERS_H
@@ -26,8 +28,11 @@
 namespace qjit::tool {
 
 struct ParameterFiles {
+  /// An .npy file, or with `archive` an .npz holding `scales` and
+  /// `zero_points`.
   std::string scales;
   std::optional<std::string> zeroPoints;
+  bool archive = false;
 };
 
 class RuntimeParameters {

@@ -5,6 +5,7 @@
 
 #include "ShortestDecimal.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -35,6 +36,9 @@ LoweringOptions loweringForPreset(SemanticsPreset preset) {
   LoweringOptions options;
   options.knobs = knobsForPreset(preset);
   options.perAxisDequantizeInF64 = preset == SemanticsPreset::PyTorch;
+  options.dynamicRule = preset == SemanticsPreset::PyTorch
+                            ? DynamicRule::PyTorch
+                            : DynamicRule::Default;
   return options;
 }
 
@@ -114,6 +118,32 @@ std::string_view zeroPointOrderName(ZeroPointOrder order) {
     return "after-rounding";
   }
   return "?";
+}
+
+std::string_view dynamicSchemeName(DynamicScheme scheme) {
+  switch (scheme) {
+  case DynamicScheme::None:
+    return "none";
+  case DynamicScheme::AbsMax:
+    return "absmax";
+  case DynamicScheme::MinMax:
+    return "minmax";
+  }
+  return "?";
+}
+
+std::string_view dynamicRuleName(DynamicRule rule) {
+  return rule == DynamicRule::PyTorch ? "pytorch" : "default";
+}
+
+Expected<DynamicScheme> parseDynamicScheme(std::string_view name) {
+  for (DynamicScheme scheme :
+       {DynamicScheme::None, DynamicScheme::AbsMax, DynamicScheme::MinMax})
+    if (name == dynamicSchemeName(scheme))
+      return scheme;
+  return Status::error(ErrorCode::InvalidArgument,
+                       "unknown dynamic scheme '" + std::string(name) +
+                           "' (none, absmax, minmax)");
 }
 
 unsigned StorageSpec::containerBytes() const {
@@ -328,6 +358,37 @@ Status verifyLayout(const LayoutSpec &layout) {
   return invalid("unknown layout kind");
 }
 
+/// What docs/semantics.md section 11 defines a dynamic qcast for.
+Status verifyDynamic(const KernelSpec &spec) {
+  const ParameterSpec &params = spec.params;
+  if (params.dynamic == DynamicScheme::None)
+    return params.dynamicRule == DynamicRule::Default
+               ? Status::ok()
+               : invalid("a dynamic rule without a dynamic scheme");
+  if (spec.op != KernelOp::QCast || !params.runtime)
+    return invalid("dynamic parameters are for qcast with runtime "
+                   "parameters only");
+  if (spec.storage.kind != StorageType::Kind::Integer)
+    return invalid("dynamic qcast needs integer storage");
+  if (spec.expressed != ValueType::F32 && spec.expressed != ValueType::F64)
+    return invalid("dynamic qcast needs f32 or f64 expressed values");
+  const StorageSpec &storage = spec.storage;
+  bool fullByte = storage.bits == 8 &&
+                  (storage.isSigned ? storage.min == -128 && storage.max == 127
+                                    : storage.min == 0 && storage.max == 255);
+  if (params.dynamicRule == DynamicRule::PyTorch &&
+      (spec.expressed != ValueType::F32 || !fullByte))
+    return invalid("the pytorch dynamic rule needs f32 expressed values and "
+                   "i8 or u8 storage of the full range (qint8, quint8)");
+  if (params.dynamic == DynamicScheme::AbsMax &&
+      std::min(spec.storage.max, -spec.storage.min) < 1)
+    return invalid("absmax needs bounds with min <= -1 and max >= 1");
+  if (params.dynamic == DynamicScheme::MinMax &&
+      spec.storage.min >= spec.storage.max)
+    return invalid("minmax needs bounds with min < max");
+  return Status::ok();
+}
+
 } // namespace
 
 Status verifyKernelSpec(const KernelSpec &spec) {
@@ -361,7 +422,7 @@ Status verifyKernelSpec(const KernelSpec &spec) {
   } else if (!spec.params.scales.empty() || !spec.params.zeroPoints.empty()) {
     return invalid("runtime parameters with baked values");
   }
-  return Status::ok();
+  return verifyDynamic(spec);
 }
 
 std::string KernelSpec::canonicalString() const {
@@ -385,7 +446,15 @@ std::string KernelSpec::canonicalString() const {
   out += valueTypeName(compute);
   out += " layout=";
   appendLayout(out, layout);
-  if (params.runtime) {
+  if (params.dynamic != DynamicScheme::None) {
+    out += " params=dynamic(";
+    out += dynamicSchemeName(params.dynamic);
+    if (params.dynamicRule != DynamicRule::Default) {
+      out += ',';
+      out += dynamicRuleName(params.dynamicRule);
+    }
+    out += ')';
+  } else if (params.runtime) {
     out += " params=runtime";
   } else {
     out += " scales=";

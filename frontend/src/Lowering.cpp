@@ -367,6 +367,21 @@ LayoutSpec toLayoutSpec(const std::vector<LayoutDim> &dims) {
   return layout;
 }
 
+/// A dynamic qcast takes its parameters from the data (semantics 11); what
+/// it cannot compute is Unsupported rather than an invalid spec.
+Status lowerDynamic(KernelSpec &spec, const LoweringOptions &options) {
+  if (options.dynamicScheme == DynamicScheme::None)
+    return Status::ok();
+  if (spec.op != KernelOp::QCast)
+    return unsupported("dynamic parameters are computed by qcast only; "
+                       "dcast reads them as runtime parameters");
+  spec.params.dynamic = options.dynamicScheme;
+  spec.params.dynamicRule = options.dynamicRule;
+  if (Status s = verifyKernelSpec(spec); !s)
+    return Status::error(ErrorCode::Unsupported, s.message());
+  return Status::ok();
+}
+
 Expected<ParameterSpec> lowerParameters(const QuantType &type,
                                         ValueType expressed, bool runtime) {
   ParameterSpec params;
@@ -509,10 +524,13 @@ Expected<KernelSpec> lowerToKernelSpec(const TypeDescriptor &type, KernelOp op,
   spec.layout = toLayoutSpec(layout->dims);
   Expected<ParameterSpec> params = lowerParameters(
       element, spec.compute == ValueType::F64 ? ValueType::F64 : *expressed,
-      options.runtimeParameters);
+      options.runtimeParameters ||
+          options.dynamicScheme != DynamicScheme::None);
   if (!params)
     return params.status();
   spec.params = std::move(*params);
+  if (Status s = lowerDynamic(spec, options); !s)
+    return s;
   if (op == KernelOp::QCast)
     spec.knobs = lowerKnobs(options.knobs, spec.storage);
   if (layout->shape)

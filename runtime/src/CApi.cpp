@@ -50,6 +50,9 @@ constexpr size_t kCompileOptionsV1 =
 constexpr size_t kCompileOptionsV2 = // + saturate
     offsetof(qjit_compile_options, saturate) +
     sizeof(qjit_compile_options::saturate);
+constexpr size_t kCompileOptionsV3 = // + dynamic
+    offsetof(qjit_compile_options, dynamic) +
+    sizeof(qjit_compile_options::dynamic);
 constexpr size_t kParamInfoV1 =
     offsetof(qjit_param_info, dims) + sizeof(qjit_param_info::dims);
 
@@ -253,6 +256,7 @@ qjit_status qjit_runtime_create(const qjit_runtime_options *options,
         loweringForPreset(static_cast<SemanticsPreset>(c.semantics));
     cpp.knobs = semantics.knobs;
     cpp.perAxisDequantizeInF64 = semantics.perAxisDequantizeInF64;
+    cpp.dynamicRule = semantics.dynamicRule;
     cpp.cache = CacheLimits{c.cache_max_kernels, c.cache_max_code_bytes};
     if (c.max_isa) {
       Expected<IsaLevel> isa = parseIsaLevel(c.max_isa);
@@ -290,7 +294,7 @@ void qjit_compile_options_init(qjit_compile_options *options) {
   if (!options)
     return;
   *options = qjit_compile_options{sizeof(qjit_compile_options), 0, 0,
-                                  QJIT_SATURATE_DEFAULT};
+                                  QJIT_SATURATE_DEFAULT, QJIT_DYNAMIC_NONE};
 }
 
 qjit_status qjit_kernel_compile(qjit_runtime *runtime, const char *type,
@@ -317,7 +321,11 @@ qjit_status qjit_kernel_compile(qjit_runtime *runtime, const char *type,
       c.runtime_parameters = options->runtime_parameters;
       if (options->size >= kCompileOptionsV2)
         c.saturate = options->saturate;
+      if (options->size >= kCompileOptionsV3)
+        c.dynamic = options->dynamic;
     }
+    if (!inRange(c.dynamic, QJIT_DYNAMIC_MINMAX))
+      return invalid("invalid dynamic " + std::to_string(rawValue(c.dynamic)));
     if (!inRange(c.saturate, QJIT_SATURATE_OFF))
       return invalid("invalid saturate " +
                      std::to_string(rawValue(c.saturate)));
@@ -326,6 +334,7 @@ qjit_status qjit_kernel_compile(qjit_runtime *runtime, const char *type,
     lowering.runtimeParameters = c.runtime_parameters != 0;
     if (c.saturate != QJIT_SATURATE_DEFAULT)
       lowering.knobs.saturate = c.saturate == QJIT_SATURATE_ON;
+    lowering.dynamicScheme = static_cast<DynamicScheme>(c.dynamic);
     Expected<std::shared_ptr<const Kernel>> compiled =
         runtime->runtime->compile(type, static_cast<KernelOp>(op), lowering);
     if (!compiled)
@@ -483,6 +492,38 @@ qjit_status qjit_kernel_run(const qjit_kernel *kernel, qjit_dtype src_dtype,
     ParameterCounts lengths{params->extent_count, params->scale_count,
                             params->zero_point_count};
     return k.run(src, src_bytes, dst, dst_bytes, n, &cppParams, &lengths);
+  });
+}
+
+qjit_status qjit_kernel_run_dynamic(const qjit_kernel *kernel,
+                                    qjit_dtype src_dtype, const void *src,
+                                    size_t src_bytes, qjit_dtype dst_dtype,
+                                    void *dst, size_t dst_bytes, size_t n,
+                                    const qjit_kernel_params *params,
+                                    const qjit_param_outputs *outputs) {
+  return guarded([&]() -> Status {
+    if (Status s = checkKernel(kernel); !s)
+      return s;
+    if (Status s = checkNotNull(outputs, "outputs"); !s)
+      return s;
+    const Kernel &k = *kernel->kernel;
+    if (Status s =
+            checkDtype(k, kernelInputSide(k.spec().op), src_dtype, "source");
+        !s)
+      return s;
+    if (Status s = checkDtype(k, kernelOutputSide(k.spec().op), dst_dtype,
+                              "destination");
+        !s)
+      return s;
+    ParameterOutputs cppOutputs{outputs->scales, outputs->zero_points};
+    ParameterCounts lengths{0, outputs->scale_count, outputs->zero_point_count};
+    KernelParams cppParams;
+    if (params) {
+      cppParams.extents = params->extents;
+      lengths.extents = params->extent_count;
+    }
+    return k.runDynamic(src, src_bytes, dst, dst_bytes, n, cppOutputs,
+                        &cppParams, &lengths);
   });
 }
 

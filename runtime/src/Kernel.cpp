@@ -30,6 +30,25 @@ bool overlaps(const void *a, size_t aBytes, const void *b, size_t bBytes) {
          bBegin < aBegin + aBytes;
 }
 
+/// src and dst hold n elements of their sides and do not overlap.
+Status checkBuffers(const KernelSpec &spec, const void *src, size_t srcBytes,
+                    const void *dst, size_t dstBytes, size_t n) {
+  Expected<size_t> inBytes = bufferBytes(spec, kernelInputSide(spec.op), n);
+  if (!inBytes)
+    return inBytes.status();
+  Expected<size_t> outBytes = bufferBytes(spec, kernelOutputSide(spec.op), n);
+  if (!outBytes)
+    return outBytes.status();
+  if (Status s = checkBuffer(src, srcBytes, *inBytes, "source", n); !s)
+    return s;
+  if (Status s = checkBuffer(dst, dstBytes, *outBytes, "destination", n); !s)
+    return s;
+  if (overlaps(src, *inBytes, dst, *outBytes))
+    return Status::error(ErrorCode::InvalidArgument,
+                         "source and destination buffers overlap");
+  return Status::ok();
+}
+
 } // namespace
 
 Kernel::Kernel(KernelSpec spec, BackendKind backend, IsaLevel isa,
@@ -64,25 +83,33 @@ Status Kernel::run(const void *src, size_t srcBytes, void *dst, size_t dstBytes,
                    const ParameterCounts *lengths) const {
   if (Status s = checkKernelCall(spec_, n, params, lengths); !s)
     return s;
-  Expected<size_t> inBytes = bufferBytes(spec_, kernelInputSide(spec_.op), n);
-  if (!inBytes)
-    return inBytes.status();
-  Expected<size_t> outBytes = bufferBytes(spec_, kernelOutputSide(spec_.op), n);
-  if (!outBytes)
-    return outBytes.status();
-  if (Status s = checkBuffer(src, srcBytes, *inBytes, "source", n); !s)
+  if (Status s = checkBuffers(spec_, src, srcBytes, dst, dstBytes, n); !s)
     return s;
-  if (Status s = checkBuffer(dst, dstBytes, *outBytes, "destination", n); !s)
-    return s;
-  if (overlaps(src, *inBytes, dst, *outBytes))
-    return Status::error(ErrorCode::InvalidArgument,
-                         "source and destination buffers overlap");
   // No elements, nothing to do: JIT code may read the parameters before
   // looking at n (runtime tables), and a call without elements need not
   // supply any.
   if (n == 0)
     return Status::ok();
   return invoke(src, dst, n, spec_.takesParams() ? params : nullptr);
+}
+
+Status Kernel::runDynamic(const void *src, size_t srcBytes, void *dst,
+                          size_t dstBytes, size_t n,
+                          const ParameterOutputs &outputs,
+                          const KernelParams *params,
+                          const ParameterCounts *lengths) const {
+  if (Status s = checkDynamicCall(spec_, n, params, outputs, lengths); !s)
+    return s;
+  if (Status s = checkBuffers(spec_, src, srcBytes, dst, dstBytes, n); !s)
+    return s;
+  return invokeDynamic(src, dst, n, params, outputs);
+}
+
+Status Kernel::invokeDynamic(const void *, void *, size_t, const KernelParams *,
+                             const ParameterOutputs &) const {
+  return Status::error(ErrorCode::Unsupported,
+                       "kernel " + name_ +
+                           ": no machine code computes a dynamic qcast yet");
 }
 
 } // namespace qjit

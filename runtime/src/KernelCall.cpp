@@ -81,9 +81,33 @@ std::vector<int64_t> parameterShape(const KernelSpec &spec) {
   return grid;
 }
 
+namespace {
+
+/// The reference's layout resolution checks the extents and gives the
+/// period n must be a multiple of.
+Status checkPeriods(const KernelSpec &spec, size_t n,
+                    const KernelParams *params) {
+  Expected<reference::ParameterLayout> layout =
+      reference::resolveParameterLayout(spec.layout,
+                                        params ? params->extents : nullptr);
+  if (!layout)
+    return layout.status();
+  if (n % layout->period != 0)
+    return badCall(std::to_string(n) +
+                   " elements is not a whole number of layout periods (" +
+                   std::to_string(layout->period) + " elements each)");
+  return Status::ok();
+}
+
+} // namespace
+
 Status checkKernelCall(const KernelSpec &spec, size_t n,
                        const KernelParams *params,
                        const ParameterCounts *lengths) {
+  if (spec.params.dynamic != DynamicScheme::None)
+    return badCall("kernel " + spec.kernelName() +
+                   " is a dynamic qcast, which writes its parameters: call "
+                   "it with Kernel::runDynamic (qjit_kernel_run_dynamic)");
   if (!spec.takesParams())
     params = nullptr; // Nothing may be read from them.
   else if (!params)
@@ -111,18 +135,38 @@ Status checkKernelCall(const KernelSpec &spec, size_t n,
           return s;
     }
   }
-  // The reference's layout resolution checks the extents and gives the
-  // period n must be a multiple of.
-  Expected<reference::ParameterLayout> layout =
-      reference::resolveParameterLayout(spec.layout,
-                                        params ? params->extents : nullptr);
-  if (!layout)
-    return layout.status();
-  if (n % layout->period != 0)
-    return badCall(std::to_string(n) +
-                   " elements is not a whole number of layout periods (" +
-                   std::to_string(layout->period) + " elements each)");
-  return Status::ok();
+  return checkPeriods(spec, n, params);
+}
+
+Status checkDynamicCall(const KernelSpec &spec, size_t n,
+                        const KernelParams *params,
+                        const ParameterOutputs &outputs,
+                        const ParameterCounts *lengths) {
+  if (spec.params.dynamic == DynamicScheme::None)
+    return badCall("kernel " + spec.kernelName() +
+                   " is not a dynamic qcast: call it with Kernel::run");
+  ParameterCounts needed = parameterCounts(spec);
+  if (needed.extents != 0 && (!params || !params->extents))
+    return badCall("kernel " + spec.kernelName() +
+                   " has dynamic extents but KernelParams::extents is null");
+  if (!outputs.scales)
+    return badCall("kernel " + spec.kernelName() +
+                   " writes its scales but ParameterOutputs::scales is null");
+  if (lengths) {
+    if (Status s =
+            checkLength(spec, "extent", needed.extents, lengths->extents);
+        !s)
+      return s;
+    if (Status s = checkLength(spec, "scale", needed.scales, lengths->scales);
+        !s)
+      return s;
+    if (outputs.zeroPoints)
+      if (Status s = checkLength(spec, "zero point", needed.zeroPoints,
+                                 lengths->zeroPoints);
+          !s)
+        return s;
+  }
+  return checkPeriods(spec, n, needed.extents != 0 ? params : nullptr);
 }
 
 } // namespace qjit

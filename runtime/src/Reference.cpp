@@ -7,6 +7,7 @@
 #include "qjit/internal/Reference.h"
 
 #include "CompactArithmetic.h"
+#include "DynamicParameters.h"
 #include "ElementAccess.h"
 #include "ParameterLayout.h"
 #include "ScalarArithmetic.h"
@@ -165,7 +166,57 @@ void convert(const KernelSpec &spec, const ParameterLayout &layout,
   }
 }
 
+/// docs/semantics.md 11: each group's range, its parameters, then the
+/// static qcast with them; the parameters go to `outputs` as well.
+template <typename C>
+void convertDynamic(const KernelSpec &spec, const ParameterLayout &layout,
+                    const void *src, void *dst, size_t n,
+                    const ParameterOutputs &outputs) {
+  size_t count = static_cast<size_t>(spec.layout.parameterCount());
+  std::vector<reference::GroupRange<C>> ranges(count);
+  for (size_t i = 0; i < n; ++i)
+    ranges[reference::parameterIndex(layout, i)].add(
+        static_cast<C>(reference::loadExpressed(spec.expressed, src, i)));
+  Parameters<C> parameters;
+  for (const reference::GroupRange<C> &range : ranges) {
+    reference::DynamicParameter<C> chosen =
+        reference::chooseDynamicParameter(spec, range);
+    parameters.scales.push_back(chosen.scale);
+    parameters.zeroPoints.push_back(chosen.zeroPoint);
+  }
+  if (spec.storage.packed)
+    std::memset(dst, 0, storageBytes(spec.storage, n));
+  quantizeAll(spec, layout, parameters, src, dst, n);
+  for (size_t k = 0; k < count; ++k) {
+    reference::storeExpressed(spec.expressed, outputs.scales, k,
+                              parameters.scales[k]);
+    if (outputs.zeroPoints)
+      outputs.zeroPoints[k] = parameters.zeroPoints[k];
+  }
+}
+
 } // namespace
+
+Status runReferenceDynamic(const KernelSpec &spec, const void *src, void *dst,
+                           size_t n, const KernelParams *params,
+                           const ParameterOutputs &outputs) {
+  if (Status status = verifyKernelSpec(spec); !status)
+    return status;
+  if (Status status = checkDynamicCall(spec, n, params, outputs); !status)
+    return status;
+  if (n != 0 && (!src || !dst))
+    return badCall("null buffer for " + std::to_string(n) + " elements");
+  Expected<ParameterLayout> layout = reference::resolveParameterLayout(
+      spec.layout,
+      parameterCounts(spec).extents != 0 ? params->extents : nullptr);
+  if (!layout)
+    return layout.status();
+  if (spec.compute == ValueType::F64)
+    convertDynamic<double>(spec, *layout, src, dst, n, outputs);
+  else
+    convertDynamic<float>(spec, *layout, src, dst, n, outputs);
+  return Status::ok();
+}
 
 Status runReference(const KernelSpec &spec, const void *src, void *dst,
                     size_t n, const KernelParams *params) {

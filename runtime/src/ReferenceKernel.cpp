@@ -25,6 +25,12 @@ private:
                 const KernelParams *params) const override {
     return runReference(spec(), src, dst, n, params);
   }
+
+  Status invokeDynamic(const void *src, void *dst, size_t n,
+                       const KernelParams *params,
+                       const ParameterOutputs &outputs) const override {
+    return runReferenceDynamic(spec(), src, dst, n, params, outputs);
+  }
 };
 
 } // namespace

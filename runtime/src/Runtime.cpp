@@ -173,6 +173,7 @@ LoweringOptions Runtime::defaultLowering() const {
   LoweringOptions lowering;
   lowering.knobs = impl_->options.knobs;
   lowering.perAxisDequantizeInF64 = impl_->options.perAxisDequantizeInF64;
+  lowering.dynamicRule = impl_->options.dynamicRule;
   return lowering;
 }
 

@@ -41,7 +41,8 @@ uint64_t smallFields(const KernelSpec &spec) {
         wordOf(storage.isSigned), wordOf(storage.packed),
         wordOf(storage.floatFormat), wordOf(spec.expressed),
         wordOf(spec.compute), wordOf(spec.layout.kind),
-        wordOf(spec.params.runtime), wordOf(spec.knobs.scaleOp),
+        wordOf(spec.params.runtime), wordOf(spec.params.dynamic),
+        wordOf(spec.params.dynamicRule), wordOf(spec.knobs.scaleOp),
         wordOf(spec.knobs.zeroPoint), wordOf(spec.knobs.rounding)})
     word = std::rotl(word, 8) ^ field;
   return word;
@@ -82,7 +83,8 @@ bool sameSpec(const KernelSpec &a, const KernelSpec &b) {
   };
   auto code = [](const KernelSpec &s) {
     return std::tie(s.op, s.expressed, s.compute, s.layout, s.knobs,
-                    s.params.runtime, s.params.zeroPoints);
+                    s.params.runtime, s.params.dynamic, s.params.dynamicRule,
+                    s.params.zeroPoints);
   };
   return storage(a.storage) == storage(b.storage) && code(a) == code(b);
 }

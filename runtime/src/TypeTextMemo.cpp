@@ -30,7 +30,8 @@ TypeTextMemo::TextKey::TextKey(std::string_view text, KernelOp op,
         uint64_t(options.knobs.zeroPoint), uint64_t(options.knobs.rounding),
         uint64_t(options.knobs.saturate),
         uint64_t(options.perAxisDequantizeInF64), uint64_t(options.unpacked),
-        uint64_t(options.runtimeParameters)})
+        uint64_t(options.runtimeParameters), uint64_t(options.dynamicScheme),
+        uint64_t(options.dynamicRule)})
     state = mix(state, word);
   state = wordhash::mixWords(state, options.shape.size(), [&](size_t i) {
     return static_cast<uint64_t>(options.shape[i]);
@@ -43,7 +44,9 @@ bool TypeTextMemo::TextKey::sameOptions(const LoweringOptions &a,
   return a.knobs == b.knobs &&
          a.perAxisDequantizeInF64 == b.perAxisDequantizeInF64 &&
          a.unpacked == b.unpacked &&
-         a.runtimeParameters == b.runtimeParameters && a.shape == b.shape;
+         a.runtimeParameters == b.runtimeParameters &&
+         a.dynamicScheme == b.dynamicScheme && a.dynamicRule == b.dynamicRule &&
+         a.shape == b.shape;
 }
 
 TypeTextMemo::TypeTextMemo(size_t capacity) : capacity_(capacity) {}

@@ -779,6 +779,101 @@ static void test_logging(void) {
   CHECK(qjit_log_set_level(QJIT_LOG_INFO) == QJIT_OK);
 }
 
+/* Dynamic qcast: compiled with qjit_compile_options::dynamic, run with
+ * qjit_kernel_run_dynamic, its parameters read back by a runtime-parameter
+ * dcast (docs/semantics.md 11). */
+static void test_dynamic(void) {
+  qjit_runtime *runtime = create_runtime(QJIT_BACKEND_AUTO);
+  const char *type = "tensor<2x4x!quant.uniform<i8:f32:0, ?>>";
+  qjit_compile_options options;
+  qjit_compile_options_init(&options);
+  CHECK(options.dynamic == QJIT_DYNAMIC_NONE);
+  options.dynamic = (qjit_dynamic)99;
+  qjit_kernel *kernel = NULL;
+  CHECK_ERROR(
+      qjit_kernel_compile(runtime, type, QJIT_OP_QCAST, &options, &kernel),
+      QJIT_ERROR_INVALID_ARGUMENT, "dynamic");
+  options.dynamic = QJIT_DYNAMIC_ABSMAX;
+  CHECK_ERROR(
+      qjit_kernel_compile(runtime, type, QJIT_OP_DCAST, &options, &kernel),
+      QJIT_ERROR_UNSUPPORTED, "qcast only");
+  CHECK(qjit_kernel_compile(runtime, type, QJIT_OP_QCAST, &options, &kernel) ==
+        QJIT_OK);
+  qjit_param_info info;
+  memset(&info, 0, sizeof info);
+  info.size = sizeof info;
+  CHECK(qjit_kernel_param_info(kernel, &info) == QJIT_OK);
+  CHECK(info.scale_count == 2 && info.zero_point_count == 2 &&
+        info.scale_dtype == QJIT_DTYPE_F32 && info.rank == 1 &&
+        info.dims[0] == 2);
+
+  const float x[8] = {127.0f, 1.0f, 2.0f, 3.0f, -254.0f, 4.0f, 6.0f, 0.0f};
+  int8_t q[8];
+  float scales[2] = {0, 0};
+  int64_t zero_points[2] = {9, 9};
+  memset(q, 0x55, sizeof q);
+  qjit_param_outputs outputs = {scales, zero_points, 2, 2};
+  CHECK_ERROR(qjit_kernel_run(kernel, QJIT_DTYPE_F32, x, sizeof x,
+                              QJIT_DTYPE_I8, q, sizeof q, 8, NULL),
+              QJIT_ERROR_INVALID_ARGUMENT, "qjit_kernel_run_dynamic");
+  CHECK_ERROR(qjit_kernel_run_dynamic(kernel, QJIT_DTYPE_F32, x, sizeof x,
+                                      QJIT_DTYPE_I8, q, sizeof q, 8, NULL,
+                                      NULL),
+              QJIT_ERROR_INVALID_ARGUMENT, "outputs");
+  outputs.scale_count = 1;
+  CHECK_ERROR(qjit_kernel_run_dynamic(kernel, QJIT_DTYPE_F32, x, sizeof x,
+                                      QJIT_DTYPE_I8, q, sizeof q, 8, NULL,
+                                      &outputs),
+              QJIT_ERROR_INVALID_ARGUMENT, "scale");
+  outputs.scale_count = 2;
+  CHECK_ERROR(qjit_kernel_run_dynamic(kernel, QJIT_DTYPE_F32, x, sizeof x,
+                                      QJIT_DTYPE_U8, q, sizeof q, 8, NULL,
+                                      &outputs),
+              QJIT_ERROR_INVALID_ARGUMENT, "dtype");
+  CHECK(q[0] == 0x55 && scales[0] == 0 && zero_points[0] == 9);
+  CHECK(qjit_kernel_run_dynamic(kernel, QJIT_DTYPE_F32, x, sizeof x,
+                                QJIT_DTYPE_I8, q, sizeof q, 8, NULL,
+                                &outputs) == QJIT_OK);
+  static const int8_t kCodes[8] = {127, 1, 2, 3, -127, 2, 3, 0};
+  CHECK(memcmp(q, kCodes, sizeof q) == 0);
+  CHECK(scales[0] == 1.0f && scales[1] == 2.0f);
+  CHECK(zero_points[0] == 0 && zero_points[1] == 0);
+
+  qjit_kernel *dcast = compile_with(runtime, type, QJIT_OP_DCAST, 1, &info);
+  float y[8];
+  qjit_kernel_params params = {NULL, scales, zero_points, 0, 2, 2};
+  CHECK(qjit_kernel_run(dcast, QJIT_DTYPE_I8, q, sizeof q, QJIT_DTYPE_F32, y,
+                        sizeof y, 8, &params) == QJIT_OK);
+  CHECK(y[0] == 127.0f && y[4] == -254.0f && y[5] == 4.0f && y[6] == 6.0f);
+  CHECK_ERROR(qjit_kernel_run_dynamic(dcast, QJIT_DTYPE_I8, q, sizeof q,
+                                      QJIT_DTYPE_F32, y, sizeof y, 8, NULL,
+                                      &outputs),
+              QJIT_ERROR_INVALID_ARGUMENT, "not a dynamic qcast");
+  qjit_kernel_release(dcast);
+  qjit_kernel_release(kernel);
+  qjit_runtime_destroy(runtime);
+
+  /* The PyTorch semantics select ATen's ChooseQuantizationParams. */
+  qjit_runtime_options runtime_options;
+  qjit_runtime_options_init(&runtime_options);
+  runtime_options.semantics = QJIT_SEMANTICS_PYTORCH;
+  CHECK(qjit_runtime_create(&runtime_options, &runtime) == QJIT_OK);
+  options.dynamic = QJIT_DYNAMIC_MINMAX;
+  kernel = NULL;
+  CHECK(qjit_kernel_compile(runtime, "!quant.uniform<u8:f32, ?>", QJIT_OP_QCAST,
+                            &options, &kernel) == QJIT_OK);
+  const float unit[2] = {-1.0f, 1.0f};
+  uint8_t codes[2] = {0, 0};
+  qjit_param_outputs one = {scales, zero_points, 1, 1};
+  CHECK(qjit_kernel_run_dynamic(kernel, QJIT_DTYPE_F32, unit, sizeof unit,
+                                QJIT_DTYPE_U8, codes, sizeof codes, 2, NULL,
+                                &one) == QJIT_OK);
+  CHECK(scales[0] == (float)(2.0 / 255.0) && zero_points[0] == 128);
+  CHECK(codes[0] == 1 && codes[1] == 255);
+  qjit_kernel_release(kernel);
+  qjit_runtime_destroy(runtime);
+}
+
 int main(void) {
   test_runtime_create();
   test_compile();
@@ -793,6 +888,7 @@ int main(void) {
   test_blockwise_param_lengths();
   test_extent_lengths();
   test_logging();
+  test_dynamic();
   if (failures) {
     fprintf(stderr, "%d check(s) failed\n", failures);
     return 1;

@@ -103,12 +103,26 @@ struct QJIT_API LayoutSpec {
   friend bool operator==(const LayoutSpec &, const LayoutSpec &) = default;
 };
 
+/// Dynamic qcast (docs/semantics.md, 11): how each group's parameters are
+/// computed from the data.
+enum class DynamicScheme : uint8_t {
+  None,   ///< Parameters are baked or runtime inputs.
+  AbsMax, ///< Symmetric: s from the largest magnitude, zero point 0.
+  MinMax, ///< Asymmetric: s and zero point from [min(x, 0), max(x, 0)].
+};
+/// Which system's formula a dynamic scheme follows (11.3, 11.4).
+enum class DynamicRule : uint8_t { Default, PyTorch };
+
 /// Where scales and zero points come from.
 struct QJIT_API ParameterSpec {
   /// false: baked from the type (scales/zeroPoints below).
   /// true: the kernel is specialized on layout only and reads them from
   /// KernelParams at call time.
   bool runtime = false;
+  /// Not None: a dynamic qcast (runtime is true). The kernel computes the
+  /// parameters from its input and writes them (ParameterOutputs).
+  DynamicScheme dynamic = DynamicScheme::None;
+  DynamicRule dynamicRule = DynamicRule::Default; ///< Default unless dynamic.
   /// Baked scales, already rounded to the expressed type (held as double);
   /// with an f64 compute type for f32 values, the literals' doubles.
   std::vector<double> scales;
@@ -177,12 +191,16 @@ struct QJIT_API LoweringOptions {
   bool perAxisDequantizeInF64 = false;
   bool unpacked = false;          ///< Keep sub-byte storage one per byte.
   bool runtimeParameters = false; ///< Do not bake scales / zero points.
+  /// qcast only: compute the parameters from the data (implies runtime
+  /// parameters; the type's own scales, `?` or not, are not used).
+  DynamicScheme dynamicScheme = DynamicScheme::None;
+  DynamicRule dynamicRule = DynamicRule::Default;
   /// Fills dynamic dims, or shapes a bare type (empty: keep the type's).
   std::vector<int64_t> shape;
 };
 
 /// The lowering options a preset names: its knobs, and for PyTorch
-/// perAxisDequantizeInF64.
+/// perAxisDequantizeInF64 and DynamicRule::PyTorch.
 QJIT_API LoweringOptions loweringForPreset(SemanticsPreset preset);
 
 /// Lowers a verified type to the spec of `op`. Normalizes first. Fails with
@@ -213,6 +231,9 @@ QJIT_API unsigned valueTypeBytes(ValueType type);
 QJIT_API std::string_view roundingModeName(RoundingMode mode);
 QJIT_API std::string_view scaleOpName(ScaleOp op);
 QJIT_API std::string_view zeroPointOrderName(ZeroPointOrder order);
+QJIT_API std::string_view dynamicSchemeName(DynamicScheme scheme);
+QJIT_API std::string_view dynamicRuleName(DynamicRule rule);
+QJIT_API Expected<DynamicScheme> parseDynamicScheme(std::string_view name);
 
 } // namespace qjit
 

@@ -78,6 +78,8 @@ bool hasContainerRange(const StorageSpec &s) {
 Status checkA64Support(const KernelSpec &spec) {
   if (spec.op == KernelOp::SCast)
     return unsupported("scast");
+  if (spec.params.dynamic != DynamicScheme::None)
+    return unsupported("dynamic qcast");
   if (spec.expressed != ValueType::F32 && spec.expressed != ValueType::F16)
     return unsupported("bf16 and f64 expressed values");
   if (spec.compute != ValueType::F32)

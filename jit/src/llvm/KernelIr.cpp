@@ -826,6 +826,10 @@ buildKernelModule(llvm::LLVMContext &context, const KernelSpec &spec,
                   const VectorTarget &target, const std::string &name) {
   if (Status status = verifyKernelSpec(spec); !status)
     return status;
+  if (spec.params.dynamic != DynamicScheme::None)
+    return Status::error(ErrorCode::Unsupported,
+                         "llvm: dynamic qcast (parameters from the data) is "
+                         "not generated yet; the reference computes it");
   auto module = std::make_unique<llvm::Module>(name, context);
   IrContext ir(*module, spec, target);
   llvm::IRBuilder<> &b = ir.builder;

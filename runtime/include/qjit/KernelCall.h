@@ -49,8 +49,9 @@ struct QJIT_API ParameterCounts {
 /// What a call of `spec` reads from KernelParams: extents where the layout
 /// has a dynamic extent (PerAxis: 1; Blocked: up to the last dynamic dim),
 /// and with runtime parameters one scale and one zero point per parameter
-/// (spec.layout.parameterCount(); baked parameters read none). The counts
-/// never depend on the call's extents.
+/// (spec.layout.parameterCount(); baked parameters read none). For a
+/// dynamic qcast the scales and zero points are what it writes
+/// (ParameterOutputs). The counts never depend on the call's extents.
 QJIT_API ParameterCounts parameterCounts(const KernelSpec &spec);
 
 /// The grid of parameters, outermost first: {} per-tensor, {channels}
@@ -62,6 +63,24 @@ QJIT_API ParameterCounts parameterCounts(const KernelSpec &spec);
 /// tensor and the grid {4, 2}).
 QJIT_API std::vector<int64_t> parameterShape(const KernelSpec &spec);
 
+/// Where a dynamic qcast (spec.params.dynamic, docs/semantics.md 11) writes
+/// the parameters it computes, in the formats runtime-parameter kernels
+/// read (KernelParams): one scale per parameter in the expressed type's
+/// host format, one zero point per parameter (null: not written).
+struct QJIT_API ParameterOutputs {
+  void *scales = nullptr;
+  int64_t *zeroPoints = nullptr;
+};
+
+/// As checkKernelCall, for a dynamic qcast: n fits the layout, `params`
+/// holds the dynamic extents the layout needs (null when it needs none),
+/// outputs.scales is non-null (every call writes every parameter, even
+/// with n == 0), and with `lengths` the arrays hold parameterCounts(spec).
+QJIT_API Status checkDynamicCall(const KernelSpec &spec, size_t n,
+                                 const KernelParams *params,
+                                 const ParameterOutputs &outputs,
+                                 const ParameterCounts *lengths = nullptr);
+
 /// Checks everything about a call with n elements except the buffers
 /// themselves: n fits the layout (whole channel groups / blocks), and
 /// `params` supplies what spec.takesParams() says the kernel reads (dynamic
@@ -69,6 +88,7 @@ QJIT_API std::vector<int64_t> parameterShape(const KernelSpec &spec);
 /// With `lengths` (the entries the arrays `params` points to hold), each
 /// array the call reads must hold at least parameterCounts(spec); longer
 /// arrays are fine. Without it the arrays are trusted to be long enough.
+/// A dynamic qcast is an error here (it needs checkDynamicCall).
 QJIT_API Status checkKernelCall(const KernelSpec &spec, size_t n,
                                 const KernelParams *params,
                                 const ParameterCounts *lengths = nullptr);

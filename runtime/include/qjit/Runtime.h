@@ -96,6 +96,8 @@ struct QJIT_API RuntimeOptions {
   /// Its LoweringOptions::perAxisDequantizeInF64 (loweringForPreset(PyTorch)
   /// sets it).
   bool perAxisDequantizeInF64 = false;
+  /// Its LoweringOptions::dynamicRule (loweringForPreset(PyTorch) sets it).
+  DynamicRule dynamicRule = DynamicRule::Default;
   CacheLimits cache;
 };
 
@@ -163,6 +165,18 @@ public:
              size_t n, const KernelParams *params = nullptr,
              const ParameterCounts *lengths = nullptr) const;
 
+  /// Runs a dynamic qcast (spec().params.dynamic, docs/semantics.md 11):
+  /// writes the n codes to dst and every group's scale and zero point to
+  /// `outputs` (parameterCounts() entries each, in the formats KernelParams
+  /// takes, so a runtime-parameter dcast reads them back). Checks what run()
+  /// checks, with checkDynamicCall for `outputs`; `params` supplies dynamic
+  /// extents only. An InvalidArgument error for other kernels, and on any
+  /// error nothing is written.
+  Status runDynamic(const void *src, size_t srcBytes, void *dst,
+                    size_t dstBytes, size_t n, const ParameterOutputs &outputs,
+                    const KernelParams *params = nullptr,
+                    const ParameterCounts *lengths = nullptr) const;
+
   /// Assembly text of this kernel (or of the same spec for another target
   /// per `options`), produced on demand by the backend. An Unsupported
   /// error for reference kernels, which have no machine code.
@@ -178,6 +192,10 @@ private:
   /// Runs the already checked call.
   virtual Status invoke(const void *src, void *dst, size_t n,
                         const KernelParams *params) const = 0;
+  /// Runs the already checked dynamic qcast (Unsupported unless overridden).
+  virtual Status invokeDynamic(const void *src, void *dst, size_t n,
+                               const KernelParams *params,
+                               const ParameterOutputs &outputs) const;
 
   KernelSpec spec_;
   std::string name_;

@@ -109,14 +109,24 @@ typedef enum qjit_saturate {
   QJIT_SATURATE_OFF = 2      /* overflow to NaN (f8E4M3FN) or inf (f8E5M2) */
 } qjit_saturate;
 
+/* Dynamic qcast (docs/semantics.md 11): the kernel computes each group's
+ * scale and zero point from its input and writes them too (run it with
+ * qjit_kernel_run_dynamic). The formula follows the runtime's semantics:
+ * QJIT_SEMANTICS_PYTORCH selects the pytorch rule (11.2, 11.4). */
+typedef enum qjit_dynamic {
+  QJIT_DYNAMIC_NONE = 0,   /* parameters baked or given at call time */
+  QJIT_DYNAMIC_ABSMAX = 1, /* symmetric: s = amax / qmax, zero point 0 */
+  QJIT_DYNAMIC_MINMAX = 2  /* asymmetric: from [min(x, 0), max(x, 0)] */
+} qjit_dynamic;
 /* As qjit_runtime_options: `size` first, fields only appended. The first
  * version ended after runtime_parameters; saturate came second (a caller
- * of the first version gets QJIT_SATURATE_DEFAULT). */
+ * of the first version gets QJIT_SATURATE_DEFAULT), dynamic third. */
 typedef struct qjit_compile_options {
   size_t size;
   int unpacked;           /* keep sub-byte storage one value per byte */
   int runtime_parameters; /* take scales / zero points at call time */
   qjit_saturate saturate;
+  qjit_dynamic dynamic; /* qcast only; QJIT_DYNAMIC_NONE by default */
 } qjit_compile_options;
 
 /* Call-time inputs of kernels that take them (qjit_kernel_takes_params).
@@ -237,6 +247,31 @@ QJIT_API qjit_status qjit_kernel_run(const qjit_kernel *kernel,
                                      void *dst, size_t dst_bytes, size_t n,
                                      const qjit_kernel_params *params);
 
+/* Where qjit_kernel_run_dynamic writes the parameters it computes, in the
+ * formats qjit_kernel_params takes (so a runtime-parameter dcast reads them
+ * back): scales in the expressed dtype, zero points as int64 (NULL: not
+ * written). The counts are the entries each array holds; each must be at
+ * least what qjit_kernel_param_info gives. */
+typedef struct qjit_param_outputs {
+  void *scales;
+  int64_t *zero_points;
+  size_t scale_count;
+  size_t zero_point_count; /* ignored when zero_points is NULL */
+} qjit_param_outputs;
+/* Runs a dynamic qcast (compiled with qjit_compile_options::dynamic) on n
+ * elements: the codes go to dst, every group's scale and zero point to
+ * outputs (written even when n is 0: empty groups get the all-zero rule).
+ * params supplies the dynamic extents of the layout only (NULL when it has
+ * none). The checks of qjit_kernel_run apply; any failure, or a kernel that
+ * is not a dynamic qcast, is QJIT_ERROR_INVALID_ARGUMENT with nothing
+ * written. */
+QJIT_API qjit_status qjit_kernel_run_dynamic(const qjit_kernel *kernel,
+                                             qjit_dtype src_dtype,
+                                             const void *src, size_t src_bytes,
+                                             qjit_dtype dst_dtype, void *dst,
+                                             size_t dst_bytes, size_t n,
+                                             const qjit_kernel_params *params,
+                                             const qjit_param_outputs *outputs);
 /* Logging. The library's messages (spdlog loggers "qjit", "qjit.cache" and
  * "qjit.jit", docs/runtime.md) go to stderr at spdlog's default level
  * (info) unless changed here. Both calls are thread-safe and take effect

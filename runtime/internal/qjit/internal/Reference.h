@@ -9,6 +9,7 @@
 #define QJIT_REFERENCE_H
 
 #include "qjit/Error.h"
+#include "qjit/KernelCall.h"
 #include "qjit/KernelSpec.h"
 
 #include <cstddef>
@@ -20,6 +21,14 @@ namespace qjit {
 /// touching dst) when n does not fit the layout or params are missing.
 Status runReference(const KernelSpec &spec, const void *src, void *dst,
                     size_t n, const KernelParams *params = nullptr);
+
+/// Runs a dynamic qcast (spec.params.dynamic, docs/semantics.md 11): writes
+/// the codes to dst and every group's parameters to `outputs`. `params`
+/// supplies the dynamic extents the layout needs (may be null otherwise).
+/// Fails (writing nothing) when checkDynamicCall does.
+Status runReferenceDynamic(const KernelSpec &spec, const void *src, void *dst,
+                           size_t n, const KernelParams *params,
+                           const ParameterOutputs &outputs);
 
 /// Bytes a buffer of n elements occupies on the given side of the spec.
 size_t storageBytes(const StorageSpec &storage, size_t n);

@@ -1,0 +1,121 @@
+//===- DynamicParameters.cpp - A group's parameters from its data ---------===//
+//
+// Each formula is written as docs/semantics.md 11.2-11.4 states it, one
+// IEEE operation per step, so the order of roundings can be checked
+// against the text line by line.
+//
+//===----------------------------------------------------------------------===//
+#include "DynamicParameters.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace qjit::reference {
+
+namespace {
+
+int64_t clampInteger(int64_t v, int64_t lo, int64_t hi) {
+  return std::min(std::max(v, lo), hi);
+}
+
+/// 11.2: s = fl(a / Q); the pytorch rule first raises a to fl32(1e-5).
+template <typename C>
+DynamicParameter<C> chooseAbsMax(const KernelSpec &spec, GroupRange<C> range) {
+  const StorageSpec &storage = spec.storage;
+  C amax = std::max(-range.lo, range.hi);
+  C q = static_cast<C>(std::min(storage.max, -storage.min));
+  DynamicParameter<C> result;
+  if (spec.params.dynamicRule == DynamicRule::PyTorch) {
+    result.scale = std::max(amax, static_cast<C>(1e-5f)) / q;
+    return result;
+  }
+  C scale = amax / q;
+  result.scale = scale == 0 ? C(1) : scale;
+  return result;
+}
+
+/// 11.3: s = fl(fl(hi - lo) / fl(qmax - qmin)); z = qmin - rne(fl(lo / s)).
+template <typename C>
+DynamicParameter<C> chooseMinMax(const KernelSpec &spec, GroupRange<C> range) {
+  const StorageSpec &storage = spec.storage;
+  C span = static_cast<C>(storage.max - storage.min);
+  C scale = (range.hi - range.lo) / span;
+  if (scale == 0)
+    scale = 1;
+  if (std::isinf(scale))
+    scale = std::numeric_limits<C>::max();
+  C offset = std::nearbyint(range.lo / scale);
+  DynamicParameter<C> result;
+  result.scale = scale;
+  result.zeroPoint = clampInteger(storage.min - static_cast<int64_t>(offset),
+                                  storage.min, storage.max);
+  return result;
+}
+
+/// 11.4: ATen's ChooseQuantizationParams (reduce_range, preserve_sparsity
+/// and force_scale_power_of_two off), f32 inputs with double steps.
+DynamicParameter<float> choosePyTorchMinMax(const KernelSpec &spec,
+                                            GroupRange<float> range) {
+  constexpr float kSmallScale = 6.1e-5f;
+  const double qmin = static_cast<double>(spec.storage.min);
+  const double qmax = static_cast<double>(spec.storage.max);
+  const int64_t span = spec.storage.max - spec.storage.min;
+  float lo = range.lo;
+  float hi = range.hi;
+  double scale =
+      (static_cast<double>(hi) - static_cast<double>(lo)) / (qmax - qmin);
+  if (static_cast<float>(scale) == 0.0f ||
+      std::isinf(1.0f / static_cast<float>(scale)))
+    scale = 0.1;
+  if (scale < static_cast<double>(kSmallScale)) {
+    float original = static_cast<float>(scale);
+    scale = static_cast<double>(kSmallScale);
+    if (lo == 0.0f) {
+      hi = kSmallScale * static_cast<float>(span);
+    } else if (hi == 0.0f) {
+      lo = -kSmallScale * static_cast<float>(span);
+    } else {
+      float amplifier = kSmallScale / original;
+      lo *= amplifier;
+      hi *= amplifier;
+    }
+  }
+  double fromMin = qmin - static_cast<double>(lo) / scale;
+  double fromMax = qmax - static_cast<double>(hi) / scale;
+  double fromMinError =
+      std::abs(qmin) - std::abs(static_cast<double>(lo) / scale);
+  double fromMaxError =
+      std::abs(qmax) - std::abs(static_cast<double>(hi) / scale);
+  double initial = fromMinError < fromMaxError ? fromMin : fromMax;
+  DynamicParameter<float> result;
+  result.scale = static_cast<float>(scale);
+  if (initial < qmin)
+    result.zeroPoint = spec.storage.min;
+  else if (initial > qmax)
+    result.zeroPoint = spec.storage.max;
+  else
+    result.zeroPoint = static_cast<int64_t>(std::nearbyint(initial));
+  return result;
+}
+
+} // namespace
+
+DynamicParameter<float> chooseDynamicParameter(const KernelSpec &spec,
+                                               GroupRange<float> range) {
+  if (spec.params.dynamic == DynamicScheme::AbsMax)
+    return chooseAbsMax(spec, range);
+  if (spec.params.dynamicRule == DynamicRule::PyTorch)
+    return choosePyTorchMinMax(spec, range);
+  return chooseMinMax(spec, range);
+}
+
+DynamicParameter<double> chooseDynamicParameter(const KernelSpec &spec,
+                                                GroupRange<double> range) {
+  // The pytorch rule is for f32 values only (verifyKernelSpec).
+  if (spec.params.dynamic == DynamicScheme::AbsMax)
+    return chooseAbsMax(spec, range);
+  return chooseMinMax(spec, range);
+}
+
+} // namespace qjit::reference

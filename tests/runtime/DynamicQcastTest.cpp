@@ -1,0 +1,386 @@
+//===- DynamicQcastTest.cpp - Parameters from the data (semantics 11) -----===//
+//
+// Dynamic qcast through the public API against values computed by hand
+// from docs/semantics.md section 11: groups per tensor, per axis (rows and
+// strided columns), per block and over several periods; all-zero, NaN and
+// infinite groups; ties; PyTorch's rules; the parameters read back by a
+// runtime-parameter dcast; and the call errors.
+//
+//===----------------------------------------------------------------------===//
+#include "qjit/Runtime.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+namespace qjit {
+namespace {
+
+constexpr float kNaN = std::numeric_limits<float>::quiet_NaN();
+constexpr float kInf = std::numeric_limits<float>::infinity();
+
+std::unique_ptr<Runtime> makeRuntime(BackendKind backend = BackendKind::Auto) {
+  RuntimeOptions options;
+  options.backend = backend;
+  Expected<std::unique_ptr<Runtime>> runtime = Runtime::create(options);
+  return runtime ? std::move(*runtime) : nullptr;
+}
+
+Expected<std::shared_ptr<const Kernel>>
+compileDynamic(Runtime &runtime, const std::string &type, DynamicScheme scheme,
+               SemanticsPreset preset = SemanticsPreset::Default) {
+  LoweringOptions lowering = loweringForPreset(preset);
+  lowering.dynamicScheme = scheme;
+  return runtime.compile(type, KernelOp::QCast, lowering);
+}
+
+struct Quantized {
+  std::vector<int64_t> codes;
+  std::vector<float> scales;
+  std::vector<int64_t> zeroPoints;
+};
+
+/// Runs an 8-bit dynamic qcast of f32 values on the reference.
+Quantized quantize(const std::string &type, DynamicScheme scheme,
+                   const std::vector<float> &x,
+                   SemanticsPreset preset = SemanticsPreset::Default) {
+  auto runtime = makeRuntime();
+  EXPECT_TRUE(runtime);
+  Expected<std::shared_ptr<const Kernel>> kernel =
+      compileDynamic(*runtime, type, scheme, preset);
+  EXPECT_TRUE(kernel) << kernel.status().message();
+  if (!kernel)
+    return {};
+  const Kernel &k = **kernel;
+  EXPECT_EQ(k.backend(), BackendKind::Reference);
+  size_t count = k.parameterCounts().scales;
+  Quantized result;
+  result.scales.assign(count, -1.0f);
+  result.zeroPoints.assign(count, -1);
+  std::vector<uint8_t> codes(x.size());
+  ParameterCounts lengths{0, count, count};
+  Status ran = k.runDynamic(
+      x.data(), x.size() * sizeof(float), codes.data(), codes.size(), x.size(),
+      ParameterOutputs{result.scales.data(), result.zeroPoints.data()}, nullptr,
+      &lengths);
+  EXPECT_TRUE(ran) << ran.message();
+  for (uint8_t code : codes)
+    result.codes.push_back(k.spec().storage.isSigned
+                               ? static_cast<int64_t>(static_cast<int8_t>(code))
+                               : static_cast<int64_t>(code));
+  return result;
+}
+
+using Codes = std::vector<int64_t>;
+using Scales = std::vector<float>;
+
+TEST(DynamicQcast, AbsMaxPerTensor) {
+  Quantized q = quantize("!quant.uniform<i8:f32, ?>", DynamicScheme::AbsMax,
+                         {-1.0f, 2.0f, 0.5f, 3.0f});
+  // s = fl(3 / 127); x / s = -42.33, 84.67, 21.17, 127.
+  EXPECT_EQ(q.scales, Scales{3.0f / 127.0f});
+  EXPECT_EQ(q.zeroPoints, Codes{0});
+  EXPECT_EQ(q.codes, (Codes{-42, 85, 21, 127}));
+}
+
+TEST(DynamicQcast, AbsMaxTiesRoundToEven) {
+  // a = 127 gives s = 1, so x / s is x: 2.5, 3.5 and -0.5 are exact ties.
+  Quantized q = quantize("!quant.uniform<i8:f32, ?>", DynamicScheme::AbsMax,
+                         {127.0f, 2.5f, 3.5f, -0.5f});
+  EXPECT_EQ(q.scales, Scales{1.0f});
+  EXPECT_EQ(q.codes, (Codes{127, 2, 4, 0}));
+}
+
+TEST(DynamicQcast, AllZeroGroupHasScaleOne) {
+  Quantized absmax = quantize("!quant.uniform<i8:f32, ?>",
+                              DynamicScheme::AbsMax, {0.0f, -0.0f, 0.0f});
+  EXPECT_EQ(absmax.scales, Scales{1.0f});
+  EXPECT_EQ(absmax.codes, (Codes{0, 0, 0}));
+  // minmax: s = 1 and z = qmin - rne(0 / 1) = qmin, which stands for 0.
+  Quantized minmax = quantize("!quant.uniform<i8:f32, ?>",
+                              DynamicScheme::MinMax, {0.0f, -0.0f});
+  EXPECT_EQ(minmax.scales, Scales{1.0f});
+  EXPECT_EQ(minmax.zeroPoints, Codes{-128});
+  EXPECT_EQ(minmax.codes, (Codes{-128, -128}));
+}
+
+TEST(DynamicQcast, NaNAndInfinitiesTakeNoPartInTheRange) {
+  Quantized q = quantize("!quant.uniform<i8:f32, ?>", DynamicScheme::AbsMax,
+                         {1e-3f, -5.0f, kNaN, kInf, -kInf});
+  EXPECT_EQ(q.scales, Scales{5.0f / 127.0f});
+  // NaN stores the zero point; the infinities saturate to the bounds.
+  EXPECT_EQ(q.codes, (Codes{0, -127, 0, 127, -128}));
+
+  Quantized onlySpecial = quantize("!quant.uniform<i8:f32, ?>",
+                                   DynamicScheme::AbsMax, {kNaN, kInf});
+  EXPECT_EQ(onlySpecial.scales, Scales{1.0f});
+  EXPECT_EQ(onlySpecial.codes, (Codes{0, 127}));
+}
+
+TEST(DynamicQcast, MinMaxExtendsTheRangeToZero) {
+  // u8, [-1, 2]: s = fl(3 / 255), fl(-1 / s) rounds to -85, z = 85.
+  Quantized u8 = quantize("!quant.uniform<u8:f32, ?>", DynamicScheme::MinMax,
+                          {-1.0f, 2.0f, 0.0f});
+  EXPECT_EQ(u8.scales, Scales{3.0f / 255.0f});
+  EXPECT_EQ(u8.zeroPoints, Codes{85});
+  EXPECT_EQ(u8.codes, (Codes{0, 255, 85}));
+  // Positive values only: lo = 0, so z = qmin and 0 stores as qmin.
+  Quantized positive = quantize("!quant.uniform<i8:f32, ?>",
+                                DynamicScheme::MinMax, {255.0f, 1.0f});
+  EXPECT_EQ(positive.scales, Scales{1.0f});
+  EXPECT_EQ(positive.zeroPoints, Codes{-128});
+  EXPECT_EQ(positive.codes, (Codes{127, -127}));
+}
+
+TEST(DynamicQcast, PerAxisRowsAreContiguousGroups) {
+  Quantized q =
+      quantize("tensor<2x4x!quant.uniform<i8:f32:0, ?>>", DynamicScheme::AbsMax,
+               {127.0f, 1.0f, 2.0f, 3.0f, -254.0f, 4.0f, 6.0f, 0.0f});
+  EXPECT_EQ(q.scales, (Scales{1.0f, 2.0f}));
+  EXPECT_EQ(q.codes, (Codes{127, 1, 2, 3, -127, 2, 3, 0}));
+}
+
+TEST(DynamicQcast, PerAxisInnermostColumnsAreStridedGroups) {
+  Quantized q =
+      quantize("tensor<2x4x!quant.uniform<i8:f32:1, ?>>", DynamicScheme::AbsMax,
+               {127.0f, 127.0f, 254.0f, 0.0f, -254.0f, 1.0f, 127.0f, 0.0f});
+  EXPECT_EQ(q.scales, (Scales{2.0f, 1.0f, 2.0f, 1.0f}));
+  // 127 / 2 = 63.5 is a tie: to the even 64.
+  EXPECT_EQ(q.codes, (Codes{64, 127, 127, 0, -127, 1, 64, 0}));
+}
+
+TEST(DynamicQcast, GroupsSpanEveryPeriodOfTheCall) {
+  // Two 2x2 tensors back to back, per row: row 0 of the second tensor
+  // (254) sets the scale of row 0 of both.
+  Quantized q =
+      quantize("tensor<2x2x!quant.uniform<i8:f32:0, ?>>", DynamicScheme::AbsMax,
+               {127.0f, 1.0f, 127.0f, 2.0f, 254.0f, 0.0f, 4.0f, 6.0f});
+  EXPECT_EQ(q.scales, (Scales{2.0f, 1.0f}));
+  EXPECT_EQ(q.codes, (Codes{64, 0, 127, 2, 127, 0, 4, 6}));
+}
+
+TEST(DynamicQcast, SubChannelBlocks) {
+  Quantized q = quantize("tensor<1x8x!quant.uniform<i8:f32:{1:4}, ?>>",
+                         DynamicScheme::AbsMax,
+                         {127.0f, 1.0f, 2.0f, 3.0f, 254.0f, 2.0f, 0.0f, -3.0f});
+  EXPECT_EQ(q.scales, (Scales{1.0f, 2.0f}));
+  EXPECT_EQ(q.codes, (Codes{127, 1, 2, 3, 127, 1, 0, -2}));
+}
+
+TEST(DynamicQcast, PyTorchAbsMaxClampsTheMagnitude) {
+  Quantized q = quantize("!quant.uniform<i8:f32, ?>", DynamicScheme::AbsMax,
+                         {1e-7f, 0.0f}, SemanticsPreset::PyTorch);
+  // max(a, fl32(1e-5)) / 127; then x * fl(1 / s) = 1.27 -> 1.
+  EXPECT_EQ(q.scales, Scales{1e-5f / 127.0f});
+  EXPECT_EQ(q.codes, (Codes{1, 0}));
+  Quantized all = quantize("!quant.uniform<i8:f32, ?>", DynamicScheme::AbsMax,
+                           {1e-5f, -2e-5f}, SemanticsPreset::PyTorch);
+  EXPECT_EQ(all.scales, Scales{2e-5f / 127.0f});
+  EXPECT_EQ(all.codes, (Codes{64, -127}));
+}
+
+TEST(DynamicQcast, PyTorchMinMaxSmallScaleAndFallback) {
+  // All zero: d = 0 -> 0.1; qint8 takes the zero point from qmax.
+  Quantized zeros = quantize("!quant.uniform<i8:f32, ?>", DynamicScheme::MinMax,
+                             {0.0f, 0.0f}, SemanticsPreset::PyTorch);
+  EXPECT_EQ(zeros.scales, Scales{0.1f});
+  EXPECT_EQ(zeros.zeroPoints, Codes{127});
+  // [0, 1e-3]: d < 6.1e-5 with lo = 0, so s = fl32(6.1e-5), z = qmin.
+  Quantized small = quantize("!quant.uniform<u8:f32, ?>", DynamicScheme::MinMax,
+                             {1e-3f, 0.0f}, SemanticsPreset::PyTorch);
+  EXPECT_EQ(small.scales, Scales{6.1e-5f});
+  EXPECT_EQ(small.zeroPoints, Codes{0});
+  // [-1, 1]: d = 2/255, z_lo = -128 + 127.5 = -0.5 wins (error 0.5 < 1)
+  // and rounds to even: 0.
+  Quantized unit = quantize("!quant.uniform<i8:f32, ?>", DynamicScheme::MinMax,
+                            {-1.0f, 1.0f}, SemanticsPreset::PyTorch);
+  EXPECT_EQ(unit.scales, Scales{static_cast<float>(2.0 / 255.0)});
+  EXPECT_EQ(unit.zeroPoints, Codes{0});
+}
+
+TEST(DynamicQcast, RoundTripsThroughRuntimeParameterDcast) {
+  auto runtime = makeRuntime();
+  ASSERT_TRUE(runtime);
+  const std::string type = "tensor<2x4x!quant.uniform<u8:f32:0, ?>>";
+  const std::vector<float> x = {-1.5f, 0.25f, 3.0f, 7.0f,
+                                2.0f,  4.0f,  8.0f, 1.0f};
+  Quantized q = quantize(type, DynamicScheme::MinMax, x);
+  LoweringOptions lowering = runtime->defaultLowering();
+  lowering.runtimeParameters = true;
+  Expected<std::shared_ptr<const Kernel>> dcast =
+      runtime->compile(type, KernelOp::DCast, lowering);
+  ASSERT_TRUE(dcast) << dcast.status().message();
+  std::vector<uint8_t> codes(q.codes.begin(), q.codes.end());
+  std::vector<float> y(x.size());
+  KernelParams params;
+  params.scales = q.scales.data();
+  params.zeroPoints = q.zeroPoints.data();
+  ASSERT_TRUE((*dcast)->run(codes.data(), codes.size(), y.data(),
+                            y.size() * sizeof(float), x.size(), &params));
+  for (size_t i = 0; i < x.size(); ++i) {
+    size_t row = i / 4;
+    float expected = (static_cast<float>(q.codes[i]) -
+                      static_cast<float>(q.zeroPoints[row])) *
+                     q.scales[row];
+    EXPECT_EQ(y[i], expected) << i;
+    EXPECT_NEAR(y[i], x[i], q.scales[row] / 2 * 1.0001f) << i;
+  }
+}
+
+TEST(DynamicQcast, F64ValuesGiveF64Scales) {
+  auto runtime = makeRuntime();
+  ASSERT_TRUE(runtime);
+  Expected<std::shared_ptr<const Kernel>> kernel = compileDynamic(
+      *runtime, "!quant.uniform<i8:f64, ?>", DynamicScheme::AbsMax);
+  ASSERT_TRUE(kernel) << kernel.status().message();
+  const double x[2] = {0.1, -3.0};
+  int8_t codes[2] = {};
+  double scale = 0;
+  ASSERT_TRUE((*kernel)->runDynamic(x, sizeof x, codes, sizeof codes, 2,
+                                    ParameterOutputs{&scale, nullptr}));
+  EXPECT_EQ(scale, 3.0 / 127.0);
+  EXPECT_EQ(codes[0], 4); // 0.1 / (3/127) = 4.23
+  EXPECT_EQ(codes[1], -127);
+}
+
+TEST(DynamicQcast, EmptyCallWritesEveryParameter) {
+  auto runtime = makeRuntime();
+  ASSERT_TRUE(runtime);
+  Expected<std::shared_ptr<const Kernel>> kernel =
+      compileDynamic(*runtime, "tensor<3x2x!quant.uniform<u8:f32:0, ?>>",
+                     DynamicScheme::MinMax);
+  ASSERT_TRUE(kernel) << kernel.status().message();
+  float scales[3] = {0, 0, 0};
+  int64_t zeroPoints[3] = {9, 9, 9};
+  ASSERT_TRUE((*kernel)->runDynamic(nullptr, 0, nullptr, 0, 0,
+                                    ParameterOutputs{scales, zeroPoints}));
+  EXPECT_EQ(std::vector<float>(scales, scales + 3), (Scales{1, 1, 1}));
+  EXPECT_EQ(std::vector<int64_t>(zeroPoints, zeroPoints + 3), (Codes{0, 0, 0}));
+}
+
+TEST(DynamicQcastSpec, CanonicalStringNamesSchemeAndRule) {
+  auto runtime = makeRuntime();
+  ASSERT_TRUE(runtime);
+  Expected<std::shared_ptr<const Kernel>> absmax = compileDynamic(
+      *runtime, "!quant.uniform<i8:f32, ?>", DynamicScheme::AbsMax);
+  ASSERT_TRUE(absmax);
+  EXPECT_NE(
+      (*absmax)->spec().canonicalString().find(" params=dynamic(absmax) "),
+      std::string::npos);
+  Expected<std::shared_ptr<const Kernel>> pytorch =
+      compileDynamic(*runtime, "!quant.uniform<u8:f32, 1.0>",
+                     DynamicScheme::MinMax, SemanticsPreset::PyTorch);
+  ASSERT_TRUE(pytorch);
+  EXPECT_NE((*pytorch)->spec().canonicalString().find(
+                " params=dynamic(minmax,pytorch) "),
+            std::string::npos);
+  EXPECT_NE(*absmax, *pytorch);
+}
+
+TEST(DynamicQcastSpec, WhatIsNotDefinedIsUnsupported) {
+  auto runtime = makeRuntime();
+  ASSERT_TRUE(runtime);
+  struct Case {
+    const char *type;
+    KernelOp op;
+    DynamicScheme scheme;
+    SemanticsPreset preset;
+  };
+  for (const Case &c : {
+           Case{"!quant.uniform<i8:f32, ?>", KernelOp::DCast,
+                DynamicScheme::AbsMax, SemanticsPreset::Default},
+           Case{"!quant.uniform<i8:f16, ?>", KernelOp::QCast,
+                DynamicScheme::AbsMax, SemanticsPreset::Default},
+           Case{"!quant.uniform<f8E4M3FN:f32, ?>", KernelOp::QCast,
+                DynamicScheme::AbsMax, SemanticsPreset::Default},
+           Case{"!quant.uniform<u8:f32, ?>", KernelOp::QCast,
+                DynamicScheme::AbsMax, SemanticsPreset::Default},
+           Case{"!quant.uniform<i4:f32, ?>", KernelOp::QCast,
+                DynamicScheme::MinMax, SemanticsPreset::PyTorch},
+       }) {
+    LoweringOptions lowering = loweringForPreset(c.preset);
+    lowering.dynamicScheme = c.scheme;
+    Expected<std::shared_ptr<const Kernel>> kernel =
+        runtime->compile(c.type, c.op, lowering);
+    ASSERT_FALSE(kernel) << c.type;
+    EXPECT_EQ(kernel.status().code(), ErrorCode::Unsupported)
+        << c.type << ": " << kernel.status().message();
+  }
+}
+
+TEST(DynamicQcastBackends, JitBackendsRefuseAndAutoRunsTheReference) {
+  for (BackendKind backend : {BackendKind::Llvm, BackendKind::Asmjit}) {
+    auto runtime = makeRuntime(backend);
+    if (!runtime)
+      continue; // Not in this build or on this CPU.
+    Expected<std::shared_ptr<const Kernel>> kernel = compileDynamic(
+        *runtime, "!quant.uniform<i8:f32, ?>", DynamicScheme::AbsMax);
+    ASSERT_FALSE(kernel) << backendKindName(backend);
+    EXPECT_EQ(kernel.status().code(), ErrorCode::Unsupported)
+        << kernel.status().message();
+  }
+  auto runtime = makeRuntime();
+  ASSERT_TRUE(runtime);
+  Expected<std::shared_ptr<const Kernel>> kernel = compileDynamic(
+      *runtime, "!quant.uniform<i8:f32, ?>", DynamicScheme::AbsMax);
+  ASSERT_TRUE(kernel) << kernel.status().message();
+  EXPECT_EQ((*kernel)->backend(), BackendKind::Reference);
+}
+
+TEST(DynamicQcastErrors, CallsAreCheckedAndWriteNothing) {
+  auto runtime = makeRuntime();
+  ASSERT_TRUE(runtime);
+  Expected<std::shared_ptr<const Kernel>> kernel =
+      compileDynamic(*runtime, "tensor<2x2x!quant.uniform<i8:f32:0, ?>>",
+                     DynamicScheme::AbsMax);
+  ASSERT_TRUE(kernel) << kernel.status().message();
+  const Kernel &k = **kernel;
+  const float x[4] = {1, 2, 3, 4};
+  int8_t codes[4] = {7, 7, 7, 7};
+  float scales[2] = {5, 5};
+  int64_t zeroPoints[2] = {5, 5};
+  ParameterOutputs outputs{scales, zeroPoints};
+  auto untouched = [&] {
+    return codes[0] == 7 && codes[3] == 7 && scales[0] == 5 && scales[1] == 5 &&
+           zeroPoints[0] == 5;
+  };
+  // run() cannot give it somewhere to write the parameters.
+  Status plain = k.run(x, sizeof x, codes, sizeof codes, 4);
+  EXPECT_EQ(plain.code(), ErrorCode::InvalidArgument);
+  EXPECT_NE(plain.message().find("runDynamic"), std::string::npos);
+  // No scales output; short arrays; a partial period; a short destination.
+  EXPECT_EQ(k.runDynamic(x, sizeof x, codes, sizeof codes, 4,
+                         ParameterOutputs{nullptr, zeroPoints})
+                .code(),
+            ErrorCode::InvalidArgument);
+  ParameterCounts shortScales{0, 1, 2};
+  EXPECT_EQ(k.runDynamic(x, sizeof x, codes, sizeof codes, 4, outputs, nullptr,
+                         &shortScales)
+                .code(),
+            ErrorCode::InvalidArgument);
+  ParameterCounts shortZeros{0, 2, 1};
+  EXPECT_EQ(k.runDynamic(x, sizeof x, codes, sizeof codes, 4, outputs, nullptr,
+                         &shortZeros)
+                .code(),
+            ErrorCode::InvalidArgument);
+  EXPECT_EQ(k.runDynamic(x, sizeof x, codes, sizeof codes, 3, outputs).code(),
+            ErrorCode::InvalidArgument);
+  EXPECT_EQ(k.runDynamic(x, sizeof x, codes, 3, 4, outputs).code(),
+            ErrorCode::InvalidArgument);
+  EXPECT_TRUE(untouched());
+
+  // A kernel that is not a dynamic qcast refuses runDynamic.
+  Expected<std::shared_ptr<const Kernel>> baked = runtime->compile(
+      "tensor<2x2x!quant.uniform<i8:f32:0, {1.0, 2.0}>>", KernelOp::QCast);
+  ASSERT_TRUE(baked);
+  EXPECT_EQ(
+      (*baked)->runDynamic(x, sizeof x, codes, sizeof codes, 4, outputs).code(),
+      ErrorCode::InvalidArgument);
+  EXPECT_TRUE(untouched());
+}
+
+} // namespace
+} // namespace qjit
