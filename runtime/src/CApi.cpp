@@ -47,12 +47,8 @@ constexpr size_t kRuntimeOptionsV1 =
 constexpr size_t kCompileOptionsV1 =
     offsetof(qjit_compile_options, runtime_parameters) +
     sizeof(qjit_compile_options::runtime_parameters);
-constexpr size_t kCompileOptionsV2 = // + saturate
-    offsetof(qjit_compile_options, saturate) +
-    sizeof(qjit_compile_options::saturate);
-constexpr size_t kCompileOptionsV3 = // + dynamic
-    offsetof(qjit_compile_options, dynamic) +
-    sizeof(qjit_compile_options::dynamic);
+// Later versions appended saturate, then dynamic; a field the caller's
+// size does not cover keeps its default (copyCallerOptions).
 constexpr size_t kParamInfoV1 =
     offsetof(qjit_param_info, dims) + sizeof(qjit_param_info::dims);
 
@@ -111,6 +107,16 @@ template <typename Enum> long long rawValue(const Enum &value) {
   std::underlying_type_t<Enum> raw;
   std::memcpy(&raw, &value, sizeof raw);
   return static_cast<long long>(raw);
+}
+
+/// The fields of a caller's options struct its `size` covers, over the
+/// defaults in `options`: copied as bytes, since the caller's enums may hold
+/// any int (rawValue checks them afterwards).
+template <typename Options>
+void copyCallerOptions(Options &options, const Options &given) {
+  size_t ownSize = options.size;
+  std::memcpy(&options, &given, std::min(given.size, sizeof(Options)));
+  options.size = ownSize;
 }
 
 template <typename Enum> bool inRange(const Enum &value, Enum last) {
@@ -239,11 +245,7 @@ qjit_status qjit_runtime_create(const qjit_runtime_options *options,
                                      "qjit_runtime_options_init");
           !s)
         return s;
-      c.backend = options->backend;
-      c.max_isa = options->max_isa;
-      c.semantics = options->semantics;
-      c.cache_max_kernels = options->cache_max_kernels;
-      c.cache_max_code_bytes = options->cache_max_code_bytes;
+      copyCallerOptions(c, *options);
     }
     if (!inRange(c.backend, QJIT_BACKEND_REFERENCE))
       return invalid("invalid backend " + std::to_string(rawValue(c.backend)));
@@ -317,12 +319,7 @@ qjit_status qjit_kernel_compile(qjit_runtime *runtime, const char *type,
                                      "qjit_compile_options_init");
           !s)
         return s;
-      c.unpacked = options->unpacked;
-      c.runtime_parameters = options->runtime_parameters;
-      if (options->size >= kCompileOptionsV2)
-        c.saturate = options->saturate;
-      if (options->size >= kCompileOptionsV3)
-        c.dynamic = options->dynamic;
+      copyCallerOptions(c, *options);
     }
     if (!inRange(c.dynamic, QJIT_DYNAMIC_MINMAX))
       return invalid("invalid dynamic " + std::to_string(rawValue(c.dynamic)));
