@@ -48,7 +48,7 @@ constexpr size_t kCompileOptionsV1 =
     offsetof(qjit_compile_options, runtime_parameters) +
     sizeof(qjit_compile_options::runtime_parameters);
 // Later versions appended saturate, then dynamic; a field the caller's
-// size does not cover keeps its default (copyCallerOptions).
+// size does not cover keeps its default (readCallerOptions).
 constexpr size_t kParamInfoV1 =
     offsetof(qjit_param_info, dims) + sizeof(qjit_param_info::dims);
 
@@ -107,16 +107,6 @@ template <typename Enum> long long rawValue(const Enum &value) {
   std::underlying_type_t<Enum> raw;
   std::memcpy(&raw, &value, sizeof raw);
   return static_cast<long long>(raw);
-}
-
-/// The fields of a caller's options struct its `size` covers, over the
-/// defaults in `options`: copied as bytes, since the caller's enums may hold
-/// any int (rawValue checks them afterwards).
-template <typename Options>
-void copyCallerOptions(Options &options, const Options &given) {
-  size_t ownSize = options.size;
-  std::memcpy(&options, &given, std::min(given.size, sizeof(Options)));
-  options.size = ownSize;
 }
 
 template <typename Enum> bool inRange(const Enum &value, Enum last) {
@@ -184,6 +174,24 @@ Status checkStructSize(size_t size, size_t firstVersion, const char *what,
   return Status::ok();
 }
 
+/// The fields of a caller's options struct (NULL: none) its `size` covers,
+/// over the defaults in `options`, once the size is checked against the
+/// first version's: copied as bytes, since the caller's enums may hold any
+/// int (rawValue checks them afterwards).
+template <typename Options>
+Status readCallerOptions(Options &options, const Options *given,
+                         size_t firstVersion, const char *name,
+                         const char *init) {
+  if (!given)
+    return Status::ok();
+  if (Status s = checkStructSize(given->size, firstVersion, name, init); !s)
+    return s;
+  size_t ownSize = options.size;
+  std::memcpy(&options, given, std::min(given->size, sizeof(Options)));
+  options.size = ownSize;
+  return Status::ok();
+}
+
 Status checkKernel(const qjit_kernel *kernel) {
   return checkNotNull(kernel, "kernel");
 }
@@ -238,15 +246,12 @@ qjit_status qjit_runtime_create(const qjit_runtime_options *options,
       return s;
     qjit_runtime_options c;
     qjit_runtime_options_init(&c);
-    if (options) {
-      // Every field so far is in the first version.
-      if (Status s = checkStructSize(options->size, kRuntimeOptionsV1,
+    // Every field so far is in the first version.
+    if (Status s = readCallerOptions(c, options, kRuntimeOptionsV1,
                                      "qjit_runtime_options",
                                      "qjit_runtime_options_init");
-          !s)
-        return s;
-      copyCallerOptions(c, *options);
-    }
+        !s)
+      return s;
     if (!inRange(c.backend, QJIT_BACKEND_REFERENCE))
       return invalid("invalid backend " + std::to_string(rawValue(c.backend)));
     if (!inRange(c.semantics, QJIT_SEMANTICS_TFLITE))
@@ -313,14 +318,11 @@ qjit_status qjit_kernel_compile(qjit_runtime *runtime, const char *type,
       return invalid("invalid op " + std::to_string(rawValue(op)));
     qjit_compile_options c;
     qjit_compile_options_init(&c);
-    if (options) {
-      if (Status s = checkStructSize(options->size, kCompileOptionsV1,
+    if (Status s = readCallerOptions(c, options, kCompileOptionsV1,
                                      "qjit_compile_options",
                                      "qjit_compile_options_init");
-          !s)
-        return s;
-      copyCallerOptions(c, *options);
-    }
+        !s)
+      return s;
     if (!inRange(c.dynamic, QJIT_DYNAMIC_MINMAX))
       return invalid("invalid dynamic " + std::to_string(rawValue(c.dynamic)));
     if (!inRange(c.saturate, QJIT_SATURATE_OFF))
