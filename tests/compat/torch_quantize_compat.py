@@ -17,19 +17,7 @@ import subprocess
 import sys
 import tempfile
 
-try:
-    import numpy as np
-    import torch
-except ImportError as missing:
-    print(f"skipped: {missing.name} is not installed (Debian python3-torch)")
-    sys.exit(77)
-
-QJIT = sys.argv[1]
-SEED_TEXT = os.environ.get("QJIT_TEST_SEED")
-SEED = int(SEED_TEXT, 0) if SEED_TEXT else int.from_bytes(os.urandom(4),
-                                                          "little")
-print(f"QJIT_TEST_SEED={SEED}")
-rng = np.random.default_rng(SEED)
+from compat_setup import QJIT, np, rng, torch  # exits 77 without torch
 
 
 def inputs(scale):
