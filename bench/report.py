@@ -66,6 +66,22 @@ def command_output(command):
         return ""
 
 
+def widest_vector_isa():
+    """The host's widest x86 vector extension with its AVX-512 subsets, from
+    the first processor's flags (which list avx2 before any avx512*)."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as f:
+            flags = next((line.split(":", 1)[1].split() for line in f
+                          if line.startswith("flags")), [])
+    except OSError:
+        return "?"
+    avx512 = sorted(flag[len("avx512"):].lstrip("_") for flag in flags
+                    if flag.startswith("avx512"))
+    if avx512:
+        return "avx512 (%s)" % ", ".join(avx512)
+    return "avx2" if "avx2" in flags else "?"
+
+
 def machine_lines(data):
     context = data.get("context", {})
     repetitions = max((b.get("repetitions", 1)
@@ -77,16 +93,14 @@ def machine_lines(data):
     for line in command_output(["lscpu"]).splitlines():
         if line.startswith("Model name:"):
             cpu = line.split(":", 1)[1].strip()
-    flags = command_output(["grep", "-m1", "-o", r"avx512[a-z]*\|avx2",
-                            "/proc/cpuinfo"])
+    isa = widest_vector_isa()
     caches = ", ".join(
         "L%d %s %d KiB" % (c["level"], c["type"].lower(), c["size"] // 1024)
         for c in context.get("caches", []))
     lines = [
         "- CPU: %s, %s CPUs at %s MHz; widest vector ISA: %s" % (
             cpu or "?", context.get("num_cpus", "?"),
-            context.get("mhz_per_cpu", "?"), flags.splitlines()[0]
-            if flags else "?"),
+            context.get("mhz_per_cpu", "?"), isa),
         "- Caches: " + (caches or "?"),
         "- OS: %s %s" % (platform.system(), platform.release()),
         "- Run: %s, single thread (XNNPACK without a threadpool, oneDNN with "
@@ -304,6 +318,54 @@ def target_lines(results):
             "the input and write the output.", "",
             "| case | N | qjit | target | needs (el/ns) | memory limit (el/ns) "
             "| |", "|---|---|---:|---:|---:|---:|---|"] + lines + [""]
+
+
+def qjit_isa(rows):
+    """The ISA level the run's qjit rows ran at (their label's last word)."""
+    labels = [record["label"] for b in QJIT_ROWS for record in
+              rows.get(b, {}).values() if record["label"]]
+    return labels[0].split()[-1] if labels else ""
+
+
+def avx512_target_lines(results):
+    """Issue 18's AVX-512 targets, when qjit's kernels ran at avx512: per
+    tensor against XNNPACK, per axis and blockwise qcast against qjit's own
+    per-tensor kernel and oneDNN at 4K/64K, and every case against the
+    memory limit at 1M/16M."""
+    lines = []
+    own = results.throughput.get(("qcast", "i8_per_tensor"), {})
+    for (op, case), rows in results.throughput.items():
+        if qjit_isa(rows) != "avx512":
+            continue
+        for n in sorted({n for r in rows.values() for n in r}):
+            value = best_qjit(rows, n)
+            if value is None:
+                continue
+            checks = []
+            if n >= 1 << 20:
+                checks.append(("memory limit", memory_limit(rows, n), 0.9))
+            elif "per_tensor" in case and "xnnpack" in rows:
+                checks.append(("xnnpack", rows["xnnpack"].get(n, {}).get(
+                    "el_ns"), 1.0 if op == "qcast" else 1.2))
+            elif op == "qcast" and case.startswith("i8_"):
+                checks.append(("qjit i8_per_tensor", best_qjit(own, n), 0.9))
+                checks.append(("onednn", rows.get("onednn", {}).get(
+                    n, {}).get("el_ns"), 2.0))
+            for name, base, need in checks:
+                if not base:
+                    continue
+                ratio = value / base
+                lines.append("| %s %s | %s | %.2f× %s | ≥ %.1f× | %s |" % (
+                    op, case, size_name(n), ratio, name, need,
+                    "met" if ratio >= need else "**not met**"))
+    if not lines:
+        return []
+    return ["## AVX-512 targets (issue 18)", "",
+            "qjit's faster backend at avx512 against XNNPACK (per tensor), "
+            "its own i8 per-tensor qcast and oneDNN (per axis, blockwise) "
+            "at 4K and 64K, and the faster memory row at 1M and 16M.", "",
+            "| case | N | qjit | target | |", "|---|---|---:|---:|---|"] + \
+        lines + [""]
 
 
 # Compact formats (issue 8) against qjit's own int8 kernels in the same run:
@@ -575,6 +637,7 @@ def main():
         lines += ["![qjit over the best peer vs N](%s)" % os.path.relpath(
             args.out_png, os.path.dirname(args.out_md)), ""]
     lines += target_lines(results)
+    lines += avx512_target_lines(results)
     lines += compact_lines(results)
     lines += table_lines(results)
     lines += division_lines()
