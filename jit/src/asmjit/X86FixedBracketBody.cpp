@@ -46,6 +46,7 @@ constexpr unsigned kDivisor = 16;    ///< s (or y under `reciprocal`).
 constexpr unsigned kZero = 17;       ///< z in f32.
 constexpr unsigned kClamp = 18;      ///< 127 (signed) or 0 (unsigned).
 constexpr unsigned kSlotOffset = 20; ///< Per-slot offsets of multi-run steps.
+constexpr unsigned kSlotY = 24;      ///< Per-run 2^16·y of multi-run steps.
 inline const x86::KReg kEvenBytes = x86::k6;
 inline const x86::KReg kFail = x86::k7;
 inline const x86::KReg kOrdered = x86::k2;
@@ -375,8 +376,17 @@ private:
         a.vmovups(slotOffset, offset.as<x86::Mem>());
         offset = slotOffset;
       }
-      // x = x · y16 + offset (the multiplicand may come from memory).
-      a.emit(x86::Inst::kIdVfmadd132ps, zmm(j), offset, p.y);
+      asmjit::Operand y = p.y;
+      if (!y.isReg() && runs) {
+        // One broadcast per run: a register FMA instead of one with an
+        // indexed broadcast operand, which Intel cores unlaminate.
+        x86::Zmm runY = zmm(fx::kSlotY + j / perRun);
+        if (j % perRun == 0)
+          a.vbroadcastss(runY, y.as<x86::Mem>()._1to1());
+        y = runY;
+      }
+      // x = x · y16 + offset.
+      a.emit(x86::Inst::kIdVfmadd132ps, zmm(j), offset, y);
     }
     for (unsigned j = 0; j < reg::kUnroll; ++j)
       a.vcvtps2dq(zmm(j), zmm(j));
