@@ -585,6 +585,30 @@ def table_lines(results):
     return lines + [""]
 
 
+def disk_cache_lines(tool, kernels):
+    """The persistent cache's figures from bench/DiskCacheBench.cpp (two
+    child processes: cold llvm compiles, then the same from disk); none
+    when the tool is not built or `kernels` is 0."""
+    if not kernels or not os.path.exists(tool):
+        return []
+    run = subprocess.run([tool, "--kernels=%d" % kernels],
+                         capture_output=True, text=True)
+    if run.returncode != 0:
+        print("report: %s failed: %s" % (tool, run.stderr), file=sys.stderr)
+        return []
+    lines = ["## Persistent cache", "",
+             "`qjit_disk_cache_bench --kernels=%d`: one process compiles %d "
+             "distinct llvm kernels cold into a fresh `QJIT_CACHE_DIR`, a "
+             "second process compiles the same kernels from it (wall time, "
+             "runtime creation included); then asmjit's mean compile time "
+             "against the mean time to read and check one entry."
+             % (kernels, kernels), "", "| figure | value |", "|---|---:|"]
+    for line in run.stdout.splitlines():
+        name, _, value = line.partition(" ")
+        lines.append("| %s | %s |" % (name.replace("disk_cache/", ""), value))
+    return lines + [""]
+
+
 def kept_section(path, title):
     """The lines of section `title` in the existing report, which another
     script writes (bench/python_overhead.py: "Calls from Python"), so a
@@ -614,6 +638,11 @@ def main():
     parser.add_argument("--repetitions", type=int, default=1,
                         help="run each benchmark this many times, "
                         "interleaved, and report the medians")
+    parser.add_argument("--disk-cache-bench", default=os.path.join(
+        ROOT, "build", "bench", "qjit_disk_cache_bench"))
+    parser.add_argument("--disk-cache-kernels", type=int, default=1000,
+                        help="kernels for the persistent cache figures "
+                        "(0: skip them)")
     parser.add_argument("--out-md", default=os.path.join(
         ROOT, "docs", "performance.md"))
     parser.add_argument("--out-png", default=os.path.join(
@@ -654,6 +683,7 @@ def main():
     for (op, case), rows in results.throughput.items():
         lines += throughput_table(op, case, rows, results) + [""]
     lines += latency_lines(results)
+    lines += disk_cache_lines(args.disk_cache_bench, args.disk_cache_kernels)
     lines += skipped_lines(results)
     lines += kept_section(args.out_md, "Calls from Python")
     os.makedirs(os.path.dirname(args.out_md), exist_ok=True)

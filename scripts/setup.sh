@@ -14,6 +14,8 @@ packages=(
   nlohmann-json3-dev
   # `qjit run --params-out=FILE.npz` (zip archives of .npy files)
   libminizip-dev
+  # the persistent kernel cache's entry checksums (CRC-32)
+  zlib1g-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3 python3-numpy
   # bench/report.py's plot

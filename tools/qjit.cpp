@@ -79,6 +79,18 @@ void printCacheStats() {
                (unsigned long long)s.compiles, (unsigned long long)s.failures,
                s.compileNanoseconds / 1e6, (unsigned long long)s.evictions,
                (unsigned long long)s.typeTextHits);
+  // Only when a disk cache was in use (QJIT_CACHE_DIR), so the usual line
+  // stays alone.
+  if (s.diskHits + s.diskMisses + s.diskWrites > 0)
+    std::fprintf(
+        stderr,
+        "qjit disk cache: %llu hits, %llu misses, %llu writes, %llu "
+        "bytes read, %llu bytes written, %llu evictions, %llu "
+        "rejected\n",
+        (unsigned long long)s.diskHits, (unsigned long long)s.diskMisses,
+        (unsigned long long)s.diskWrites, (unsigned long long)s.diskBytesRead,
+        (unsigned long long)s.diskBytesWritten,
+        (unsigned long long)s.diskEvictions, (unsigned long long)s.diskRejects);
 }
 
 } // namespace

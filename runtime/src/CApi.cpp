@@ -234,9 +234,14 @@ void qjit_runtime_options_init(qjit_runtime_options *options) {
   if (!options)
     return;
   CacheLimits limits;
-  *options = qjit_runtime_options{
-      sizeof(qjit_runtime_options), QJIT_BACKEND_AUTO, nullptr,
-      QJIT_SEMANTICS_DEFAULT,       limits.maxKernels, limits.maxCodeBytes};
+  *options = qjit_runtime_options{sizeof(qjit_runtime_options),
+                                  QJIT_BACKEND_AUTO,
+                                  nullptr,
+                                  QJIT_SEMANTICS_DEFAULT,
+                                  limits.maxKernels,
+                                  limits.maxCodeBytes,
+                                  nullptr,
+                                  DiskCacheOptions().maxBytes};
 }
 
 qjit_status qjit_runtime_create(const qjit_runtime_options *options,
@@ -246,7 +251,7 @@ qjit_status qjit_runtime_create(const qjit_runtime_options *options,
       return s;
     qjit_runtime_options c;
     qjit_runtime_options_init(&c);
-    // Every field so far is in the first version.
+    // Fields past the first version keep their defaults unless covered.
     if (Status s = readCallerOptions(c, options, kRuntimeOptionsV1,
                                      "qjit_runtime_options",
                                      "qjit_runtime_options_init");
@@ -265,6 +270,9 @@ qjit_status qjit_runtime_create(const qjit_runtime_options *options,
     cpp.perAxisDequantizeInF64 = semantics.perAxisDequantizeInF64;
     cpp.dynamicRule = semantics.dynamicRule;
     cpp.cache = CacheLimits{c.cache_max_kernels, c.cache_max_code_bytes};
+    if (c.cache_dir)
+      cpp.diskCache.directory = c.cache_dir;
+    cpp.diskCache.maxBytes = c.cache_max_disk_bytes;
     if (c.max_isa) {
       Expected<IsaLevel> isa = parseIsaLevel(c.max_isa);
       if (!isa)
@@ -293,6 +301,33 @@ qjit_status qjit_runtime_stats(const qjit_runtime *runtime,
         qjit_cache_stats{cpp.hits,     cpp.misses,    cpp.compiles,
                          cpp.failures, cpp.evictions, cpp.compileNanoseconds,
                          cpp.kernels,  cpp.codeBytes};
+    return Status::ok();
+  });
+}
+
+qjit_status qjit_runtime_disk_stats(const qjit_runtime *runtime,
+                                    qjit_disk_cache_stats *stats) {
+  return guarded([&]() -> Status {
+    if (Status s = checkNotNull(runtime, "runtime"); !s)
+      return s;
+    if (Status s = checkNotNull(stats, "stats output"); !s)
+      return s;
+    if (stats->size == 0)
+      return invalid("qjit_disk_cache_stats.size is 0 (set it to sizeof)");
+    CacheStats cpp = runtime->runtime->stats();
+    qjit_disk_cache_stats c{sizeof(qjit_disk_cache_stats),
+                            cpp.diskHits,
+                            cpp.diskMisses,
+                            cpp.diskWrites,
+                            cpp.diskBytesRead,
+                            cpp.diskBytesWritten,
+                            cpp.diskEvictions,
+                            cpp.diskRejects};
+    // Only what the caller's struct holds; its size stays its own.
+    size_t covered = std::min(stats->size, sizeof c);
+    std::memcpy(reinterpret_cast<char *>(stats) + sizeof c.size,
+                reinterpret_cast<const char *>(&c) + sizeof c.size,
+                covered > sizeof c.size ? covered - sizeof c.size : 0);
     return Status::ok();
   });
 }

@@ -2,6 +2,7 @@
 #include "qjit/Runtime.h"
 
 #include "BestFitBackend.h"
+#include "DiskCache.h"
 #include "KernelCache.h"
 #include "Kernels.h"
 #include "Log.h"
@@ -12,6 +13,7 @@
 #include "qjit/internal/LibraryVersions.h"
 
 #include <array>
+#include <cstdlib>
 #include <vector>
 
 namespace qjit {
@@ -24,6 +26,24 @@ constexpr std::array<std::string_view, 4> kBackendKindNames = {
 /// The JIT backends `Auto` tries, in this order among equal fits.
 constexpr std::array<BackendKind, 2> kAutoBackends = {BackendKind::Asmjit,
                                                       BackendKind::Llvm};
+
+/// The persistent cache the options ask for, or null.
+std::shared_ptr<DiskCache> openDiskCache(const DiskCacheOptions &options,
+                                         IsaLevel isa) {
+  std::string directory = options.directory;
+  if (directory.empty())
+    if (const char *env = std::getenv("QJIT_CACHE_DIR"))
+      directory = env;
+  if (directory.empty() || options.maxBytes == 0)
+    return nullptr;
+  // What the in-memory cache holds fixed per runtime; each backend adds
+  // its target and the spec.
+  std::string prefix = libraryVersions() +
+                       " entry=" + std::to_string(DiskCache::kFormatVersion) +
+                       " isa=" + std::string(isaLevelName(isa)) +
+                       " host=" + std::string(isaLevelName(hostIsaLevel()));
+  return DiskCache::open(directory, options.maxBytes, std::move(prefix));
+}
 
 } // namespace
 
@@ -94,6 +114,8 @@ public:
   /// exactly the requested one for an explicit JIT backend.
   std::vector<std::shared_ptr<SharedBackend>> jitBackends;
   KernelCache cache;
+  /// The persistent cache, shared with the backends; null when off.
+  std::shared_ptr<DiskCache> disk;
   /// What compile(typeText, ...) calls lowered to.
   TypeTextMemo typeTextMemo;
 };
@@ -107,6 +129,7 @@ Runtime::create(const RuntimeOptions &options) {
   if (!isa)
     return isa.status();
   auto impl = std::make_unique<Impl>(options, *isa);
+  impl->disk = openDiskCache(options.diskCache, *isa);
   std::vector<BackendKind> wanted;
   if (options.backend == BackendKind::Auto)
     wanted.assign(kAutoBackends.begin(), kAutoBackends.end());
@@ -116,6 +139,7 @@ Runtime::create(const RuntimeOptions &options) {
     std::string_view name = backendKindName(kind);
     Expected<std::unique_ptr<Backend>> backend = createBackend(name, *isa);
     if (backend) {
+      (*backend)->setCodeStore(impl->disk);
       impl->jitBackends.push_back(
           std::make_shared<SharedBackend>(kind, std::move(*backend)));
       continue;
@@ -184,6 +208,8 @@ IsaLevel Runtime::isa() const { return impl_->isa; }
 CacheStats Runtime::stats() const {
   CacheStats stats = impl_->cache.stats();
   stats.typeTextHits = impl_->typeTextMemo.hits();
+  if (impl_->disk)
+    impl_->disk->addTo(stats);
   return stats;
 }
 
@@ -195,6 +221,7 @@ void Runtime::clearCache() {
 CacheStats processCacheStats() {
   CacheStats stats = KernelCache::processStats();
   stats.typeTextHits = TypeTextMemo::processHits();
+  DiskCache::addProcessTotals(stats);
   return stats;
 }
 

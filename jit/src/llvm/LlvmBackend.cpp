@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "qjit/internal/LlvmBackend.h"
 
+#include "DiskObjectCache.h"
 #include "FatalErrorGuard.h"
 #include "FinishedKernel.h"
 #include "JitSession.h"
@@ -28,9 +29,11 @@
 #include <llvm/TargetParser/Triple.h>
 
 #include <atomic>
+#include <charconv>
 #include <chrono>
 #include <mutex>
 #include <optional>
+#include <random>
 
 namespace qjit {
 
@@ -111,6 +114,16 @@ struct HostCodegen {
   std::unique_ptr<llvm::legacy::PassManager> passes;
 };
 
+/// 64 random bits in hex and an underscore (LlvmBackend::symbolTag_).
+std::string randomSymbolTag() {
+  std::random_device device;
+  uint64_t bits = (uint64_t(device()) << 32) | device();
+  char digits[16];
+  auto [end, error] = std::to_chars(digits, digits + 16, bits, 16);
+  (void)error; // 16 hex digits always fit.
+  return std::string(digits, end) + "_";
+}
+
 class LlvmBackend final : public Backend {
 public:
   LlvmBackend(IsaLevel isa, TargetConfig host,
@@ -137,15 +150,23 @@ public:
                            "llvm: this host cannot run " +
                                std::string(isaLevelName(isa_)) +
                                " code (assembly only)");
-    std::string symbol =
-        "qjit_" + spec.kernelName() + "_" + std::to_string(counter_++);
-    Expected<std::unique_ptr<llvm::MemoryBuffer>> object =
-        compileObject(spec, symbol);
-    if (!object)
-      return object.status();
-    Expected<JitKernel> kernel = session_->add(std::move(*object), symbol);
-    if (!kernel)
-      return kernel.status();
+    std::string symbolPrefix = "qjit_" + spec.kernelName() + "_";
+    std::string cacheKey = objectCache_ ? objectCacheKey(spec) : std::string();
+    std::optional<JitKernel> kernel;
+    if (objectCache_)
+      kernel = loadCachedObject(cacheKey, symbolPrefix);
+    if (!kernel) {
+      std::string symbol =
+          symbolPrefix + symbolTag_ + std::to_string(counter_++);
+      Expected<std::unique_ptr<llvm::MemoryBuffer>> object =
+          compileObject(spec, symbol, cacheKey);
+      if (!object)
+        return object.status();
+      Expected<JitKernel> added = session_->add(std::move(*object), symbol);
+      if (!added)
+        return added.status();
+      kernel = std::move(*added);
+    }
     CompiledCode code;
     code.entry = kernel->entry;
     code.owner = std::move(kernel->owner);
@@ -232,7 +253,38 @@ public:
     return code;
   }
 
+  void setCodeStore(std::shared_ptr<CodeStore> store) override {
+    objectCache_ =
+        store ? std::make_unique<DiskObjectCache>(std::move(store)) : nullptr;
+    symbolTag_ = objectCache_ ? randomSymbolTag() : std::string();
+  }
+
 private:
+  /// Everything the object depends on: the runtime's part (versions, ISA
+  /// levels), this backend's target and optimization level, the spec.
+  std::string objectCacheKey(const KernelSpec &spec) const {
+    return objectCache_->keyPrefix() + " backend=llvm " + host_.describe() +
+           " opt=" + std::to_string(kLlvmJitOptLevel) +
+           " spec=" + spec.canonicalString();
+  }
+
+  /// The kernel of a cached object, linked; nullopt when there is none or
+  /// it does not link (e.g. its symbol is still defined by a live kernel
+  /// reloaded earlier): then the caller compiles afresh.
+  std::optional<JitKernel> loadCachedObject(const std::string &key,
+                                            const std::string &symbolPrefix) {
+    std::unique_ptr<llvm::MemoryBuffer> object = objectCache_->getObject(key);
+    if (!object)
+      return std::nullopt;
+    std::optional<std::string> symbol = definedFunction(*object, symbolPrefix);
+    if (!symbol)
+      return std::nullopt;
+    Expected<JitKernel> kernel = session_->add(std::move(object), *symbol);
+    if (!kernel)
+      return std::nullopt;
+    return std::move(*kernel);
+  }
+
   /// Cross targets whose objects TargetObject flattens: for them `qjit
   /// asm` prints the listing of the flat code the tests run.
   static bool producesFlatCode(const TargetConfig &config) {
@@ -250,8 +302,10 @@ private:
   /// The object code of `spec`'s kernel for the host. Kernels share one
   /// HostCodegen; it is not thread-safe, hence the lock. After an LLVM
   /// failure it is quarantined and the next compile builds a fresh one.
+  /// With a `cacheKey`, the object also goes to the object cache.
   Expected<std::unique_ptr<llvm::MemoryBuffer>>
-  compileObject(const KernelSpec &spec, const std::string &symbol) {
+  compileObject(const KernelSpec &spec, const std::string &symbol,
+                const std::string &cacheKey) {
     std::lock_guard<std::mutex> lock(codegenMutex_);
     if (!codegen_) {
       Expected<std::unique_ptr<llvm::TargetMachine>> machine =
@@ -277,6 +331,14 @@ private:
           }
           codegen.object.clear();
           codegen.passes->run(*built.module);
+          if (objectCache_) {
+            built.module->setModuleIdentifier(cacheKey);
+            objectCache_->notifyObjectCompiled(
+                built.module.get(),
+                llvm::MemoryBufferRef(llvm::StringRef(codegen.object.data(),
+                                                      codegen.object.size()),
+                                      symbol));
+          }
           return std::unique_ptr<llvm::MemoryBuffer>(
               std::make_unique<llvm::SmallVectorMemoryBuffer>(
                   llvm::SmallVector<char, 0>(codegen.object),
@@ -294,6 +356,12 @@ private:
   std::unique_ptr<HostCodegen> codegen_;
   std::shared_ptr<JitSession> session_; ///< Null above the host's level.
   std::atomic<uint64_t> counter_{0};
+  /// The persistent cache (Backend::setCodeStore); null when off.
+  std::unique_ptr<DiskObjectCache> objectCache_;
+  /// With a persistent cache, part of every fresh symbol: objects reloaded
+  /// from disk define symbols numbered by the process that compiled them,
+  /// and a fresh kernel must not collide with one of those.
+  std::string symbolTag_;
 };
 
 } // namespace

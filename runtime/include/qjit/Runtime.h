@@ -83,6 +83,33 @@ struct QJIT_API CacheStats {
   uint64_t typeTextHits = 0;
   size_t kernels = 0;   ///< Kernels cached now.
   size_t codeBytes = 0; ///< Their machine code bytes.
+  /// The persistent cache (DiskCacheOptions): compiles that found their
+  /// code on disk, compiles that looked and did not, entries written,
+  /// bytes of entry files read (hits) and written, entries evicted to stay
+  /// under the bound, and files ignored as truncated, corrupted, foreign
+  /// or of another format (each also counts as a miss). Only backends that
+  /// reload code (llvm) look: asmjit re-emits (docs/runtime.md).
+  uint64_t diskHits = 0;
+  uint64_t diskMisses = 0;
+  uint64_t diskWrites = 0;
+  uint64_t diskBytesRead = 0;
+  uint64_t diskBytesWritten = 0;
+  uint64_t diskEvictions = 0;
+  uint64_t diskRejects = 0;
+};
+
+/// The persistent kernel cache: compiled llvm kernels kept as files in a
+/// directory, shared by every runtime and process that names it (see
+/// docs/runtime.md, "Persistent cache"). It never fails a compile: an
+/// unusable directory or a failed write logs a warning and the runtime
+/// goes on without it.
+struct QJIT_API DiskCacheOptions {
+  /// The directory; empty means the QJIT_CACHE_DIR environment variable,
+  /// and no disk cache when that is unset or empty too.
+  std::string directory;
+  /// Bound on the directory's entry bytes; past it the least recently
+  /// used entries are removed. 0 turns the disk cache off.
+  uint64_t maxBytes = uint64_t(256) << 20;
 };
 
 struct QJIT_API RuntimeOptions {
@@ -99,6 +126,7 @@ struct QJIT_API RuntimeOptions {
   /// Its LoweringOptions::dynamicRule (loweringForPreset(PyTorch) sets it).
   DynamicRule dynamicRule = DynamicRule::Default;
   CacheLimits cache;
+  DiskCacheOptions diskCache;
 };
 
 /// A compiled kernel. It owns its code: the code stays valid as long as

@@ -98,6 +98,11 @@ typedef struct qjit_runtime_options {
   qjit_semantics semantics;
   size_t cache_max_kernels; /* see qjit::CacheLimits */
   size_t cache_max_code_bytes;
+  /* Appended: the persistent cache (qjit::DiskCacheOptions). NULL or ""
+   * means the QJIT_CACHE_DIR environment variable (unset: no disk cache);
+   * the string is copied. A max of 0 turns the disk cache off. */
+  const char *cache_dir;
+  uint64_t cache_max_disk_bytes;
 } qjit_runtime_options;
 
 /* Overflow of qcast to float storage (docs/semantics.md 8.2; the
@@ -167,6 +172,17 @@ typedef struct qjit_cache_stats {
   size_t kernels, code_bytes;
 } qjit_cache_stats;
 
+/* The persistent cache's counters (qjit::CacheStats' disk fields). A
+ * separate struct because qjit_cache_stats has no size: as the options,
+ * `size` is set by the caller and only the fields that fit are written. */
+typedef struct qjit_disk_cache_stats {
+  size_t size;
+  uint64_t hits, misses, writes;
+  uint64_t bytes_read, bytes_written;
+  uint64_t evictions;
+  uint64_t rejects; /* truncated, corrupted, foreign or old-format files */
+} qjit_disk_cache_stats;
+
 /* The two native kernel ABIs (see qjit/Runtime.h, Kernel::function). */
 typedef void (*qjit_kernel_fn)(const void *src, void *dst, size_t n);
 typedef void (*qjit_param_kernel_fn)(const void *src, void *dst, size_t n,
@@ -191,6 +207,10 @@ QJIT_API qjit_status qjit_runtime_create(const qjit_runtime_options *options,
 QJIT_API void qjit_runtime_destroy(qjit_runtime *runtime);
 QJIT_API qjit_status qjit_runtime_stats(const qjit_runtime *runtime,
                                         qjit_cache_stats *stats);
+/* The disk cache counters of `runtime` (all 0 without a disk cache).
+ * QJIT_ERROR_INVALID_ARGUMENT for a null argument or a size of 0. */
+QJIT_API qjit_status qjit_runtime_disk_stats(const qjit_runtime *runtime,
+                                             qjit_disk_cache_stats *stats);
 
 /* Fills the defaults (packed storage, baked parameters, the runtime's
  * saturation) and size. NULL is ignored. */

@@ -11,6 +11,7 @@
 #include "qjit/Error.h"
 #include "qjit/Isa.h"
 #include "qjit/KernelSpec.h"
+#include "qjit/internal/CodeStore.h"
 #include "qjit/internal/KernelFit.h"
 
 #include <cstddef>
@@ -70,6 +71,10 @@ public:
   /// targets and specs fail with ErrorCode::Unsupported.
   virtual Expected<TargetCode> emitForTarget(const KernelSpec &spec,
                                              const AsmOptions &options) = 0;
+  /// A persistent store compile() may reload code from and save code to
+  /// (null: none). Backends that re-emit faster than they could load
+  /// ignore it.
+  virtual void setCodeStore(std::shared_ptr<CodeStore> store) { (void)store; }
 };
 
 /// The backends this build has, by name: "llvm", "asmjit".
