@@ -24,6 +24,7 @@
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <system_error>
 #include <vector>
 
 extern char **environ;
@@ -139,6 +140,8 @@ int main(int argc, char **argv) {
   // asmjit: its own compile time against reading one entry of the same
   // directory back (what storing asmjit code would cost at best).
   std::string asmjitDir = dir + "/asmjit";
+  std::error_code madeError;
+  fs::create_directories(asmjitDir, madeError); // Holds the child's output.
   if (!runChild(self, asmjitDir, count, "asmjit", asmjit))
     return 1;
   auto cache = qjit::DiskCache::open(dir, uint64_t(1) << 40, "");
