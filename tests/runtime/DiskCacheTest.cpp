@@ -85,6 +85,33 @@ TEST(DiskCache, ReloadWhileTheFirstCopyIsAliveStillWorks) {
   EXPECT_EQ(outputOf(*first), outputOf(*second));
 }
 
+TEST(DiskCache, FreshSymbolsNeverCollideWithReloadedOnes) {
+  // Another runtime's object (its symbol numbered by that runtime's
+  // session) is reloaded and kept alive; compiling the same spec again
+  // cannot link that object a second time, so it compiles afresh: its
+  // symbol must differ from the reloaded one although both sessions
+  // number from 0.
+  ScratchDirectory dir;
+  std::vector<uint8_t> want;
+  {
+    auto writer = diskRuntime(dir.path());
+    ASSERT_TRUE(writer);
+    want = outputOf(*compiled(*writer, 9));
+  }
+  RuntimeOptions options;
+  options.backend = BackendKind::Llvm;
+  options.diskCache.directory = dir.path().string();
+  options.cache.maxKernels = 0; // every compile() compiles
+  auto runtime = Runtime::create(options);
+  ASSERT_TRUE(runtime.hasValue());
+  auto reloaded = compiled(**runtime, 9);
+  auto fresh = compiled(**runtime, 9);
+  ASSERT_TRUE(reloaded && fresh);
+  EXPECT_EQ((*runtime)->stats().diskHits, 2u);
+  EXPECT_EQ(outputOf(*reloaded), want);
+  EXPECT_EQ(outputOf(*fresh), want);
+}
+
 /// Writes one kernel's entry, lets `damage` change the file, and checks
 /// that the next runtime rejects it, compiles, replaces it, and the one
 /// after that loads it.

@@ -93,6 +93,24 @@ TEST(StatsFlag, IsAcceptedAfterTheCommandToo) {
   EXPECT_NE(result.out.find("qcast"), std::string::npos) << result.out;
 }
 
+TEST(StatsFlag, PrintsDiskCacheCountersWhenOneWasUsed) {
+  testing::ScratchDir dir;
+  testing::writeBytes(dir.file("in.bin"), std::vector<uint8_t>(64, 0x41));
+  ToolRunOptions options;
+  options.environment = {"QJIT_CACHE_DIR=" + dir.file("cache")};
+  for (const char *want : {"0 hits, 1 misses, 1 writes", "1 hits, 0 misses"}) {
+    ToolResult result =
+        runQjit({"--stats", "run", "!quant.uniform<i8:f32, 2.0:10>",
+                 "--op=qcast", "--backend=llvm", "--in=" + dir.file("in.bin"),
+                 "--out=" + dir.file("out.bin")},
+                options);
+    EXPECT_EQ(result.exitCode, 0) << result.err;
+    EXPECT_NE(result.err.find(std::string("qjit disk cache: ") + want),
+              std::string::npos)
+        << result.err;
+  }
+}
+
 TEST(VersionFlag, NamesQjitItsCodeGeneratorsAndTheHost) {
   ToolResult result = runQjit({"--version"});
   EXPECT_EQ(result.exitCode, 0) << result.err;
