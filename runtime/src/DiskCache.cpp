@@ -43,6 +43,9 @@ static_assert(sizeof(EntryHeader) == 32);
 constexpr auto kStaleTemporary = std::chrono::minutes(10);
 
 DiskCache::Counters processCounters;
+/// Numbers temporary files: process-wide, since two caches of one process
+/// may write the same key at once and must not pick the same name.
+std::atomic<uint64_t> temporaryCounter{0};
 
 uint32_t crc32Of(std::string_view key, std::span<const char> payload) {
   uLong crc = crc32_z(0L, Z_NULL, 0);
@@ -207,7 +210,7 @@ void DiskCache::store(std::string_view key, std::span<const char> payload) {
   // Unique per process and write: concurrent writers never share a file.
   fs::path temporary =
       path.string() + ".tmp." + std::to_string(::getpid()) + "." +
-      std::to_string(tempCounter_.fetch_add(1, std::memory_order_relaxed));
+      std::to_string(temporaryCounter.fetch_add(1, std::memory_order_relaxed));
   int fd =
       ::open(temporary.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (fd < 0)

@@ -81,7 +81,6 @@ private:
   /// too: the scan in evictIfOver is what counts).
   std::atomic<uint64_t> bytes_{0};
   std::atomic<bool> writable_{true};
-  std::atomic<uint64_t> tempCounter_{0};
   std::mutex evictMutex_;
   Counters counters_{};
 };

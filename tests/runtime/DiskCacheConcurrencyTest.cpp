@@ -33,7 +33,8 @@ using testing::ScratchDirectory;
 constexpr size_t kKernels = 6;
 constexpr const char *kWriterDirVariable = "QJIT_DISK_CACHE_TEST_WRITER_DIR";
 
-/// Compiles kernels 0..kKernels-1 into `directory`; false on a failure.
+/// Compiles kernels 0..kKernels-1 into `directory`; false on a failure
+/// or a miss that was not written.
 bool writeAll(const fs::path &directory) {
   auto runtime = diskRuntime(directory);
   if (!runtime)
@@ -41,7 +42,10 @@ bool writeAll(const fs::path &directory) {
   for (size_t i = 0; i < kKernels; ++i)
     if (!runtime->compile(distinctType(i), KernelOp::QCast))
       return false;
-  return true;
+  // Every miss was written: no writer lost its writes to a clash of
+  // temporary names with another writer.
+  CacheStats stats = runtime->stats();
+  return stats.diskWrites == stats.diskMisses;
 }
 
 /// Every kernel loads from `directory` (none rejected) and runs as a cold
