@@ -31,8 +31,11 @@ struct RowSplit {
   uint64_t rowParameters = 0;
 };
 
-Expected<RowSplit> rowSplit(const KernelSpec &spec,
-                            const KernelParams *params) {
+/// `prefixes`: the backend's code runs a whole number of rows short of a
+/// period (asmjit's frame stops at n; llvm's loops count whole periods, so
+/// its code starts and ends on periods only).
+Expected<RowSplit> rowSplit(const KernelSpec &spec, const KernelParams *params,
+                            bool prefixes) {
   Expected<reference::ParameterLayout> layout =
       reference::resolveParameterLayout(
           spec.layout,
@@ -41,7 +44,7 @@ Expected<RowSplit> rowSplit(const KernelSpec &spec,
     return layout.status();
   RowSplit split{layout->period, layout->period, 0};
   // Baked parameters cannot be advanced: whole periods only.
-  if (!spec.params.runtime || layout->dims.empty())
+  if (!prefixes || !spec.params.runtime || layout->dims.empty())
     return split;
   split.rowElements = layout->dims[0].block;
   split.rowParameters = 1;
@@ -84,8 +87,12 @@ size_t Kernel::splitGranularity() const {
   return elementsPerByte(spec_.storage);
 }
 
+bool Kernel::codeRunsPeriodPrefixes() const {
+  return backend_ == BackendKind::Asmjit;
+}
+
 Expected<size_t> Kernel::rowGranularity(const KernelParams *params) const {
-  Expected<RowSplit> split = rowSplit(spec_, params);
+  Expected<RowSplit> split = rowSplit(spec_, params, codeRunsPeriodPrefixes());
   if (!split)
     return split.status();
   return std::lcm(static_cast<size_t>(split->rowElements), splitGranularity());
@@ -97,7 +104,8 @@ Status Kernel::invokeRange(const void *src, void *dst, size_t n, size_t start,
     params = nullptr;
   if (backend_ == BackendKind::Reference)
     return runReferenceRange(spec_, src, dst, n, start, count, params);
-  Expected<RowSplit> split = rowSplit(spec_, params);
+  bool prefixes = codeRunsPeriodPrefixes();
+  Expected<RowSplit> split = rowSplit(spec_, params, prefixes);
   if (!split)
     return split.status();
   size_t period = split->period, row = split->rowElements;
@@ -109,9 +117,11 @@ Status Kernel::invokeRange(const void *src, void *dst, size_t n, size_t start,
     size_t length = std::min(count, position == 0 && count >= period
                                         ? count / period * period
                                         : period - position);
-    // The code starts at a row (the period's first included) and its
-    // packed bytes start whole.
-    if (position % row == 0 && start % granularity == 0) {
+    // The code starts at a row (the period's first included), runs whole
+    // periods unless it can stop short of one, and its packed bytes start
+    // whole.
+    if (position % row == 0 && (prefixes || length % period == 0) &&
+        start % granularity == 0) {
       const void *from = advance(src, offsetBytes(spec_, in, start));
       void *to = advance(dst, offsetBytes(spec_, out, start));
       if (position == 0) {

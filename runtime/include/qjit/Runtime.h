@@ -182,9 +182,10 @@ public:
   /// Where a range may start: elements per byte of packed storage, else 1.
   size_t splitGranularity() const;
   /// Where a range runs the JIT code: the layout's period (per tensor: 1),
-  /// or with runtime parameters of a blocked or per-axis layout one block
-  /// row of the outermost dim (whole channels, whole rows of blocks); a
-  /// multiple of splitGranularity(). `params` gives dynamic extents.
+  /// or with runtime parameters of a blocked or per-axis layout on asmjit
+  /// one block row of the outermost dim (whole channels, whole rows of
+  /// blocks); a multiple of splitGranularity(). `params` gives dynamic
+  /// extents. (llvm's code runs whole periods only.)
   Expected<size_t> rowGranularity(const KernelParams *params = nullptr) const;
 
   /// run() with the work split over `pool` (the caller's threads: see
@@ -222,6 +223,8 @@ protected:
   Kernel(KernelSpec spec, BackendKind backend, IsaLevel isa, const void *entry);
 
 private:
+  /// Whether the code can run a whole number of rows short of a period.
+  bool codeRunsPeriodPrefixes() const;
   /// Runs the already checked range of a checked call.
   Status invokeRange(const void *src, void *dst, size_t n, size_t start,
                      size_t count, const KernelParams *params) const;
