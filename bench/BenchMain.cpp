@@ -130,12 +130,15 @@ void registerThroughputBenchmarks(
           std::string name = std::string(kernelOpName(op)) + "/" +
                              std::string(benchCase.name) + "/" + row.name +
                              "/" + std::to_string(n);
-          benchmark::RegisterBenchmark(
-              name.c_str(),
-              [&benchCase, op, n, row](benchmark::State &state) {
-                runRow(state, currentWorkload(benchCase, op, n), row);
-              })
-              ->Unit(benchmark::kMicrosecond);
+          benchmark::internal::Benchmark *benchmark =
+              benchmark::RegisterBenchmark(
+                  name.c_str(),
+                  [&benchCase, op, n, row](benchmark::State &state) {
+                    runRow(state, currentWorkload(benchCase, op, n), row);
+                  })
+                  ->Unit(benchmark::kMicrosecond);
+          if (row.multiThreaded)
+            benchmark->UseRealTime();
         }
 }
 

@@ -49,6 +49,9 @@ struct ImplementationFactory {
   /// Rows only registered from this many elements (2-thread rows: below
   /// kMinParallelElements qjit runs on one thread anyway).
   size_t minElements = 0;
+  /// Timed by the wall clock: the benchmark's CPU time is the calling
+  /// thread's only, which would credit a row with its other threads' work.
+  bool multiThreaded = false;
 };
 
 /// Threads of the multi-threaded rows ("<row>_2t").

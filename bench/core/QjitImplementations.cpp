@@ -124,11 +124,10 @@ std::vector<ImplementationFactory> qjitBackendImplementations() {
 std::vector<ImplementationFactory> qjitThreadedImplementations() {
   std::vector<ImplementationFactory> rows;
   for (BackendKind kind : {BackendKind::Llvm, BackendKind::Asmjit})
-    rows.push_back({std::string(backendKindName(kind)) + "_2t",
-                    [kind] {
-                      return std::make_unique<ThreadedImplementation>(kind);
-                    },
-                    SIZE_MAX, size_t(1) << 20});
+    rows.push_back(
+        {std::string(backendKindName(kind)) + "_2t",
+         [kind] { return std::make_unique<ThreadedImplementation>(kind); },
+         SIZE_MAX, size_t(1) << 20, true});
   return rows;
 }
 

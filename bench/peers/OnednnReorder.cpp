@@ -5,8 +5,8 @@
 // 2.6). Tensors are viewed as [outer, channels, inner]; blockwise layouts
 // become per-row scales of [1, n / 32, 32]. Debian builds oneDNN on OpenMP:
 // the OpenMP thread count is pinned (1 for `onednn`, 2 for `onednn_2t`) and
-// checked, and set again before each run since the rows share it. Built with -O3
-// -march=native.
+// checked, and set again before each run since the rows share it. Built with
+// -O3 -march=native.
 //
 //===----------------------------------------------------------------------===//
 #include "Peers.h"
@@ -129,7 +129,7 @@ ImplementationFactory onednnThreadedImplementation() {
             return std::make_unique<OnednnReorder>(
                 static_cast<int>(kBenchThreads));
           },
-          SIZE_MAX, size_t(1) << 20};
+          SIZE_MAX, size_t(1) << 20, true};
 }
 
 } // namespace qjit::bench

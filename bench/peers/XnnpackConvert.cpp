@@ -113,7 +113,7 @@ ImplementationFactory xnnpackImplementation() {
 ImplementationFactory xnnpackThreadedImplementation() {
   return {"xnnpack_2t",
           [] { return std::make_unique<XnnpackConvert>(kBenchThreads); },
-          SIZE_MAX, size_t(1) << 20};
+          SIZE_MAX, size_t(1) << 20, true};
 }
 
 } // namespace qjit::bench
