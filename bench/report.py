@@ -157,7 +157,8 @@ class Results:
             self._add(dict(bench, name=bench["run_name"]))
 
     def _add(self, bench):
-        parts = bench["name"].split("/")
+        # Rows timed by the wall clock (the threaded ones) end "/real_time".
+        parts = re.sub(r"/real_time$", "", bench["name"]).split("/")
         if bench.get("error_occurred"):
             if len(parts) == 4 and parts[0] in OPS:
                 self.skipped.setdefault(tuple(parts[:3]),

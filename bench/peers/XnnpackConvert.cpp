@@ -66,22 +66,28 @@ public:
     if (status != xnn_status_success)
       return Status::error(ErrorCode::BackendFailure,
                            "xnn_create_convert_nc failed");
+    // The old API splits the work at setup, by the pool's thread count
+    // (none: one task), so the pool goes to setup as well as to run.
     const void *in = w.input();
     void *out = w.output();
     if (s.isSigned)
-      status = qcast ? xnn_setup_convert_nc_f32_qs8(
-                           op_, 1, static_cast<const float *>(in),
-                           static_cast<int8_t *>(out), nullptr)
-                     : xnn_setup_convert_nc_qs8_f32(
-                           op_, 1, static_cast<const int8_t *>(in),
-                           static_cast<float *>(out), nullptr);
+      status =
+          qcast
+              ? xnn_setup_convert_nc_f32_qs8(op_, 1,
+                                             static_cast<const float *>(in),
+                                             static_cast<int8_t *>(out), pool_)
+              : xnn_setup_convert_nc_qs8_f32(op_, 1,
+                                             static_cast<const int8_t *>(in),
+                                             static_cast<float *>(out), pool_);
     else
-      status = qcast ? xnn_setup_convert_nc_f32_qu8(
-                           op_, 1, static_cast<const float *>(in),
-                           static_cast<uint8_t *>(out), nullptr)
-                     : xnn_setup_convert_nc_qu8_f32(
-                           op_, 1, static_cast<const uint8_t *>(in),
-                           static_cast<float *>(out), nullptr);
+      status =
+          qcast
+              ? xnn_setup_convert_nc_f32_qu8(op_, 1,
+                                             static_cast<const float *>(in),
+                                             static_cast<uint8_t *>(out), pool_)
+              : xnn_setup_convert_nc_qu8_f32(op_, 1,
+                                             static_cast<const uint8_t *>(in),
+                                             static_cast<float *>(out), pool_);
     if (status != xnn_status_success)
       return Status::error(ErrorCode::BackendFailure,
                            "xnn_setup_convert_nc failed");

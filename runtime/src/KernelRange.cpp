@@ -193,8 +193,16 @@ Status Kernel::runParallel(const ThreadPool &pool, const void *src,
   // Whole rows, whole packed bytes and whole 64-element runs (aligned
   // streamed stores stay whole when dst is aligned).
   size_t unit = std::lcm(*row, 64 * splitGranularity());
-  size_t chunks = std::min(pool.threads, n / unit);
-  if (!pool.parallelFor || n < kMinParallelElements || chunks < 2)
+  // More chunks than threads, of about kChunkElements each: a pool that
+  // hands out tasks as threads free up (pthreadpool's stealing) then
+  // keeps every thread busy when one is descheduled or slower, where one
+  // chunk per thread would wait for the slowest (a shared 2-core host ran
+  // 2-thread calls 20x slower than one thread that way).
+  constexpr size_t kChunkElements = size_t(1) << 18;
+  size_t chunks =
+      std::min(std::max(pool.threads, n / kChunkElements), n / unit);
+  if (!pool.parallelFor || pool.threads < 2 || n < kMinParallelElements ||
+      chunks < 2)
     return invokeRange(src, dst, n, 0, n, params);
   size_t chunkElements = (n / chunks + unit - 1) / unit * unit;
   chunks = (n + chunkElements - 1) / chunkElements;
