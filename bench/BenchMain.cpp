@@ -125,15 +125,20 @@ void registerThroughputBenchmarks(
     for (KernelOp op : {KernelOp::QCast, KernelOp::DCast})
       for (int64_t n : kBenchSizes)
         for (const ImplementationFactory &row : rows) {
+          if (static_cast<size_t>(n) < row.minElements)
+            continue;
           std::string name = std::string(kernelOpName(op)) + "/" +
                              std::string(benchCase.name) + "/" + row.name +
                              "/" + std::to_string(n);
-          benchmark::RegisterBenchmark(
-              name.c_str(),
-              [&benchCase, op, n, row](benchmark::State &state) {
-                runRow(state, currentWorkload(benchCase, op, n), row);
-              })
-              ->Unit(benchmark::kMicrosecond);
+          benchmark::internal::Benchmark *benchmark =
+              benchmark::RegisterBenchmark(
+                  name.c_str(),
+                  [&benchCase, op, n, row](benchmark::State &state) {
+                    runRow(state, currentWorkload(benchCase, op, n), row);
+                  })
+                  ->Unit(benchmark::kMicrosecond);
+          if (row.multiThreaded)
+            benchmark->UseRealTime();
         }
 }
 
@@ -144,6 +149,8 @@ void registerTableBenchmarks(const std::vector<ImplementationFactory> &rows) {
   static const std::vector<TableCase> cases = tableCases(); // Outlives main.
   for (const TableCase &tableCase : cases)
     for (const ImplementationFactory &row : rows) {
+      if (static_cast<size_t>(tableCase.request.n) < row.minElements)
+        continue;
       std::string name = "table/" + tableCase.id + "/" + row.name + "/" +
                          std::to_string(tableCase.request.n);
       benchmark::RegisterBenchmark(name.c_str(), [&tableCase, row](

@@ -27,6 +27,10 @@ OPS = ("qcast", "dcast")
 # Rows that only move bytes: shown, but never "the best" conversion.
 MEMORY_ROWS = ("memory", "memory_nt")
 QJIT_ROWS = ("llvm", "asmjit")
+# Rows on THREADS threads ("<row>_2t"): a table of their own (threads_lines),
+# kept out of the one-thread tables, targets and plot.
+THREADS = 2
+THREADED_SUFFIX = "_%dt" % THREADS
 # Debian packages whose versions the report names.
 PACKAGES = ("g++", "llvm-22-dev", "libasmjit-dev", "libdnnl-dev",
             "libxnnpack-dev", "libbenchmark-dev")
@@ -131,6 +135,7 @@ class Results:
         self.cache_hit = collections.OrderedDict()  # (op, case) -> kind -> ns
         self.table = collections.OrderedDict()  # id -> row -> el/ns
         self.notes = {}  # "op/case/n/row" -> check line
+        self.threaded = collections.OrderedDict()  # like throughput
         for line in log:
             match = re.match(r"(\S+): check: (.*)$", line)
             if match:
@@ -152,7 +157,8 @@ class Results:
             self._add(dict(bench, name=bench["run_name"]))
 
     def _add(self, bench):
-        parts = bench["name"].split("/")
+        # Rows timed by the wall clock (the threaded ones) end "/real_time".
+        parts = re.sub(r"/real_time$", "", bench["name"]).split("/")
         if bench.get("error_occurred"):
             if len(parts) == 4 and parts[0] in OPS:
                 self.skipped.setdefault(tuple(parts[:3]),
@@ -160,9 +166,12 @@ class Results:
             return
         if parts[0] in OPS and len(parts) == 4:
             op, case, row, n = parts
-            self.throughput.setdefault((op, case), collections.OrderedDict()) \
+            table = (self.threaded if row.endswith(THREADED_SUFFIX)
+                     else self.throughput)
+            table.setdefault((op, case), collections.OrderedDict()) \
                 .setdefault(row, {})[int(n)] = {
                     "el_ns": bench["items_per_second"] / 1e9,
+                    "wall_el_ns": int(n) / wall_ns(bench),
                     "gb_s": bench["bytes_per_second"] / 1e9,
                     "mismatch": bench.get("mismatch"),
                     "label": bench.get("label", ""),
@@ -274,8 +283,15 @@ def latency_lines(results):
     return lines + [""]
 
 
-def best_qjit(rows, n):
-    return max((rows[b][n]["el_ns"] for b in QJIT_ROWS
+def wall_ns(bench):
+    """One iteration's wall-clock time in ns (real_time, in time_unit)."""
+    scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[
+        bench.get("time_unit", "ns")]
+    return bench["real_time"] * scale
+
+
+def best_qjit(rows, n, key="el_ns"):
+    return max((rows[b][n][key] for b in QJIT_ROWS
                 if b in rows and n in rows[b]), default=None)
 
 
@@ -318,6 +334,50 @@ def target_lines(results):
             "the input and write the output.", "",
             "| case | N | qjit | target | needs (el/ns) | memory limit (el/ns) "
             "| |", "|---|---|---:|---:|---:|---:|---|"] + lines + [""]
+
+
+def threads_lines(results):
+    """qjit on THREADS threads (Kernel::runParallel on a pthreadpool)
+    against qjit on one and the peers on THREADS (issue 23's targets at
+    16M: >= 1.6x qjit on one thread; per tensor >= 1.0x XNNPACK). Every
+    row by the wall clock (the one-thread rows too), so that the ratios
+    compare like with like on a shared machine."""
+    lines = []
+    for (op, case), rows in results.threaded.items():
+        one = results.throughput.get((op, case), {})
+        for n in sorted({n for r in rows.values() for n in r}):
+            qjit = max((rows[b + THREADED_SUFFIX][n]["wall_el_ns"]
+                        for b in QJIT_ROWS
+                        if n in rows.get(b + THREADED_SUFFIX, {})),
+                       default=None)
+            if qjit is None:
+                continue
+            cells = ["%s %s" % (op, case), size_name(n), "%.2f" % qjit]
+            single = best_qjit(one, n, "wall_el_ns")
+            cells.append("%.2f× (≥ 1.6×)" % (qjit / single) if single
+                         else "-")
+            for peer in ("xnnpack", "onednn"):
+                record = rows.get(peer + THREADED_SUFFIX, {}).get(n)
+                if record:
+                    need = " (≥ 1.0×)" if peer == "xnnpack" else ""
+                    cells.append("%.2f× of %.2f%s" % (
+                        qjit / record["wall_el_ns"], record["wall_el_ns"],
+                        need))
+                else:
+                    cells.append("-")
+            lines.append("| " + " | ".join(cells) + " |")
+    if not lines:
+        return []
+    return ["## %d threads (issue 23)" % THREADS, "",
+            "qjit's faster backend through `Kernel::runParallel` on a "
+            "%d-thread pthreadpool, over qjit's faster backend on one thread "
+            "and over the peers on %d threads (XNNPACK with a %d-thread "
+            "pthreadpool, oneDNN with %d OpenMP threads), el/ns by the wall "
+            "clock."
+            % (THREADS, THREADS, THREADS, THREADS), "",
+            "| case | N | qjit %dt (el/ns) | × qjit 1t | × xnnpack %dt | "
+            "× onednn %dt |" % (THREADS, THREADS, THREADS),
+            "|---|---|---:|---:|---:|---:|"] + lines + [""]
 
 
 def qjit_isa(rows):
@@ -666,6 +726,7 @@ def main():
         lines += ["![qjit over the best peer vs N](%s)" % os.path.relpath(
             args.out_png, os.path.dirname(args.out_md)), ""]
     lines += target_lines(results)
+    lines += threads_lines(results)
     lines += avx512_target_lines(results)
     lines += compact_lines(results)
     lines += table_lines(results)

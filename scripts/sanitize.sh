@@ -51,7 +51,8 @@ run_tsan() {
   local dir="$build-tsan"
   cmake -S "$root" -B "$dir" "${clang_flags[@]}" \
     -DQJIT_SANITIZE=thread >/dev/null
-  # Only what the concurrency tests need (KernelCacheTest, ConcurrencyTest).
+  # Only what the concurrency tests need (KernelCacheTest, ConcurrencyTest,
+  # ParallelRunTest).
   timed "tsan build" cmake --build "$dir" -j "$jobs" \
     --target qjit_concurrency_tests
   timed "tsan tests" "$dir/tests/runtime/qjit_concurrency_tests"

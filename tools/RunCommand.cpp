@@ -17,11 +17,13 @@
 
 #include "qjit/KernelCall.h"
 #include "qjit/Runtime.h"
+#include "qjit/ThreadPool.h"
 #include "qjit/TypeParser.h"
 
 #include <algorithm>
 #include <array>
 #include <cctype>
+#include <charconv>
 #include <climits>
 #include <cstdio>
 #include <cstring>
@@ -77,6 +79,10 @@ void printUsage() {
       "  --scales-out=FILE.npy, --zero-points-out=FILE.npy\n"
       "                              with --dynamic: the same arrays as .npy\n"
       "                              files\n"
+      "  --threads=N                 split the run over N threads (a\n"
+      "                              pthreadpool; 0: one per core; default "
+      "1);\n"
+      "                              the output is the same for every N\n"
       "%s%s",
       kKernelFlagsHelp, kBackendFlagsHelp);
 }
@@ -444,11 +450,25 @@ Status checkDynamicFlags(bool dynamic, bool parameterInputs,
   return Status::ok();
 }
 
+/// --threads=N: a count of threads (0: one per core); 1 without the flag.
+Expected<size_t> readThreadCount(const std::optional<std::string> &text) {
+  if (!text)
+    return size_t(1);
+  size_t threads = 0;
+  auto [end, error] =
+      std::from_chars(text->data(), text->data() + text->size(), threads);
+  if (error != std::errc() || end != text->data() + text->size() ||
+      threads > 1024)
+    return mismatch("--threads=" + *text +
+                    " is not a thread count (0 to 1024)");
+  return threads;
+}
+
 /// Everything after the command line was read; errors are failures.
 Status run(const KernelRequest &request, const RuntimeOptions &options,
            const std::optional<ParameterFiles> &parameterFiles,
            const ParameterOutputFiles &outputFiles, const std::string &inPath,
-           const std::string &outPath) {
+           const std::string &outPath, size_t threads) {
   Expected<TypeDescriptor> type = readRequestType(request);
   if (!type)
     return type.status();
@@ -501,11 +521,22 @@ Status run(const KernelRequest &request, const RuntimeOptions &options,
       return s;
     return writeParameters(*spec, computed, outputFiles);
   }
-  if (Status ran =
-          (*kernel)->run(input->data.data(), input->data.size(), output.data(),
-                         output.size(), plan->elements, &params);
-      !ran)
+  if (threads != 1) {
+    Expected<std::unique_ptr<DefaultThreadPool>> pool =
+        DefaultThreadPool::create(threads);
+    if (!pool)
+      return pool.status();
+    if (Status ran = (*kernel)->runParallel(
+            (*pool)->pool(), input->data.data(), input->data.size(),
+            output.data(), output.size(), plan->elements, &params);
+        !ran)
+      return ran;
+  } else if (Status ran = (*kernel)->run(input->data.data(), input->data.size(),
+                                         output.data(), output.size(),
+                                         plan->elements, &params);
+             !ran) {
     return ran;
+  }
   return writeOutput(outPath, *plan, output);
 }
 
@@ -518,6 +549,7 @@ int runCommand(int argc, char **argv) {
   flags.value("in").value("out").value("o").flag("help");
   flags.value("scales").value("zero-points").value("params");
   flags.value("params-out").value("scales-out").value("zero-points-out");
+  flags.value("threads");
   if (std::optional<int> done =
           parseCommandFlags(flags, argc, argv, kCommand, printUsage))
     return *done;
@@ -568,8 +600,11 @@ int runCommand(int argc, char **argv) {
                                    parameterFiles.has_value(), outputFiles);
       !s)
     return reportUsageError(kCommand, s);
+  Expected<size_t> threads = readThreadCount(flags.get("threads"));
+  if (!threads)
+    return reportUsageError(kCommand, threads.status());
   if (Status ran = run(*request, *options, parameterFiles, outputFiles, *inPath,
-                       *outPath);
+                       *outPath, *threads);
       !ran)
     return reportFailure(kCommand, ran);
   return kExitSuccess;

@@ -46,7 +46,16 @@ struct ImplementationFactory {
   std::function<std::unique_ptr<Implementation>()> create;
   /// Rows slower than ~1 element/ns only run up to this many elements.
   size_t maxElements = SIZE_MAX;
+  /// Rows only registered from this many elements (2-thread rows: below
+  /// kMinParallelElements qjit runs on one thread anyway).
+  size_t minElements = 0;
+  /// Timed by the wall clock: the benchmark's CPU time is the calling
+  /// thread's only, which would credit a row with its other threads' work.
+  bool multiThreaded = false;
 };
+
+/// Threads of the multi-threaded rows ("<row>_2t").
+inline constexpr size_t kBenchThreads = 2;
 
 /// The rows every build has: each qjit backend, the reference, the plain
 /// loop, the memory-bound copies. Peers are added by the harness.
@@ -54,6 +63,9 @@ std::vector<ImplementationFactory> coreImplementations();
 
 // The individual core rows (one file each).
 std::vector<ImplementationFactory> qjitBackendImplementations();
+/// Each qjit backend through Kernel::runParallel on a kBenchThreads-thread
+/// DefaultThreadPool.
+std::vector<ImplementationFactory> qjitThreadedImplementations();
 ImplementationFactory referenceImplementation();
 ImplementationFactory plainLoopImplementation();
 std::vector<ImplementationFactory> memoryBoundImplementations();

@@ -3,6 +3,7 @@
 
 #include "qjit/Isa.h"
 #include "qjit/Runtime.h"
+#include "qjit/ThreadPool.h"
 #include "qjit/internal/Reference.h"
 
 namespace qjit::bench {
@@ -53,6 +54,50 @@ private:
   ParamKernelFn paramFunction_ = nullptr;
 };
 
+/// One qjit backend splitting each call over a pthreadpool (checked calls
+/// through Kernel::runParallel, as a user would).
+class ThreadedImplementation final : public Implementation {
+public:
+  explicit ThreadedImplementation(BackendKind backend) : backend_(backend) {}
+
+  Status prepare(Workload &w) override {
+    RuntimeOptions options;
+    options.backend = backend_;
+    auto runtime = Runtime::create(options);
+    if (!runtime)
+      return runtime.status();
+    auto kernel = (*runtime)->compile(w.spec());
+    if (!kernel)
+      return kernel.status();
+    if ((*kernel)->backend() != backend_)
+      return Status::error(ErrorCode::Unsupported, "no native code");
+    kernel_ = std::move(*kernel);
+    auto pool = DefaultThreadPool::create(kBenchThreads);
+    if (!pool)
+      return pool.status();
+    pool_ = std::move(*pool);
+    return Status::ok();
+  }
+
+  void run(Workload &w) override {
+    (void)kernel_->runParallel(pool_->pool(), w.input(), w.inputBytes(),
+                               w.output(), w.outputBytes(), w.size(),
+                               w.params());
+  }
+
+  std::optional<QuantKnobs> semantics() const override {
+    return kernel_->spec().knobs;
+  }
+  std::string detail() const override {
+    return std::string(isaLevelName(kernel_->isa()));
+  }
+
+private:
+  BackendKind backend_;
+  std::shared_ptr<const Kernel> kernel_;
+  std::unique_ptr<DefaultThreadPool> pool_;
+};
+
 class ReferenceImplementation final : public Implementation {
 public:
   Status prepare(Workload &w) override {
@@ -73,6 +118,16 @@ std::vector<ImplementationFactory> qjitBackendImplementations() {
     rows.push_back({std::string(backendKindName(kind)), [kind] {
                       return std::make_unique<BackendImplementation>(kind);
                     }});
+  return rows;
+}
+
+std::vector<ImplementationFactory> qjitThreadedImplementations() {
+  std::vector<ImplementationFactory> rows;
+  for (BackendKind kind : {BackendKind::Llvm, BackendKind::Asmjit})
+    rows.push_back(
+        {std::string(backendKindName(kind)) + "_2t",
+         [kind] { return std::make_unique<ThreadedImplementation>(kind); },
+         SIZE_MAX, size_t(1) << 20, true});
   return rows;
 }
 

@@ -4,8 +4,9 @@
 // (common, or per channel through a mask) and a zero point (common only in
 // 2.6). Tensors are viewed as [outer, channels, inner]; blockwise layouts
 // become per-row scales of [1, n / 32, 32]. Debian builds oneDNN on OpenMP:
-// the OpenMP thread count is pinned to 1 and checked. Built with -O3
-// -march=native.
+// the OpenMP thread count is pinned (1 for `onednn`, 2 for `onednn_2t`) and
+// checked, and set again before each run since the rows share it. Built with
+// -O3 -march=native.
 //
 //===----------------------------------------------------------------------===//
 #include "Peers.h"
@@ -23,9 +24,9 @@ Status unsupported(const char *why) {
   return Status::error(ErrorCode::Unsupported, why);
 }
 
-Status pinToOneThread() {
-  omp_set_num_threads(1);
-  if (omp_get_max_threads() != 1)
+Status pinThreads(int threads) {
+  omp_set_num_threads(threads);
+  if (omp_get_max_threads() != threads)
     return Status::error(ErrorCode::BackendFailure,
                          "oneDNN: OpenMP still uses " +
                              std::to_string(omp_get_max_threads()) +
@@ -35,6 +36,8 @@ Status pinToOneThread() {
 
 class OnednnReorder final : public Implementation {
 public:
+  explicit OnednnReorder(int threads) : threads_(threads) {}
+
   Status prepare(Workload &w) override {
     const KernelSpec &spec = w.spec();
     const StorageSpec &s = spec.storage;
@@ -45,7 +48,7 @@ public:
     if (std::any_of(zps.begin(), zps.end(),
                     [&](int32_t z) { return z != zps[0]; }))
       return unsupported("oneDNN 2.6 reorders take one common zero point");
-    if (Status st = pinToOneThread(); !st)
+    if (Status st = pinThreads(threads_); !st)
       return st;
     try {
       return build(w);
@@ -56,6 +59,7 @@ public:
   }
 
   void run(Workload &) override {
+    omp_set_num_threads(threads_);
     reorder_.execute(stream_, {{DNNL_ARG_FROM, src_}, {DNNL_ARG_TO, dst_}});
     stream_.wait();
   }
@@ -105,6 +109,7 @@ private:
     return Status::ok();
   }
 
+  int threads_;
   dnnl::engine engine_;
   dnnl::stream stream_;
   dnnl::reorder reorder_;
@@ -115,7 +120,16 @@ private:
 } // namespace
 
 ImplementationFactory onednnImplementation() {
-  return {"onednn", [] { return std::make_unique<OnednnReorder>(); }};
+  return {"onednn", [] { return std::make_unique<OnednnReorder>(1); }};
+}
+
+ImplementationFactory onednnThreadedImplementation() {
+  return {"onednn_2t",
+          [] {
+            return std::make_unique<OnednnReorder>(
+                static_cast<int>(kBenchThreads));
+          },
+          SIZE_MAX, size_t(1) << 20, true};
 }
 
 } // namespace qjit::bench

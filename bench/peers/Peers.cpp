@@ -7,9 +7,11 @@ std::vector<ImplementationFactory> peerImplementations() {
   std::vector<ImplementationFactory> rows;
 #ifdef QJIT_BENCH_HAVE_XNNPACK
   rows.push_back(xnnpackImplementation());
+  rows.push_back(xnnpackThreadedImplementation());
 #endif
 #ifdef QJIT_BENCH_HAVE_ONEDNN
   rows.push_back(onednnImplementation());
+  rows.push_back(onednnThreadedImplementation());
 #endif
   return rows;
 }

@@ -21,6 +21,9 @@ std::vector<std::string> missingPeers();
 
 ImplementationFactory xnnpackImplementation();
 ImplementationFactory onednnImplementation();
+// kBenchThreads-thread rows.
+ImplementationFactory xnnpackThreadedImplementation();
+ImplementationFactory onednnThreadedImplementation();
 
 } // namespace qjit::bench
 

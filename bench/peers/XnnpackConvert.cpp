@@ -3,12 +3,14 @@
 // XNNPACK (Debian's 2022-02 snapshot) converts per-tensor only:
 // xnn_create_convert_nc_f32_qs8 / _qu8 and _qs8_f32 / _qu8_f32. Its x86
 // kernels multiply by 1/scale, round (cvtps2dq) and add the zero point to
-// the rounded integers. No threadpool: one thread. Built with -O3
+// the rounded integers. The `xnnpack` row runs without a threadpool (one
+// thread), `xnnpack_2t` on a 2-thread pthreadpool. Built with -O3
 // -march=native.
 //
 //===----------------------------------------------------------------------===//
 #include "Peers.h"
 
+#include <pthreadpool.h>
 #include <xnnpack.h>
 
 namespace qjit::bench {
@@ -21,9 +23,12 @@ Status unsupported(const char *why) {
 
 class XnnpackConvert final : public Implementation {
 public:
+  explicit XnnpackConvert(size_t threads) : threads_(threads) {}
   ~XnnpackConvert() override {
     if (op_)
       (void)xnn_delete_operator(op_);
+    if (pool_)
+      pthreadpool_destroy(pool_);
   }
 
   Status prepare(Workload &w) override {
@@ -36,6 +41,9 @@ public:
     static const xnn_status initialized = xnn_initialize(nullptr);
     if (initialized != xnn_status_success)
       return Status::error(ErrorCode::BackendFailure, "xnn_initialize failed");
+    if (threads_ > 1 && !(pool_ = pthreadpool_create(threads_)))
+      return Status::error(ErrorCode::BackendFailure,
+                           "pthreadpool_create failed");
     size_t n = w.size();
     float scale = w.scales()[0];
     int32_t zp = w.zeroPoints()[0];
@@ -58,29 +66,35 @@ public:
     if (status != xnn_status_success)
       return Status::error(ErrorCode::BackendFailure,
                            "xnn_create_convert_nc failed");
+    // The old API splits the work at setup, by the pool's thread count
+    // (none: one task), so the pool goes to setup as well as to run.
     const void *in = w.input();
     void *out = w.output();
     if (s.isSigned)
-      status = qcast ? xnn_setup_convert_nc_f32_qs8(
-                           op_, 1, static_cast<const float *>(in),
-                           static_cast<int8_t *>(out), nullptr)
-                     : xnn_setup_convert_nc_qs8_f32(
-                           op_, 1, static_cast<const int8_t *>(in),
-                           static_cast<float *>(out), nullptr);
+      status =
+          qcast
+              ? xnn_setup_convert_nc_f32_qs8(op_, 1,
+                                             static_cast<const float *>(in),
+                                             static_cast<int8_t *>(out), pool_)
+              : xnn_setup_convert_nc_qs8_f32(op_, 1,
+                                             static_cast<const int8_t *>(in),
+                                             static_cast<float *>(out), pool_);
     else
-      status = qcast ? xnn_setup_convert_nc_f32_qu8(
-                           op_, 1, static_cast<const float *>(in),
-                           static_cast<uint8_t *>(out), nullptr)
-                     : xnn_setup_convert_nc_qu8_f32(
-                           op_, 1, static_cast<const uint8_t *>(in),
-                           static_cast<float *>(out), nullptr);
+      status =
+          qcast
+              ? xnn_setup_convert_nc_f32_qu8(op_, 1,
+                                             static_cast<const float *>(in),
+                                             static_cast<uint8_t *>(out), pool_)
+              : xnn_setup_convert_nc_qu8_f32(op_, 1,
+                                             static_cast<const uint8_t *>(in),
+                                             static_cast<float *>(out), pool_);
     if (status != xnn_status_success)
       return Status::error(ErrorCode::BackendFailure,
                            "xnn_setup_convert_nc failed");
     return Status::ok();
   }
 
-  void run(Workload &) override { (void)xnn_run_operator(op_, nullptr); }
+  void run(Workload &) override { (void)xnn_run_operator(op_, pool_); }
 
   std::optional<QuantKnobs> semantics() const override {
     QuantKnobs knobs;
@@ -91,13 +105,21 @@ public:
   }
 
 private:
+  size_t threads_;
+  pthreadpool_t pool_ = nullptr; ///< Null: the calling thread.
   xnn_operator_t op_ = nullptr;
 };
 
 } // namespace
 
 ImplementationFactory xnnpackImplementation() {
-  return {"xnnpack", [] { return std::make_unique<XnnpackConvert>(); }};
+  return {"xnnpack", [] { return std::make_unique<XnnpackConvert>(1); }};
+}
+
+ImplementationFactory xnnpackThreadedImplementation() {
+  return {"xnnpack_2t",
+          [] { return std::make_unique<XnnpackConvert>(kBenchThreads); },
+          SIZE_MAX, size_t(1) << 20, true};
 }
 
 } // namespace qjit::bench

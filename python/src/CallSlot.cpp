@@ -11,10 +11,11 @@ namespace qjit::python {
 
 namespace {
 
-/// kernel(x, out=None, *, scales=None, zero_points=None), as __call__.
+/// kernel(x, out=None, *, scales=None, zero_points=None, threads=1), as
+/// __call__.
 struct CallArguments {
-  // Slots: x, out, scales, zero_points. Borrowed references.
-  std::array<PyObject *, 4> values{nullptr, Py_None, Py_None, Py_None};
+  // Slots: x, out, scales, zero_points, threads. Borrowed references.
+  std::array<PyObject *, 5> values{nullptr, Py_None, Py_None, Py_None, nullptr};
 
   void parse(PyObject *args, PyObject *kwargs) {
     Py_ssize_t positional = PyTuple_GET_SIZE(args);
@@ -23,8 +24,8 @@ struct CallArguments {
                            "arguments (x, out)");
     for (Py_ssize_t i = 0; i < positional; ++i)
       values[i] = PyTuple_GET_ITEM(args, i);
-    static constexpr std::array<const char *, 4> names = {"x", "out", "scales",
-                                                          "zero_points"};
+    static constexpr std::array<const char *, 5> names = {
+        "x", "out", "scales", "zero_points", "threads"};
     Py_ssize_t at = 0;
     PyObject *key, *value;
     while (kwargs && PyDict_Next(kwargs, &at, &key, &value)) {
@@ -45,6 +46,20 @@ struct CallArguments {
     if (!values[0])
       throw py::type_error("Kernel.__call__() missing the array argument x");
   }
+
+  /// threads=: a count >= 0 (0: one per core), 1 when not given.
+  size_t threads() const {
+    if (!values[4])
+      return 1;
+    if (!PyLong_Check(values[4]))
+      throw py::type_error("Kernel.__call__() threads= takes an int");
+    size_t threads = PyLong_AsSize_t(values[4]);
+    if (threads == size_t(-1) && PyErr_Occurred()) {
+      PyErr_Clear();
+      throw py::value_error("Kernel.__call__() threads= must be >= 0");
+    }
+    return threads;
+  }
 };
 
 PyObject *callKernel(PyObject *self, PyObject *args, PyObject *kwargs) {
@@ -53,7 +68,7 @@ PyObject *callKernel(PyObject *self, PyObject *args, PyObject *kwargs) {
     call.parse(args, kwargs);
     const PyKernel &kernel = py::handle(self).cast<const PyKernel &>();
     return kernel(call.values[0], call.values[1], call.values[2],
-                  call.values[3])
+                  call.values[3], call.threads())
         .release()
         .ptr();
   } catch (py::error_already_set &e) {

@@ -123,8 +123,11 @@ PYBIND11_MODULE(_qjit, m) {
       .def("__call__", &PyKernel::operator(), py::arg("x"),
            py::arg("out") = py::none(), py::kw_only(),
            py::arg("scales") = py::none(), py::arg("zero_points") = py::none(),
+           py::arg("threads") = 1,
            "Runs the kernel on x; returns out, or a new array (a torch "
-           "tensor for a torch input).")
+           "tensor for a torch input). threads=N splits the call over the "
+           "process's pool of N threads (0: one per core), bit for bit "
+           "what one thread writes.")
       .def_property_readonly(
           "spec", [](const PyKernel &k) { return k.spec().canonicalString(); })
       .def_property_readonly(

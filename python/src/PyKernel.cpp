@@ -15,6 +15,8 @@
 #include <array>
 #include <chrono>
 #include <limits>
+#include <map>
+#include <mutex>
 #include <utility>
 
 namespace py = pybind11;
@@ -120,6 +122,19 @@ py::object newResult(Dtype dtype, const std::vector<int64_t> &shape,
 bool overlaps(const void *a, size_t aBytes, const void *b, size_t bBytes) {
   auto x = reinterpret_cast<uintptr_t>(a), y = reinterpret_cast<uintptr_t>(b);
   return aBytes && bBytes && x < y + bBytes && y < x + aBytes;
+}
+
+/// The process's pool of `threads` threads (0: one per core), started the
+/// first time a call asks for that many; pthreadpool serializes calls that
+/// share one.
+const DefaultThreadPool &defaultPool(size_t threads) {
+  static std::mutex mutex;
+  static std::map<size_t, std::unique_ptr<DefaultThreadPool>> pools;
+  std::lock_guard<std::mutex> lock(mutex);
+  std::unique_ptr<DefaultThreadPool> &pool = pools[threads];
+  if (!pool)
+    pool = unwrap(DefaultThreadPool::create(threads));
+  return *pool;
 }
 
 } // namespace
@@ -241,13 +256,19 @@ PyKernel::Call PyKernel::prepare(py::handle x, py::handle out,
 }
 
 py::object PyKernel::operator()(py::handle x, py::handle out, py::handle scales,
-                                py::handle zeroPoints) const {
+                                py::handle zeroPoints, size_t threads) const {
   Call call = prepare(x, out, scales, zeroPoints);
+  const DefaultThreadPool *pool =
+      threads == 1 ? nullptr : &defaultPool(threads);
   Status ran;
   {
     py::gil_scoped_release release;
-    ran = kernel_->run(call.input.data(), call.inBytes, call.outData,
-                       call.outBytes, call.n, &call.params, &call.lengths);
+    ran =
+        pool ? kernel_->runParallel(pool->pool(), call.input.data(),
+                                    call.inBytes, call.outData, call.outBytes,
+                                    call.n, &call.params, &call.lengths)
+             : kernel_->run(call.input.data(), call.inBytes, call.outData,
+                            call.outBytes, call.n, &call.params, &call.lengths);
   }
   if (!ran)
     raise(ran);

@@ -46,9 +46,13 @@ public:
 
   /// Runs the kernel on `x`, into `out` or a new array; None means not
   /// given. See docs/python.md for shapes and dtypes.
+  /// threads: 1 runs on the calling thread; N > 1 (0: one per core)
+  /// through Kernel::runParallel on the process's DefaultThreadPool of N
+  /// threads, started on first use and kept.
   pybind11::object operator()(pybind11::handle x, pybind11::handle out,
                               pybind11::handle scales,
-                              pybind11::handle zeroPoints) const;
+                              pybind11::handle zeroPoints,
+                              size_t threads = 1) const;
 
   /// The kernel alone on the same arguments, for bench/python_overhead.py:
   /// the best of `repeats` batches of `iterations` runs, in ns per run.

@@ -220,3 +220,18 @@ def test_set_log_level():
     qjit.set_log_level("off")
     with pytest.raises(qjit.InvalidArgumentError):
         qjit.set_log_level("loud")
+
+
+@pytest.mark.parametrize("threads", [0, 2, 3])
+def test_threads_write_what_one_thread_writes(rng, threads):
+    # Large enough to be split (qjit::kMinParallelElements is 2^17), with a
+    # tail; per tensor and per axis, qcast and dcast.
+    for text, shape in ((I8, (300_007,)),
+                        ("tensor<?x4x!quant.uniform<i8:f32:1, "
+                         "{2.0:10, 1.0, 0.5, 4.0:-3}>>", (70_001, 4))):
+        qcast = qjit.compile(text, "qcast")
+        dcast = qjit.compile(text, "dcast")
+        x = rng.normal(0, 5, shape).astype(np.float32)
+        q = qcast(x)
+        assert same_bits(qcast(x, threads=threads), q)
+        assert same_bits(dcast(q, threads=threads), dcast(q))

@@ -3,6 +3,7 @@
 
 #include "qjit/KernelCall.h"
 #include "qjit/Runtime.h"
+#include "qjit/ThreadPool.h"
 #include "qjit/Version.h"
 #include "qjit/internal/NamedLogger.h"
 
@@ -16,6 +17,10 @@
 
 struct qjit_runtime {
   std::unique_ptr<qjit::Runtime> runtime;
+};
+
+struct qjit_default_pool {
+  std::unique_ptr<qjit::DefaultThreadPool> pool;
 };
 
 struct qjit_kernel {
@@ -558,6 +563,142 @@ qjit_status qjit_kernel_run_dynamic(const qjit_kernel *kernel,
     }
     return k.runDynamic(src, src_bytes, dst, dst_bytes, n, cppOutputs,
                         &cppParams, &lengths);
+  });
+}
+
+} // extern "C"
+
+namespace qjit {
+namespace {
+
+static_assert(QJIT_MIN_PARALLEL_ELEMENTS == kMinParallelElements);
+constexpr size_t kThreadPoolV1 =
+    offsetof(qjit_thread_pool, threads) + sizeof(qjit_thread_pool::threads);
+
+/// The checks every run entry point makes, then `run` with the C++ params
+/// (null when the caller gave none) and their lengths.
+template <typename Run>
+qjit_status runChecked(const qjit_kernel *kernel, qjit_dtype src_dtype,
+                       qjit_dtype dst_dtype, const qjit_kernel_params *params,
+                       Run run) {
+  return guarded([&]() -> Status {
+    if (Status s = checkKernel(kernel); !s)
+      return s;
+    const Kernel &k = *kernel->kernel;
+    if (Status s =
+            checkDtype(k, kernelInputSide(k.spec().op), src_dtype, "source");
+        !s)
+      return s;
+    if (Status s = checkDtype(k, kernelOutputSide(k.spec().op), dst_dtype,
+                              "destination");
+        !s)
+      return s;
+    if (!params)
+      return run(k, nullptr, nullptr);
+    KernelParams cppParams{params->extents, params->scales,
+                           params->zero_points};
+    ParameterCounts lengths{params->extent_count, params->scale_count,
+                            params->zero_point_count};
+    return run(k, &cppParams, &lengths);
+  });
+}
+
+} // namespace
+} // namespace qjit
+
+extern "C" {
+
+qjit_status qjit_kernel_run_parallel(const qjit_kernel *kernel,
+                                     const qjit_thread_pool *pool,
+                                     qjit_dtype src_dtype, const void *src,
+                                     size_t src_bytes, qjit_dtype dst_dtype,
+                                     void *dst, size_t dst_bytes, size_t n,
+                                     const qjit_kernel_params *params) {
+  return runChecked(
+      kernel, src_dtype, dst_dtype, params,
+      [&](const Kernel &k, const KernelParams *p,
+          const ParameterCounts *lengths) -> Status {
+        if (Status s = checkNotNull(pool, "pool"); !s)
+          return s;
+        if (Status s =
+                checkStructSize(pool->size, kThreadPoolV1, "qjit_thread_pool",
+                                "sizeof(qjit_thread_pool)");
+            !s)
+          return s;
+        ThreadPool cppPool{pool->parallel_for, pool->pool, pool->threads};
+        return k.runParallel(cppPool, src, src_bytes, dst, dst_bytes, n, p,
+                             lengths);
+      });
+}
+
+qjit_status qjit_kernel_run_range(const qjit_kernel *kernel,
+                                  qjit_dtype src_dtype, const void *src,
+                                  size_t src_bytes, qjit_dtype dst_dtype,
+                                  void *dst, size_t dst_bytes, size_t n,
+                                  size_t start, size_t count,
+                                  const qjit_kernel_params *params) {
+  return runChecked(kernel, src_dtype, dst_dtype, params,
+                    [&](const Kernel &k, const KernelParams *p,
+                        const ParameterCounts *lengths) {
+                      return k.runRange(src, src_bytes, dst, dst_bytes, n,
+                                        start, count, p, lengths);
+                    });
+}
+
+qjit_status qjit_kernel_split_granularity(const qjit_kernel *kernel,
+                                          const qjit_kernel_params *params,
+                                          size_t *split, size_t *row) {
+  return guarded([&]() -> Status {
+    if (Status s = checkKernel(kernel); !s)
+      return s;
+    if (Status s = checkNotNull(split, "split output"); !s)
+      return s;
+    if (Status s = checkNotNull(row, "row output"); !s)
+      return s;
+    const Kernel &k = *kernel->kernel;
+    KernelParams cppParams;
+    if (params)
+      cppParams.extents = params->extents;
+    Expected<size_t> rows = k.rowGranularity(params ? &cppParams : nullptr);
+    if (!rows)
+      return rows.status();
+    *split = k.splitGranularity();
+    *row = *rows;
+    return Status::ok();
+  });
+}
+
+qjit_status qjit_default_pool_create(size_t threads, qjit_default_pool **pool) {
+  return guarded([&]() -> Status {
+    if (Status s = checkNotNull(pool, "pool output"); !s)
+      return s;
+    Expected<std::unique_ptr<DefaultThreadPool>> created =
+        DefaultThreadPool::create(threads);
+    if (!created)
+      return created.status();
+    *pool = new qjit_default_pool{std::move(*created)};
+    return Status::ok();
+  });
+}
+
+void qjit_default_pool_destroy(qjit_default_pool *pool) { delete pool; }
+
+qjit_status qjit_default_pool_interface(const qjit_default_pool *pool,
+                                        qjit_thread_pool *interface) {
+  return guarded([&]() -> Status {
+    if (Status s = checkNotNull(pool, "pool"); !s)
+      return s;
+    if (Status s = checkNotNull(interface, "interface output"); !s)
+      return s;
+    size_t size = interface->size;
+    if (Status s = checkStructSize(size, kThreadPoolV1, "qjit_thread_pool",
+                                   "sizeof(qjit_thread_pool)");
+        !s)
+      return s;
+    ThreadPool cpp = pool->pool->pool();
+    qjit_thread_pool full{size, cpp.parallelFor, cpp.pool, cpp.threads};
+    std::memcpy(interface, &full, std::min(size, sizeof full));
+    return Status::ok();
   });
 }
 

@@ -1,4 +1,5 @@
 //===- Kernel.cpp - The checked kernel handle -----------------------------===//
+#include "KernelChecks.h"
 #include "qjit/KernelCall.h"
 #include "qjit/Runtime.h"
 
@@ -30,7 +31,8 @@ bool overlaps(const void *a, size_t aBytes, const void *b, size_t bBytes) {
          bBegin < aBegin + aBytes;
 }
 
-/// src and dst hold n elements of their sides and do not overlap.
+} // namespace
+
 Status checkBuffers(const KernelSpec &spec, const void *src, size_t srcBytes,
                     const void *dst, size_t dstBytes, size_t n) {
   Expected<size_t> inBytes = bufferBytes(spec, kernelInputSide(spec.op), n);
@@ -48,8 +50,6 @@ Status checkBuffers(const KernelSpec &spec, const void *src, size_t srcBytes,
                          "source and destination buffers overlap");
   return Status::ok();
 }
-
-} // namespace
 
 Kernel::Kernel(KernelSpec spec, BackendKind backend, IsaLevel isa,
                const void *entry)

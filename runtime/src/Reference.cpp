@@ -115,9 +115,9 @@ C dequantizeElement(const KernelSpec &spec,
 template <typename C>
 void quantizeAll(const KernelSpec &spec, const ParameterLayout &layout,
                  const Parameters<C> &parameters, const void *src, void *dst,
-                 size_t n) {
+                 size_t begin, size_t end) {
   ElementQuantizer<C> quantize(spec);
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = begin; i < end; ++i) {
     uint64_t k = reference::parameterIndex(layout, i);
     C x = static_cast<C>(reference::loadExpressed(spec.expressed, src, i));
     int64_t q = quantize(x, parameters.scales[k], parameters.zeroPoints[k]);
@@ -128,9 +128,9 @@ void quantizeAll(const KernelSpec &spec, const ParameterLayout &layout,
 template <typename C>
 void dequantizeAll(const KernelSpec &spec, const ParameterLayout &layout,
                    const Parameters<C> &parameters, const void *src, void *dst,
-                   size_t n) {
+                   size_t begin, size_t end) {
   FloatStorageFormat floatFormat = floatStorageFormat(spec.storage.floatFormat);
-  for (size_t i = 0; i < n; ++i) {
+  for (size_t i = begin; i < end; ++i) {
     uint64_t k = reference::parameterIndex(layout, i);
     int64_t q = reference::loadStored(spec.storage, src, i);
     C y = dequantizeElement(spec, floatFormat, q, parameters.scales[k],
@@ -140,28 +140,34 @@ void dequantizeAll(const KernelSpec &spec, const ParameterLayout &layout,
 }
 
 void copyStoredValues(const StorageSpec &storage, const void *src, void *dst,
-                      size_t n) {
-  for (size_t i = 0; i < n; ++i)
+                      size_t begin, size_t end) {
+  for (size_t i = begin; i < end; ++i)
     reference::storeStored(storage, dst, i,
                            reference::loadStored(storage, src, i));
 }
 
 template <typename C>
 void convert(const KernelSpec &spec, const ParameterLayout &layout,
-             const void *src, void *dst, size_t n, const KernelParams *params) {
+             const void *src, void *dst, size_t begin, size_t end,
+             const KernelParams *params) {
   Parameters<C> parameters = gatherParameters<C>(spec, params);
-  // The unused high bits of a packed output's last byte are zero.
-  if (spec.op != KernelOp::DCast && spec.storage.packed)
-    std::memset(dst, 0, storageBytes(spec.storage, n));
+  // The unused high bits of a packed output's last byte are zero. A byte
+  // begin shares with the elements before it is updated field by field
+  // (storeStored), so a range clears only the bytes it owns.
+  if (spec.op != KernelOp::DCast && spec.storage.packed) {
+    size_t first = storageBytes(spec.storage, begin);
+    std::memset(static_cast<char *>(dst) + first, 0,
+                storageBytes(spec.storage, end) - first);
+  }
   switch (spec.op) {
   case KernelOp::QCast:
-    quantizeAll(spec, layout, parameters, src, dst, n);
+    quantizeAll(spec, layout, parameters, src, dst, begin, end);
     break;
   case KernelOp::DCast:
-    dequantizeAll(spec, layout, parameters, src, dst, n);
+    dequantizeAll(spec, layout, parameters, src, dst, begin, end);
     break;
   case KernelOp::SCast:
-    copyStoredValues(spec.storage, src, dst, n);
+    copyStoredValues(spec.storage, src, dst, begin, end);
     break;
   }
 }
@@ -186,7 +192,7 @@ void convertDynamic(const KernelSpec &spec, const ParameterLayout &layout,
   }
   if (spec.storage.packed)
     std::memset(dst, 0, storageBytes(spec.storage, n));
-  quantizeAll(spec, layout, parameters, src, dst, n);
+  quantizeAll(spec, layout, parameters, src, dst, 0, n);
   for (size_t k = 0; k < count; ++k) {
     reference::storeExpressed(spec.expressed, outputs.scales, k,
                               parameters.scales[k]);
@@ -220,13 +226,23 @@ Status runReferenceDynamic(const KernelSpec &spec, const void *src, void *dst,
 
 Status runReference(const KernelSpec &spec, const void *src, void *dst,
                     size_t n, const KernelParams *params) {
+  return runReferenceRange(spec, src, dst, n, 0, n, params);
+}
+
+Status runReferenceRange(const KernelSpec &spec, const void *src, void *dst,
+                         size_t n, size_t start, size_t count,
+                         const KernelParams *params) {
   if (Status status = verifyKernelSpec(spec); !status)
     return status;
   // n fits the layout; params hold what the spec takes (runtime scales
   // included when n > 0).
   if (Status status = checkKernelCall(spec, n, params); !status)
     return status;
-  if (n == 0)
+  if (start > n || count > n - start)
+    return badCall("elements [" + std::to_string(start) + ", +" +
+                   std::to_string(count) + ") are not a range of " +
+                   std::to_string(n));
+  if (count == 0)
     return Status::ok();
   if (!src || !dst)
     return badCall("null buffer for " + std::to_string(n) + " elements");
@@ -239,9 +255,9 @@ Status runReference(const KernelSpec &spec, const void *src, void *dst,
     return layout.status();
 
   if (spec.compute == ValueType::F64)
-    convert<double>(spec, *layout, src, dst, n, params);
+    convert<double>(spec, *layout, src, dst, start, start + count, params);
   else
-    convert<float>(spec, *layout, src, dst, n, params);
+    convert<float>(spec, *layout, src, dst, start, start + count, params);
   return Status::ok();
 }
 

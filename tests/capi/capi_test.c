@@ -874,6 +874,71 @@ static void test_dynamic(void) {
   qjit_runtime_destroy(runtime);
 }
 
+/* A caller's pool that runs its chunks in reverse order on the calling
+ * thread. */
+static void run_reversed(void *pool, qjit_task_fn task, void *context,
+                         size_t tasks) {
+  (void)pool;
+  while (tasks-- > 0)
+    task(context, tasks);
+}
+
+static void test_parallel(void) {
+  qjit_runtime *runtime = create_runtime(QJIT_BACKEND_AUTO);
+  qjit_kernel *kernel = NULL;
+  CHECK(qjit_kernel_compile(runtime, kType, QJIT_OP_QCAST, NULL, &kernel) ==
+        QJIT_OK);
+  enum { kN = (1 << 18) + 5 };
+  static float x[kN];
+  static int8_t one[kN], split[kN];
+  for (size_t i = 0; i < kN; ++i)
+    x[i] = (float)((int)(i % 601) - 300) * 0.37f;
+  CHECK(qjit_kernel_run(kernel, QJIT_DTYPE_F32, x, sizeof x, QJIT_DTYPE_I8, one,
+                        sizeof one, kN, NULL) == QJIT_OK);
+
+  qjit_thread_pool reversed = {sizeof reversed, run_reversed, NULL, 4};
+  memset(split, 0x5a, sizeof split);
+  CHECK(qjit_kernel_run_parallel(kernel, &reversed, QJIT_DTYPE_F32, x,
+                                 sizeof x, QJIT_DTYPE_I8, split, sizeof split,
+                                 kN, NULL) == QJIT_OK);
+  CHECK(memcmp(one, split, sizeof one) == 0);
+
+  qjit_default_pool *pool = NULL;
+  CHECK(qjit_default_pool_create(2, &pool) == QJIT_OK && pool != NULL);
+  qjit_thread_pool threads = {sizeof threads, NULL, NULL, 0};
+  CHECK(qjit_default_pool_interface(pool, &threads) == QJIT_OK);
+  CHECK(threads.parallel_for != NULL && threads.threads == 2);
+  memset(split, 0x5a, sizeof split);
+  CHECK(qjit_kernel_run_parallel(kernel, &threads, QJIT_DTYPE_F32, x, sizeof x,
+                                 QJIT_DTYPE_I8, split, sizeof split, kN,
+                                 NULL) == QJIT_OK);
+  CHECK(memcmp(one, split, sizeof one) == 0);
+  qjit_default_pool_destroy(pool);
+  qjit_default_pool_destroy(NULL);
+
+  /* A caller's own split through ranges, last range first. */
+  size_t granularity = 0, row = 0;
+  CHECK(qjit_kernel_split_granularity(kernel, NULL, &granularity, &row) ==
+        QJIT_OK);
+  CHECK(granularity == 1 && row == 1);
+  memset(split, 0x5a, sizeof split);
+  CHECK(qjit_kernel_run_range(kernel, QJIT_DTYPE_F32, x, sizeof x,
+                              QJIT_DTYPE_I8, split, sizeof split, kN, 1000,
+                              kN - 1000, NULL) == QJIT_OK);
+  CHECK(qjit_kernel_run_range(kernel, QJIT_DTYPE_F32, x, sizeof x,
+                              QJIT_DTYPE_I8, split, sizeof split, kN, 0, 1000,
+                              NULL) == QJIT_OK);
+  CHECK(memcmp(one, split, sizeof one) == 0);
+  CHECK(qjit_kernel_run_range(kernel, QJIT_DTYPE_F32, x, sizeof x,
+                              QJIT_DTYPE_I8, split, sizeof split, kN, kN, 1,
+                              NULL) == QJIT_ERROR_INVALID_ARGUMENT);
+  CHECK(qjit_kernel_run_parallel(kernel, NULL, QJIT_DTYPE_F32, x, sizeof x,
+                                 QJIT_DTYPE_I8, split, sizeof split, kN,
+                                 NULL) == QJIT_ERROR_INVALID_ARGUMENT);
+  qjit_kernel_release(kernel);
+  qjit_runtime_destroy(runtime);
+}
+
 int main(void) {
   test_runtime_create();
   test_compile();
@@ -889,6 +954,7 @@ int main(void) {
   test_extent_lengths();
   test_logging();
   test_dynamic();
+  test_parallel();
   if (failures) {
     fprintf(stderr, "%d check(s) failed\n", failures);
     return 1;

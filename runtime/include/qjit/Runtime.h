@@ -29,6 +29,7 @@
 #include "qjit/Isa.h"
 #include "qjit/KernelCall.h"
 #include "qjit/KernelSpec.h"
+#include "qjit/ThreadPool.h"
 
 #include <cstddef>
 #include <memory>
@@ -193,6 +194,39 @@ public:
              size_t n, const KernelParams *params = nullptr,
              const ParameterCounts *lengths = nullptr) const;
 
+  /// Runs the elements [start, start + count) of a call of n elements, so
+  /// a caller can split any layout itself: src, dst, params and the checks
+  /// are those of run(n) (whole buffers, not the range's), and each element
+  /// gets the parameter of its absolute position, so ranges that cover
+  /// [0, n) once, run in any order on any threads, write exactly what
+  /// run(n) writes. Only the range's bytes of dst are written. start must
+  /// be a multiple of splitGranularity() (whole packed bytes). Ranges that
+  /// start on rowGranularity() run the JIT code; others run the scalar
+  /// reference (exact, slow). See docs/runtime.md "Threads".
+  Status runRange(const void *src, size_t srcBytes, void *dst, size_t dstBytes,
+                  size_t n, size_t start, size_t count,
+                  const KernelParams *params = nullptr,
+                  const ParameterCounts *lengths = nullptr) const;
+  /// Where a range may start: elements per byte of packed storage, else 1.
+  size_t splitGranularity() const;
+  /// Where a range runs the JIT code: the layout's period (per tensor: 1),
+  /// or with runtime parameters of a blocked or per-axis layout on asmjit
+  /// one block row of the outermost dim (whole channels, whole rows of
+  /// blocks); a multiple of splitGranularity(). `params` gives dynamic
+  /// extents. (llvm's code runs whole periods only.)
+  Expected<size_t> rowGranularity(const KernelParams *params = nullptr) const;
+
+  /// run() with the work split over `pool` (the caller's threads: see
+  /// ThreadPool) at multiples of rowGranularity() and of 64 elements, so
+  /// every chunk runs the JIT code on whole streamed stores and bytes.
+  /// Results are bit-identical to run(). Calls of fewer than
+  /// kMinParallelElements elements, or with no such split, run on the
+  /// calling thread. Checks what run() checks; on error dst is untouched.
+  Status runParallel(const ThreadPool &pool, const void *src, size_t srcBytes,
+                     void *dst, size_t dstBytes, size_t n,
+                     const KernelParams *params = nullptr,
+                     const ParameterCounts *lengths = nullptr) const;
+
   /// Runs a dynamic qcast (spec().params.dynamic, docs/semantics.md 11):
   /// writes the n codes to dst and every group's scale and zero point to
   /// `outputs` (parameterCounts() entries each, in the formats KernelParams
@@ -217,6 +251,11 @@ protected:
   Kernel(KernelSpec spec, BackendKind backend, IsaLevel isa, const void *entry);
 
 private:
+  /// Whether the code can run a whole number of rows short of a period.
+  bool codeRunsPeriodPrefixes() const;
+  /// Runs the already checked range of a checked call.
+  Status invokeRange(const void *src, void *dst, size_t n, size_t start,
+                     size_t count, const KernelParams *params) const;
   /// Runs the already checked call.
   virtual Status invoke(const void *src, void *dst, size_t n,
                         const KernelParams *params) const = 0;

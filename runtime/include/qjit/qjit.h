@@ -292,6 +292,70 @@ QJIT_API qjit_status qjit_kernel_run_dynamic(const qjit_kernel *kernel,
                                              size_t dst_bytes, size_t n,
                                              const qjit_kernel_params *params,
                                              const qjit_param_outputs *outputs);
+/* Threads (docs/runtime.md "Threads"; qjit/ThreadPool.h). qjit starts no
+ * thread of its own: a parallel run hands chunks to the caller's pool.
+ * parallel_for(pool, task, task_context, tasks) must call
+ * task(task_context, i) exactly once for every i in [0, tasks), on any
+ * threads in any order, and return when all have returned. `threads` is
+ * how many run at once (0 or 1: the calling thread only). As the options,
+ * `size` is sizeof the struct the caller was compiled with. */
+typedef void (*qjit_task_fn)(void *task_context, size_t index);
+typedef struct qjit_thread_pool {
+  size_t size;
+  void (*parallel_for)(void *pool, qjit_task_fn task, void *task_context,
+                       size_t tasks);
+  void *pool;
+  size_t threads;
+} qjit_thread_pool;
+
+/* Below this many elements qjit_kernel_run_parallel runs on the calling
+ * thread (qjit::kMinParallelElements). */
+#define QJIT_MIN_PARALLEL_ELEMENTS ((size_t)1 << 17)
+
+/* qjit_kernel_run with the work split over `pool` at boundaries that keep
+ * every element's result identical to qjit_kernel_run's (whole blocks,
+ * channel runs, packed bytes, 64-element runs); calls too small or with no
+ * such split run on the calling thread. The checks of qjit_kernel_run
+ * apply, and a null or undersized pool is QJIT_ERROR_INVALID_ARGUMENT. */
+QJIT_API qjit_status qjit_kernel_run_parallel(const qjit_kernel *kernel,
+                                              const qjit_thread_pool *pool,
+                                              qjit_dtype src_dtype,
+                                              const void *src, size_t src_bytes,
+                                              qjit_dtype dst_dtype, void *dst,
+                                              size_t dst_bytes, size_t n,
+                                              const qjit_kernel_params *params);
+/* Elements [start, start + count) of a call of n elements, for callers
+ * that split calls themselves: the buffers, params and checks are those
+ * of qjit_kernel_run for n elements, each element gets the parameter of
+ * its absolute position, and only the range's bytes of dst are written.
+ * start must be a multiple of qjit_kernel_split_granularity's `split`;
+ * ranges starting at multiples of its `row` run the JIT code (others the
+ * scalar reference). */
+QJIT_API qjit_status qjit_kernel_run_range(
+    const qjit_kernel *kernel, qjit_dtype src_dtype, const void *src,
+    size_t src_bytes, qjit_dtype dst_dtype, void *dst, size_t dst_bytes,
+    size_t n, size_t start, size_t count, const qjit_kernel_params *params);
+/* Where ranges may start (`split`: elements per byte of packed storage, 1
+ * otherwise) and where they run the JIT code (`row`: the layout's period,
+ * or with runtime parameters one block row of the outermost dim). params
+ * supplies dynamic extents (may be NULL when there are none). */
+QJIT_API qjit_status qjit_kernel_split_granularity(
+    const qjit_kernel *kernel, const qjit_kernel_params *params, size_t *split,
+    size_t *row);
+
+/* A pthreadpool (the pool XNNPACK uses) for callers without a pool of
+ * their own; its threads start here and stop at destroy. threads 0: one
+ * per core. */
+typedef struct qjit_default_pool qjit_default_pool;
+QJIT_API qjit_status qjit_default_pool_create(size_t threads,
+                                              qjit_default_pool **pool);
+/* NULL is ignored. No run may be using the pool. */
+QJIT_API void qjit_default_pool_destroy(qjit_default_pool *pool);
+/* The interface to pass to qjit_kernel_run_parallel (set interface->size
+ * first); valid while the pool is. */
+QJIT_API qjit_status qjit_default_pool_interface(const qjit_default_pool *pool,
+                                                 qjit_thread_pool *interface);
+
 /* Logging. The library's messages (spdlog loggers "qjit", "qjit.cache" and
  * "qjit.jit", docs/runtime.md) go to stderr at spdlog's default level
  * (info) unless changed here. Both calls are thread-safe and take effect

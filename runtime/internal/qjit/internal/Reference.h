@@ -22,6 +22,14 @@ namespace qjit {
 Status runReference(const KernelSpec &spec, const void *src, void *dst,
                     size_t n, const KernelParams *params = nullptr);
 
+/// The elements [start, start + count) of a call of n elements, each with
+/// the parameter of its absolute position: src and dst are the whole
+/// call's buffers, and only the range's elements are read and written (a
+/// packed byte shared with earlier elements keeps their fields).
+Status runReferenceRange(const KernelSpec &spec, const void *src, void *dst,
+                         size_t n, size_t start, size_t count,
+                         const KernelParams *params = nullptr);
+
 /// Runs a dynamic qcast (spec.params.dynamic, docs/semantics.md 11): writes
 /// the codes to dst and every group's parameters to `outputs`. `params`
 /// supplies the dynamic extents the layout needs (may be null otherwise).

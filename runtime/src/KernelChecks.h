@@ -1,0 +1,18 @@
+//===- KernelChecks.h - Checks of a kernel call's buffers -------*- C++ -*-===//
+#ifndef QJIT_RUNTIME_KERNELCHECKS_H
+#define QJIT_RUNTIME_KERNELCHECKS_H
+
+#include "qjit/Error.h"
+#include "qjit/KernelSpec.h"
+
+#include <cstddef>
+
+namespace qjit {
+
+/// src and dst hold n elements of their sides and do not overlap.
+Status checkBuffers(const KernelSpec &spec, const void *src, size_t srcBytes,
+                    const void *dst, size_t dstBytes, size_t n);
+
+} // namespace qjit
+
+#endif // QJIT_RUNTIME_KERNELCHECKS_H
