@@ -20,8 +20,8 @@ run(${CMAKE_COMMAND} --install ${QJIT_BINARY_DIR} --prefix ${prefix})
 # Exactly the headers users include: the C API, the C++ runtime API and
 # what it is written in. Everything else is internal (<lib>/internal).
 set(public_headers qjit/Error.h qjit/Export.h qjit/Isa.h qjit/KernelCall.h
-  qjit/KernelSpec.h qjit/QuantType.h qjit/Runtime.h qjit/TypeParser.h
-  qjit/Version.h qjit/qjit.h)
+  qjit/KernelSpec.h qjit/QuantType.h qjit/Runtime.h qjit/ThreadPool.h
+  qjit/TypeParser.h qjit/Version.h qjit/qjit.h)
 file(GLOB_RECURSE installed RELATIVE ${prefix}/include ${prefix}/include/*)
 list(SORT installed)
 if(NOT installed STREQUAL public_headers)
