@@ -7,12 +7,19 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${QJIT_BUILD_DIR:-$root/build}"
-"$root/scripts/setup.sh"
-"$root/scripts/build.sh"
+# Each stage says how long it took (the CI budget: docs/hardening.md).
+timed() {
+  local name="$1" start=$SECONDS
+  shift
+  "$@"
+  echo "test: $name took $((SECONDS - start)) s"
+}
+timed setup "$root/scripts/setup.sh"
+timed build "$root/scripts/build.sh"
 cd "$build"
-ctest --output-on-failure -j "$(nproc)" "$@"
+timed ctest ctest --output-on-failure -j "$(nproc)" "$@"
 "$root/scripts/test-capped.sh"
 if [ "${QJIT_SKIP_HARDENING:-0}" != 1 ]; then
   "$root/scripts/sanitize.sh"
-  "$root/scripts/fuzz.sh"
+  timed fuzz "$root/scripts/fuzz.sh"
 fi
