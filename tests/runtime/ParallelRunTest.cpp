@@ -296,6 +296,42 @@ TEST(ParallelRunChecks, BadRangesAreErrorsAndWriteNothing) {
   EXPECT_TRUE((*kernel)->runParallel(none, in.data(), 64, out.data(), 8, 16));
 }
 
+/// Runs the tasks in order and remembers how many there were.
+void runCounting(void *count, ParallelTask task, void *context, size_t tasks) {
+  *static_cast<size_t *>(count) = tasks;
+  runInOrder(nullptr, task, context, tasks);
+}
+
+// A call that writes 8 MiB or more streams its stores; split, each chunk
+// must write that much too (or it would store through the caches), and a
+// call too short for two such chunks stays whole.
+TEST(ParallelRunChecks, StreamedCallsSplitIntoChunksThatStream) {
+  uint64_t seed = testing::testSeed();
+  std::mt19937_64 random(seed);
+  Expected<std::unique_ptr<Runtime>> runtime = Runtime::create({});
+  ASSERT_TRUE(runtime);
+  Expected<std::shared_ptr<const Kernel>> kernel =
+      (*runtime)->compile("!quant.uniform<i8:f32, 0.0173:3>", KernelOp::DCast);
+  ASSERT_TRUE(kernel);
+  const Kernel &k = **kernel;
+  constexpr size_t kStreamedElements = (size_t(8) << 20) / sizeof(float);
+  // {elements, tasks}: 4 streamed chunks; 12 MiB, one chunk, no task; and
+  // 4 MiB, below streaming, in chunks of 256K elements.
+  for (auto [n, tasks] : {std::pair<size_t, size_t>{4 * kStreamedElements, 4},
+                          {3 * kStreamedElements / 2, 0},
+                          {kStreamedElements / 2, 4}}) {
+    SCOPED_TRACE("n=" + std::to_string(n) + " seed=" + std::to_string(seed));
+    std::vector<uint8_t> in = randomInput(k, n, random);
+    std::vector<float> want(n), out(n, 1.0f);
+    ASSERT_TRUE(k.run(in.data(), in.size(), want.data(), n * sizeof(float), n));
+    size_t counted = 0;
+    ASSERT_TRUE(k.runParallel(ThreadPool{runCounting, &counted, 2}, in.data(),
+                              in.size(), out.data(), n * sizeof(float), n));
+    EXPECT_EQ(counted, tasks);
+    EXPECT_EQ(std::memcmp(out.data(), want.data(), n * sizeof(float)), 0);
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(
     Backends, ParallelRun,
     ::testing::Values(Combination{BackendKind::Llvm, false},
