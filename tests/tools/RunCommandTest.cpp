@@ -127,6 +127,36 @@ TEST_F(RunCommand, KnobFlagsAndPresets) {
   EXPECT_EQ(quantize({"--scale-op=reciprocal"})[1], 11);
 }
 
+// Large enough to split (2^18 elements, above kMinParallelElements), per
+// tensor and per channel, there and back: every thread count writes what
+// one thread writes.
+TEST_F(RunCommand, ThreadsWriteWhatOneThreadWrites) {
+  constexpr int64_t kRows = int64_t(1) << 16, kChannels = 4;
+  std::vector<float> values(kRows * kChannels);
+  for (size_t i = 0; i < values.size(); ++i)
+    values[i] = static_cast<float>((i * 2654435761u) % 20011) * 0.0173f -
+                173.0f + (i % 7 == 0 ? 0.5f : 0.0f);
+  writeArray<float>(dir.file("in.npy"), NpyDtype::F4, {kRows, kChannels},
+                    values);
+  for (const std::string &type :
+       {std::string(kType),
+        std::string("!quant.uniform<i8:f32:1, {0.5:1, 0.25:-3, 2.0:7, "
+                    "0.125:0}>")}) {
+    SCOPED_TRACE(type);
+    expectOk(run(type, "qcast", {}, "in.npy", "q1.npy"));
+    expectOk(run(type, "dcast", {}, "q1.npy", "d1.npy"));
+    for (const char *threads : {"--threads=2", "--threads=3", "--threads=0"}) {
+      SCOPED_TRACE(threads);
+      expectOk(run(type, "qcast", {threads}, "in.npy", "q.npy"));
+      EXPECT_EQ(readArray(dir.file("q.npy")).data,
+                readArray(dir.file("q1.npy")).data);
+      expectOk(run(type, "dcast", {threads}, "q1.npy", "d.npy"));
+      EXPECT_EQ(readArray(dir.file("d.npy")).data,
+                readArray(dir.file("d1.npy")).data);
+    }
+  }
+}
+
 TEST_F(RunCommand, PacksSubByteStorageAsBytes) {
   const char *type = "!quant.uniform<i4:f32, 1.0>";
   writeArray<float>(dir.file("in.npy"), NpyDtype::F4, {5},
@@ -311,6 +341,12 @@ TEST_F(RunCommandErrors, UsageErrorsExit2) {
   expectError(run(kType, "qcast", {"--isa=avx9"}), 2, "--isa");
   expectError(run(kType, "qcast", {"--shape=2x-3"}), 2, "--shape");
   expectError(run(kType, "qcast", {"--unpacked=yes"}), 2, "--unpacked");
+  expectError(run(kType, "qcast", {"--threads=two"}), 2,
+              "is not a thread count");
+  expectError(run(kType, "qcast", {"--threads=1025"}), 2,
+              "is not a thread count");
+  expectError(run(kType, "qcast", {"--threads=-1"}), 2,
+              "is not a thread count");
   expectError(run(kType, "qcast",
                   {"--rounding=toward-zero", "--rounding=nearest-even"}),
               2, "--rounding");
