@@ -1,5 +1,4 @@
-//===- ArrayView.h - The memory of a numpy, buffer or DLPack array -*- C++
-//-*-=//
+//===- ArrayView.h - A numpy, buffer or DLPack array ------------*- C++ -*-===//
 //
 // Kernels read and write flat C-order memory. An ArrayView finds that memory
 // in whatever the caller passed: a numpy array (read directly, the fast

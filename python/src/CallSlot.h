@@ -1,5 +1,4 @@
-//===- CallSlot.h - kernel(...) without pybind11's dispatcher ----*- C++
-//-*-===//
+//===- CallSlot.h - kernel(...) without pybind11's dispatch -----*- C++ -*-===//
 //
 // pybind11's dispatcher costs about 1 µs per call with a keyword argument
 // (it builds a function_call and matches keywords against each overload),

@@ -1,5 +1,4 @@
-//===- PyKernel.h - qjit.Kernel: a compiled kernel called on arrays -*- C++
-//-*-=//
+//===- PyKernel.h - qjit.Kernel, called on arrays ---------------*- C++ -*-===//
 //
 // What Python holds for qjit.compile's result: the runtime's Kernel (shared
 // with the kernel cache) plus what a call needs beyond it, the parsed type

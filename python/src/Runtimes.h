@@ -1,5 +1,4 @@
-//===- Runtimes.h - The process's runtimes, one per backend choice -*- C++
-//-*-=//
+//===- Runtimes.h - One runtime per backend choice --------------*- C++ -*-===//
 //
 // The backend and ISA cap are options of a qjit::Runtime, so each distinct
 // (backend, isa) pair qjit.compile is given gets one Runtime for the life

@@ -1,5 +1,4 @@
-//===- CallTimeParametersTest.cpp - `?` scale lists lower to runtime params
-//===//
+//===- CallTimeParametersTest.cpp - `?` scales lower to runtime params ----===//
 //
 // A type whose scale list is `?` (docs/types.md) lowers exactly as the same
 // type with a written list does under LoweringOptions::runtimeParameters:

@@ -1,5 +1,4 @@
-//===- RuntimeTest.cpp - The public runtime API
-//----------------------------===//
+//===- RuntimeTest.cpp - The public runtime API ---------------------------===//
 //
 // Backend-agnostic: whatever backend `auto` picks on this machine, kernels
 // must agree with the scalar reference, and the API's checks must hold.

@@ -1,5 +1,4 @@
-//===- NpyTest.cpp - .npy reading and writing
-//------------------------------===//
+//===- NpyTest.cpp - .npy reading and writing -----------------------------===//
 #include "Npy.h"
 #include "FileIO.h"
 #include "ToolTestSupport.h"

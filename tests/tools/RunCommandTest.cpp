@@ -1,5 +1,4 @@
-//===- RunCommandTest.cpp - `qjit run` and `qjit spec` end to end
-//----------===//
+//===- RunCommandTest.cpp - `qjit run` and `qjit spec` end to end ---------===//
 //
 // Runs the built binary on files written here, and checks outputs, exit
 // codes and messages, including that no error leaves a file behind.

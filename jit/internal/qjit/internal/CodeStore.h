@@ -1,5 +1,4 @@
-//===- CodeStore.h - Where backends keep compiled code across runs -*- C++
-//-*-===//
+//===- CodeStore.h - Compiled code kept across runs -------------*- C++ -*-===//
 //
 // A persistent store of compiled code, keyed by a string that names
 // everything the code depends on. Backends that can reload code (llvm, as
