@@ -1,4 +1,4 @@
-//===- JitLogger.h - The "qjit.jit" logger ---------------------*- C++ -*-===//
+//===- JitLogger.h - The "qjit.jit" logger ----------------------*- C++ -*-===//
 #ifndef QJIT_JIT_JITLOGGER_H
 #define QJIT_JIT_JITLOGGER_H
 

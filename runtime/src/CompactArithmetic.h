@@ -1,4 +1,4 @@
-//===- CompactArithmetic.h - qcast and dcast of float / quantile storage ===//
+//===- CompactArithmetic.h - qcast and dcast of float / quantile storage --===//
 //
 // docs/semantics.md section 8 for a single element, in the compute type C
 // (float or double), as ScalarArithmetic.h does for integer storage.

@@ -1,4 +1,4 @@
-//===- ListingStatements.h - asmjit listings line by line ------*- C++ -*-===//
+//===- ListingStatements.h - asmjit listings line by line -------*- C++ -*-===//
 //
 // asmjit's StringLogger prints one statement per line, indented; the GNU as
 // rewrites (X86ListingSyntax, A64ListingSyntax) change statements and keep

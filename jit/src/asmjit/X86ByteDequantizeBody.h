@@ -1,4 +1,4 @@
-//===- X86ByteDequantizeBody.h - AVX-512 8-bit dcast, no convert -*- C++ -*-=//
+//===- X86ByteDequantizeBody.h - AVX-512 8-bit dcast, no cvt ----*- C++ -*-===//
 //
 // The AVX-512 (VBMI) main loop of per-tensor dcast from unpacked 8-bit
 // integers: one 64-byte load, and per vector one vpermb that writes each

@@ -1,4 +1,4 @@
-//===- X86WideCompactGenerators.cpp - f64 lanes, compact storage ---------===//
+//===- X86WideCompactGenerators.cpp - f64 lanes, compact storage ----------===//
 //
 // docs/semantics.md section 8 with C = f64: eight elements per vector, the
 // arithmetic on two ymm halves of four f64 lanes, the storage work reusing

@@ -1,4 +1,4 @@
-//===- ElementIo.h - Loading and storing kernel elements -------*- C++ -*-===//
+//===- ElementIo.h - Loading and storing kernel elements --------*- C++ -*-===//
 //
 // Reads and writes `lanes` consecutive elements of a host buffer in the
 // formats of docs/semantics.md: expressed values (f16, bf16, f32, f64)

@@ -1,4 +1,4 @@
-//===- CheckedReciprocal.h - Exact `divide` without a divider --*- C++ -*-===//
+//===- CheckedReciprocal.h - Exact `divide` without a divider ---*- C++ -*-===//
 //
 // The `divide` contract needs u = RN(x / s), but only the stored integer is
 // observable. For baked f32 scales and small storage ranges, a kernel may

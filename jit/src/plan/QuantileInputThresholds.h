@@ -1,4 +1,4 @@
-//===- QuantileInputThresholds.h - Quantile qcast, no division -*- C++ -*-===//
+//===- QuantileInputThresholds.h - Quantile qcast, no division --*- C++ -*-===//
 //
 // With one baked scale s and zero point z, quantile qcast (docs/semantics.md
 // 8.4) can compare the input x itself with thresholds moved to the input
