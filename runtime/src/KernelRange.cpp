@@ -173,9 +173,8 @@ struct ParallelJob {
   void *dst;
   size_t n;
   size_t chunkElements;
-  size_t chunks;
   const KernelParams *params;
-  std::vector<Status> statuses;
+  std::vector<Status> statuses; ///< One per chunk.
 };
 
 } // namespace
@@ -228,15 +227,15 @@ Status Kernel::runParallel(const ThreadPool &pool, const void *src,
   // Whole units each, at least minChunk (n / chunks is); the last takes
   // the rest.
   size_t chunkElements = n / chunks / unit * unit;
-  ParallelJob job{this,          src,    dst,    n,
-                  chunkElements, chunks, params, std::vector<Status>(chunks)};
+  ParallelJob job{
+      this, src, dst, n, chunkElements, params, std::vector<Status>(chunks)};
   pool.parallelFor(
       pool.pool,
       [](void *context, size_t index) {
         auto &job = *static_cast<ParallelJob *>(context);
         size_t start = index * job.chunkElements;
-        size_t count =
-            index + 1 == job.chunks ? job.n - start : job.chunkElements;
+        size_t count = index + 1 == job.statuses.size() ? job.n - start
+                                                        : job.chunkElements;
         job.statuses[index] = job.kernel->invokeRange(job.src, job.dst, job.n,
                                                       start, count, job.params);
       },
