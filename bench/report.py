@@ -31,6 +31,9 @@ QJIT_ROWS = ("llvm", "asmjit")
 # kept out of the one-thread tables, targets and plot.
 THREADS = 2
 THREADED_SUFFIX = "_%dt" % THREADS
+# Rows of the case as a dynamic qcast ("<backend>_dynamic"): a table of
+# their own (dynamic_lines) against the static kernel of the same case.
+DYNAMIC_SUFFIX = "_dynamic"
 # Debian packages whose versions the report names.
 PACKAGES = ("g++", "llvm-22-dev", "libasmjit-dev", "libdnnl-dev",
             "libxnnpack-dev", "libbenchmark-dev")
@@ -136,6 +139,7 @@ class Results:
         self.table = collections.OrderedDict()  # id -> row -> el/ns
         self.notes = {}  # "op/case/n/row" -> check line
         self.threaded = collections.OrderedDict()  # like throughput
+        self.dynamic = collections.OrderedDict()  # like throughput
         for line in log:
             match = re.match(r"(\S+): check: (.*)$", line)
             if match:
@@ -167,6 +171,7 @@ class Results:
         if parts[0] in OPS and len(parts) == 4:
             op, case, row, n = parts
             table = (self.threaded if row.endswith(THREADED_SUFFIX)
+                     else self.dynamic if row.endswith(DYNAMIC_SUFFIX)
                      else self.throughput)
             table.setdefault((op, case), collections.OrderedDict()) \
                 .setdefault(row, {})[int(n)] = {
@@ -334,6 +339,39 @@ def target_lines(results):
             "the input and write the output.", "",
             "| case | N | qjit | target | needs (el/ns) | memory limit (el/ns) "
             "| |", "|---|---|---:|---:|---:|---:|---|"] + lines + [""]
+
+
+def dynamic_lines(results):
+    """Dynamic qcast (parameters from the data) against qjit's static
+    kernel of the same case, both on llvm (issue 22's targets at 4K and
+    64K: per block and per row >= 0.8x, per tensor, two passes, >= 0.5x)."""
+    lines = []
+    for (op, case), rows in results.dynamic.items():
+        static = results.throughput.get((op, case), {}).get("llvm", {})
+        for row, sizes in rows.items():
+            for n in sorted(sizes):
+                cells = ["%s %s" % (op, case), size_name(n),
+                         "%.2f" % sizes[n]["el_ns"]]
+                need = 0.5 if "per_tensor" in case else 0.8
+                if n in static and n <= 1 << 16:
+                    cells.append("%.2f× (≥ %.1f×)" % (
+                        sizes[n]["el_ns"] / static[n]["el_ns"], need))
+                elif n in static:
+                    cells.append("%.2f×" % (sizes[n]["el_ns"] /
+                                            static[n]["el_ns"]))
+                else:
+                    cells.append("-")
+                cells.append(sizes[n]["label"])
+                lines.append("| " + " | ".join(cells) + " |")
+    if not lines:
+        return []
+    return ["## Dynamic qcast (issue 22)", "",
+            "The case's type as a dynamic qcast on llvm (absmax for "
+            "symmetric cases, minmax for asymmetric ones: every group's "
+            "scale computed from the data), over llvm's static kernel of the "
+            "same case, el/ns.", "",
+            "| case | N | dynamic (el/ns) | × static llvm | |",
+            "|---|---|---:|---:|---|"] + lines + [""]
 
 
 def threads_lines(results):
@@ -733,6 +771,7 @@ def main():
             args.out_png, os.path.dirname(args.out_md)), ""]
     lines += target_lines(results)
     lines += threads_lines(results)
+    lines += dynamic_lines(results)
     lines += avx512_target_lines(results)
     lines += compact_lines(results)
     lines += table_lines(results)

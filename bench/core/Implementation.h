@@ -66,6 +66,8 @@ std::vector<ImplementationFactory> qjitBackendImplementations();
 /// Each qjit backend through Kernel::runParallel on a kBenchThreads-thread
 /// DefaultThreadPool.
 std::vector<ImplementationFactory> qjitThreadedImplementations();
+/// The case as a dynamic qcast on llvm ("llvm_dynamic", qcast rows only).
+ImplementationFactory dynamicQcastImplementation();
 ImplementationFactory referenceImplementation();
 ImplementationFactory plainLoopImplementation();
 std::vector<ImplementationFactory> memoryBoundImplementations();

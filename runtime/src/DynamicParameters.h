@@ -1,8 +1,9 @@
 //===- DynamicParameters.h - A group's parameters from its data -*- C++ -*-===//
 //
 // docs/semantics.md section 11: the scale and zero point a dynamic qcast
-// chooses for one group, from the group's range of finite values. Only the
-// reference computes them today; JIT kernels will have to match it.
+// chooses for one group, from the group's range of finite values. The llvm
+// backend emits the same steps (jit/src/llvm/DynamicIr.cpp); the
+// differential tests hold the two together.
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_RUNTIME_DYNAMICPARAMETERS_H

@@ -65,7 +65,8 @@ KernelFn Kernel::function() const {
 }
 
 ParamKernelFn Kernel::paramFunction() const {
-  if (!spec_.takesParams())
+  // A dynamic qcast's code has an ABI of its own (runDynamic calls it).
+  if (!spec_.takesParams() || spec_.params.dynamic != DynamicScheme::None)
     return nullptr;
   return reinterpret_cast<ParamKernelFn>(const_cast<void *>(entry_));
 }
@@ -108,8 +109,7 @@ Status Kernel::runDynamic(const void *src, size_t srcBytes, void *dst,
 Status Kernel::invokeDynamic(const void *, void *, size_t, const KernelParams *,
                              const ParameterOutputs &) const {
   return Status::error(ErrorCode::Unsupported,
-                       "kernel " + name_ +
-                           ": no machine code computes a dynamic qcast yet");
+                       "kernel " + name_ + " has no dynamic qcast code");
 }
 
 } // namespace qjit

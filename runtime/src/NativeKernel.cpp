@@ -1,6 +1,10 @@
 //===- NativeKernel.cpp - Kernels backed by JIT-compiled code -------------===//
 #include "Kernels.h"
 
+#include "qjit/internal/DynamicKernelAbi.h"
+
+#include <memory>
+
 namespace qjit {
 
 namespace {
@@ -25,6 +29,30 @@ private:
       fn(src, dst, n, params);
     else
       function()(src, dst, n);
+    return Status::ok();
+  }
+
+  /// The code writes the parameters, and keeps each group's range in
+  /// scratch (and its zero points, when the caller takes none) provided
+  /// here, so generated code never allocates.
+  Status invokeDynamic(const void *src, void *dst, size_t n,
+                       const KernelParams *params,
+                       const ParameterOutputs &outputs) const override {
+    size_t count = parameterCounts().scales;
+    size_t valueBytes = spec().compute == ValueType::F64 ? 8 : 4;
+    size_t zeroBytes = outputs.zeroPoints ? 0 : count * sizeof(int64_t);
+    // Zero points first keep every array aligned for its values.
+    size_t scratchBytes = zeroBytes + 2 * count * valueBytes;
+    auto scratch = std::make_unique_for_overwrite<int64_t[]>(
+        scratchBytes / sizeof(int64_t) + 1);
+    auto *bytes = reinterpret_cast<std::byte *>(scratch.get());
+    DynamicKernelBuffers buffers{
+        outputs.scales,
+        outputs.zeroPoints ? outputs.zeroPoints
+                           : reinterpret_cast<int64_t *>(bytes),
+        bytes + zeroBytes, bytes + zeroBytes + count * valueBytes};
+    reinterpret_cast<DynamicKernelFn>(const_cast<void *>(code_.entry))(
+        src, dst, n, params, &buffers);
     return Status::ok();
   }
 

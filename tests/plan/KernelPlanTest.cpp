@@ -113,5 +113,24 @@ TEST(KernelPlan, ScalingAndCheckedReciprocal) {
   EXPECT_NE(describeKernelPlan(wide).find("(inside)"), std::string::npos);
 }
 
+TEST(KernelPlan, DynamicQcastSaysWhereItsParametersComeFrom) {
+  LoweringOptions options;
+  options.dynamicScheme = DynamicScheme::MinMax;
+  Expected<TypeDescriptor> type = parseTypeOrError("!quant.uniform<u8:f32, ?>");
+  ASSERT_TRUE(type) << type.status().message();
+  Expected<KernelSpec> spec =
+      lowerToKernelSpec(*type, KernelOp::QCast, options);
+  ASSERT_TRUE(spec) << spec.status().message();
+  KernelPlan plan = planKernel(*spec);
+  EXPECT_EQ(plan.dynamic, DynamicScheme::MinMax);
+  EXPECT_NE(describeKernelPlan(plan).find(
+                "parameters: from the data, minmax (default rule)"),
+            std::string::npos);
+  EXPECT_EQ(describeKernelPlan(planKernel(lower("!quant.uniform<u8:f32, 0.5>",
+                                                KernelOp::QCast)))
+                .find("parameters:"),
+            std::string::npos);
+}
+
 } // namespace
 } // namespace qjit::plan

@@ -140,8 +140,8 @@ TEST_F(DynamicRun, FlagMisusesAreUsageErrorsAndWriteNothing) {
   expectFailure(with({kRows, "--op=dcast", "--dynamic=absmax",
                       flag("params-out", "p.npz")}),
                 1, "qcast only");
-  expectFailure(with({kRows, "--op=qcast", "--dynamic=absmax", "--backend=llvm",
-                      flag("params-out", "p.npz")}),
+  expectFailure(with({kRows, "--op=qcast", "--dynamic=absmax",
+                      "--backend=asmjit", flag("params-out", "p.npz")}),
                 1, "dynamic qcast");
   expectFailure(with({kRows, "--op=dcast", flag("params", "x.npy")}), 1, "zip");
   EXPECT_FALSE(std::filesystem::exists(dir.file("q.npy")));

@@ -37,8 +37,8 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
   if (spec.params.dynamic != DynamicScheme::None)
     return Status::error(ErrorCode::Unsupported,
                          "asmjit backend: dynamic qcast (parameters from the "
-                         "data) is not generated yet; the reference "
-                         "computes it");
+                         "data) is not generated yet; the llvm backend "
+                         "and the reference compute it");
   if (spec.compute == ValueType::F64 && spec.expressed != ValueType::F64)
     return unsupported("f64 arithmetic on f32 values (the pytorch preset's "
                        "per-axis dcast)");

@@ -12,11 +12,13 @@
 #include "KernelIr.h"
 
 #include "CompactArith.h"
+#include "DynamicIr.h"
 #include "ElementIo.h"
 #include "LayoutLoops.h"
 #include "ParamSource.h"
 #include "QuantileIr.h"
 
+#include "plan/LayoutPeriod.h"
 #include "plan/PlanLimits.h"
 
 #include <llvm/Analysis/VectorUtils.h>
@@ -821,23 +823,49 @@ void KernelEmitter::emitRun(llvm::Value *first, llvm::Value *count,
 
 } // namespace
 
+namespace {
+
+/// Offsets of DynamicKernelBuffers' fields (four pointers).
+constexpr uint64_t kScalesOut = 0, kZeroPointsOut = 8, kLow = 16, kHigh = 24;
+
+/// The KernelParams (extents, scales, zero points) the quantizing pass of a
+/// dynamic qcast reads: the parameters the kernel just wrote.
+llvm::Value *writtenParameters(IrContext &ir, llvm::Value *extents,
+                               const DynamicArrays &arrays) {
+  llvm::IRBuilder<> &b = ir.builder;
+  auto *type = llvm::ArrayType::get(ir.ptr, 3);
+  llvm::Value *params = b.CreateAlloca(type);
+  llvm::Value *fields[] = {extents ? extents
+                                   : llvm::Constant::getNullValue(ir.ptr),
+                           arrays.scales, arrays.zeroPoints};
+  for (uint64_t k = 0; k < 3; ++k)
+    b.CreateStore(fields[k], ir.byteAddress(params, b.getInt64(8 * k)));
+  return params;
+}
+
+} // namespace
+
 Expected<std::unique_ptr<llvm::Module>>
 buildKernelModule(llvm::LLVMContext &context, const KernelSpec &spec,
                   const VectorTarget &target, const std::string &name) {
   if (Status status = verifyKernelSpec(spec); !status)
     return status;
-  if (spec.params.dynamic != DynamicScheme::None)
-    return Status::error(ErrorCode::Unsupported,
-                         "llvm: dynamic qcast (parameters from the data) is "
-                         "not generated yet; the reference computes it");
+  // A dynamic qcast quantizes as its runtime-parameter twin does, after
+  // computing the parameters (DynamicIr.h).
+  bool dynamic = spec.params.dynamic != DynamicScheme::None;
+  KernelSpec quantizeSpec = spec;
+  quantizeSpec.params.dynamic = DynamicScheme::None;
+  quantizeSpec.params.dynamicRule = DynamicRule::Default;
   auto module = std::make_unique<llvm::Module>(name, context);
-  IrContext ir(*module, spec, target);
+  IrContext ir(*module, quantizeSpec, target);
   llvm::IRBuilder<> &b = ir.builder;
 
   bool takesParams = spec.takesParams();
-  llvm::SmallVector<llvm::Type *, 4> argTypes = {ir.ptr, ir.ptr, ir.i64};
+  llvm::SmallVector<llvm::Type *, 5> argTypes = {ir.ptr, ir.ptr, ir.i64};
   if (takesParams)
     argTypes.push_back(ir.ptr);
+  if (dynamic)
+    argTypes.push_back(ir.ptr); // DynamicKernelBuffers
   auto *type = llvm::FunctionType::get(b.getVoidTy(), argTypes, false);
   auto *function = llvm::Function::Create(
       type, llvm::GlobalValue::ExternalLinkage, name, *module);
@@ -858,12 +886,26 @@ buildKernelModule(llvm::LLVMContext &context, const KernelSpec &spec,
   llvm::Value *kernelParams = takesParams ? function->getArg(3) : nullptr;
   b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", function));
 
-  QuantPlan plan = planQuantization(spec, target);
-  adaptPlanToCompactStorage(plan, spec);
-  ParamSource params(ir, plan, kernelParams);
-  llvm::Value *extents =
-      takesParams ? b.CreateLoad(ir.ptr, kernelParams) : nullptr;
+  // A dynamic call's KernelParams may be null when no extent is dynamic.
+  bool readsExtents =
+      !dynamic || !plan::staticPeriod(plan::periodDims(spec.layout));
+  llvm::Value *extents = takesParams && readsExtents
+                             ? b.CreateLoad(ir.ptr, kernelParams)
+                             : nullptr;
   std::vector<LoopLevel> levels = planLoopLevels(ir, n, extents);
+  if (dynamic) {
+    llvm::Value *buffers = function->getArg(4);
+    auto field = [&](uint64_t offset) {
+      return b.CreateLoad(ir.ptr, ir.byteAddress(buffers, b.getInt64(offset)));
+    };
+    DynamicArrays arrays{field(kScalesOut), field(kZeroPointsOut), field(kLow),
+                         field(kHigh)};
+    emitDynamicParameters(ir, spec, src, levels, arrays);
+    kernelParams = writtenParameters(ir, extents, arrays);
+  }
+  QuantPlan plan = planQuantization(quantizeSpec, target);
+  adaptPlanToCompactStorage(plan, quantizeSpec);
+  ParamSource params(ir, plan, kernelParams);
   KernelEmitter emitter(ir, params, plan, src, dst);
   if (spec.layout.kind != LayoutSpec::Kind::PerTensor)
     emitter.streamWholeCall(n);

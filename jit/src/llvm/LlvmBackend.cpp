@@ -136,8 +136,6 @@ public:
   /// Every kernel is shaped for its spec: plan/KernelFits.def has no llvm
   /// rows (a test checks that this stays true to the table).
   KernelFit fit(const KernelSpec &spec) const override {
-    if (spec.params.dynamic != DynamicScheme::None)
-      return KernelFit::Unsupported; // buildKernelModule says why.
     return plan::fitFromTable(plan::FitBackend::Llvm, isa_, spec,
                               [](plan::FitCondition) { return false; });
   }

@@ -111,6 +111,8 @@ KernelPlan planKernel(const KernelSpec &spec) {
   KernelPlan plan;
   plan.family = kernelFamily(spec);
   plan.streamingBytes = kStreamingOutputBytes;
+  plan.dynamic = spec.params.dynamic;
+  plan.dynamicRule = spec.params.dynamicRule;
   if (spec.op != KernelOp::QCast)
     return plan;
   if (spec.knobs.scaleOp == ScaleOp::Reciprocal)
@@ -142,6 +144,12 @@ std::string describeKernelPlan(const KernelPlan &plan) {
   };
   line("family", std::string(kernelFamilyName(plan.family)) + " (" +
                      std::string(kernelFamilyTakes(plan.family)) + ")");
+  if (plan.dynamic != DynamicScheme::None)
+    line("parameters",
+         "from the data, " + std::string(dynamicSchemeName(plan.dynamic)) +
+             " (" + std::string(dynamicRuleName(plan.dynamicRule)) +
+             " rule): each group's range, then its scale and zero point, "
+             "then the quantizing pass below (llvm)");
   if (row(plan.family).op == KernelOp::QCast) {
     line("scaling", std::string(scalingName(plan.scaling)));
     if (plan.checked)

@@ -73,6 +73,10 @@ struct KernelPlan {
   uint32_t fixedPointFailBelow = 0;
   /// Calls writing at least this many bytes stream their stores (x86).
   int64_t streamingBytes = 0;
+  /// Dynamic qcast (docs/semantics.md 11): the group ranges, then their
+  /// parameters, then the quantizing pass the fields above describe.
+  DynamicScheme dynamic = DynamicScheme::None;
+  DynamicRule dynamicRule = DynamicRule::Default;
 };
 
 KernelPlan planKernel(const KernelSpec &spec);

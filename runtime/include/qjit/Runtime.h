@@ -176,7 +176,8 @@ public:
   ///               const KernelParams *params);
   ///
   /// `params` is never null; see KernelParams for what it must hold.
-  /// nullptr when the spec takes no params or for reference kernels.
+  /// nullptr when the spec takes no params, for a dynamic qcast (its code
+  /// writes parameters too: use runDynamic) or for reference kernels.
   ParamKernelFn paramFunction() const;
 
   /// What a call reads from KernelParams: qjit::parameterCounts(spec()).

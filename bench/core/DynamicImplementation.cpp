@@ -1,0 +1,80 @@
+//===- DynamicImplementation.cpp - Dynamic qcast as a benchmark row -------===//
+//
+// "llvm_dynamic": the case's type as a dynamic qcast (docs/semantics.md 11)
+// compiled by llvm, which computes every group's parameters from the data
+// it then quantizes: absmax for symmetric cases, minmax for asymmetric ones.
+// Beside the "llvm" row of the same case it measures what computing the
+// parameters costs. Its codes differ from the static row's (other
+// parameters), so the harness does not check them against the static
+// reference: tests/jit/DynamicKernelTest does that against the dynamic one.
+//
+//===----------------------------------------------------------------------===//
+#include "Implementation.h"
+
+#include "qjit/Runtime.h"
+
+#include <algorithm>
+
+namespace qjit::bench {
+
+namespace {
+
+class DynamicImplementation final : public Implementation {
+public:
+  Status prepare(Workload &w) override {
+    const KernelSpec &spec = w.spec();
+    if (spec.op != KernelOp::QCast ||
+        spec.storage.kind != StorageType::Kind::Integer)
+      return Status::error(ErrorCode::Unsupported,
+                           "dynamic qcast takes integer storage only");
+    RuntimeOptions options;
+    options.backend = BackendKind::Llvm;
+    auto runtime = Runtime::create(options);
+    if (!runtime)
+      return runtime.status();
+    LoweringOptions lowering = w.request().lowering;
+    bool asymmetric = std::any_of(w.zeroPoints().begin(), w.zeroPoints().end(),
+                                  [](int32_t z) { return z != 0; });
+    lowering.dynamicScheme =
+        asymmetric ? DynamicScheme::MinMax : DynamicScheme::AbsMax;
+    auto kernel =
+        (*runtime)->compile(w.request().typeText, KernelOp::QCast, lowering);
+    if (!kernel)
+      return kernel.status();
+    kernel_ = std::move(*kernel);
+    ParameterCounts counts = kernel_->parameterCounts();
+    scales_.resize(counts.scales * 8);
+    zeroPoints_.resize(counts.zeroPoints);
+    extents_.extents = w.params() ? w.params()->extents : nullptr;
+    return call(w);
+  }
+
+  void run(Workload &w) override { (void)call(w); }
+
+  std::optional<QuantKnobs> semantics() const override { return std::nullopt; }
+  std::string detail() const override {
+    return std::string(isaLevelName(kernel_->isa())) + " " +
+           std::string(dynamicSchemeName(kernel_->spec().params.dynamic));
+  }
+
+private:
+  Status call(Workload &w) {
+    return kernel_->runDynamic(
+        w.input(), w.inputBytes(), w.output(), w.outputBytes(), w.size(),
+        ParameterOutputs{scales_.data(), zeroPoints_.data()}, &extents_);
+  }
+
+  std::shared_ptr<const Kernel> kernel_;
+  std::vector<uint8_t> scales_; ///< Expressed values, up to 8 bytes each.
+  std::vector<int64_t> zeroPoints_;
+  KernelParams extents_;
+};
+
+} // namespace
+
+ImplementationFactory dynamicQcastImplementation() {
+  return {"llvm_dynamic",
+          [] { return std::make_unique<DynamicImplementation>(); }};
+}
+
+} // namespace qjit::bench

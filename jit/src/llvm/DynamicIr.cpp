@@ -1,0 +1,388 @@
+//===- DynamicIr.cpp - The parameters of a dynamic qcast in IR ------------===//
+//
+// Ranges: a run sharing one group is reduced in four accumulator pairs of
+// full vectors (the min/max chains are the loop's latency), then in one
+// vector, then element by element; a run of consecutive groups updates
+// their entries lane for lane. Minimum and maximum of a set do not depend
+// on the order they are taken in, and with NaN, ±inf and -0 out of the
+// set (the reference never takes -0 for a bound either: it starts at +0
+// and replaces it only when strictly beyond it) any grouping of the
+// reductions gives the reference's range.
+//
+//===----------------------------------------------------------------------===//
+#include "DynamicIr.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+namespace qjit::llvmjit {
+
+namespace {
+
+/// Vectors per step of a one-group reduction.
+constexpr unsigned kAccumulators = 4;
+
+class RangeEmitter {
+public:
+  RangeEmitter(IrContext &ir, llvm::Value *src, const DynamicArrays &arrays)
+      : ir_(ir), b_(ir.builder), src_(src), arrays_(arrays) {
+    unsigned bits = ir.compute->getPrimitiveSizeInBits();
+    lanes_ = std::max(1u, ir.target.vectorBits / bits);
+    elementBytes_ = bits / 8;
+    bytes_ = b_.getInt64(elementBytes_);
+  }
+
+  void clear(int64_t count) {
+    llvm::Value *size = b_.CreateMul(b_.getInt64(count), bytes_);
+    // All-zero bytes are +0 in both compute types.
+    llvm::MaybeAlign align(elementBytes_);
+    b_.CreateMemSet(arrays_.low, b_.getInt8(0), size, align);
+    b_.CreateMemSet(arrays_.high, b_.getInt8(0), size, align);
+  }
+
+  void emitRun(llvm::Value *first, llvm::Value *count, llvm::Value *param,
+               bool perElement) {
+    llvm::Value *end = b_.CreateAdd(first, count);
+    if (perElement)
+      emitConsecutiveGroups(first, end, param);
+    else
+      emitOneGroup(first, end, param);
+  }
+
+private:
+  llvm::Value *element(llvm::Value *base, llvm::Value *index, unsigned lanes) {
+    return ir_.load(ir_.compute,
+                    ir_.byteAddress(base, b_.CreateMul(index, bytes_)),
+                    Lanes{lanes});
+  }
+  void setElement(llvm::Value *base, llvm::Value *index, llvm::Value *value) {
+    ir_.store(value, ir_.byteAddress(base, b_.CreateMul(index, bytes_)),
+              Lanes{});
+  }
+  /// x where it is finite (x - x == 0), else +0: NaN and ±inf take no
+  /// part. -0 becomes +0 (x + 0), so no operand of lower() and higher() is
+  /// NaN or -0 and min/max instructions give exactly the reference's
+  /// strict comparisons.
+  llvm::Value *finiteOrZero(llvm::Value *x) {
+    llvm::Value *zero = llvm::Constant::getNullValue(x->getType());
+    llvm::Value *finite = b_.CreateFCmpOEQ(b_.CreateFSub(x, x), zero);
+    return b_.CreateSelect(finite, b_.CreateFAdd(x, zero), zero);
+  }
+  /// min and max as instructions: a compare and select whose operand is a
+  /// load from the address it is stored to becomes a masked store, which
+  /// Zen executes microcoded (the range pass ran at 0.6 el/ns).
+  llvm::Value *lower(llvm::Value *x, llvm::Value *lo) {
+    return b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, x, lo,
+                                    noNaNsOrSignedZeros());
+  }
+  llvm::Value *higher(llvm::Value *x, llvm::Value *hi) {
+    return b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, hi,
+                                    noNaNsOrSignedZeros());
+  }
+  static llvm::FastMathFlags noNaNsOrSignedZeros() {
+    llvm::FastMathFlags flags;
+    flags.setNoNaNs();
+    flags.setNoSignedZeros();
+    return flags;
+  }
+  /// One lane of `v` combined by `op` in halving steps (log2 lanes).
+  llvm::Value *across(llvm::Value *v,
+                      llvm::Value *(RangeEmitter::*op)(llvm::Value *,
+                                                       llvm::Value *)) {
+    for (unsigned width = lanes_; width > 1; width /= 2) {
+      llvm::SmallVector<int, 64> low, high;
+      for (unsigned lane = 0; lane < width / 2; ++lane) {
+        low.push_back(static_cast<int>(lane));
+        high.push_back(static_cast<int>(lane + width / 2));
+      }
+      v = (this->*op)(b_.CreateShuffleVector(v, low),
+                      b_.CreateShuffleVector(v, high));
+    }
+    return b_.CreateExtractElement(v, uint64_t(0));
+  }
+  llvm::Value *fits(llvm::Value *e, llvm::Value *end, unsigned lanes) {
+    return b_.CreateICmpUGE(b_.CreateSub(end, e), b_.getInt64(lanes));
+  }
+
+  void emitOneGroup(llvm::Value *first, llvm::Value *end, llvm::Value *param) {
+    llvm::Value *lo = element(arrays_.low, param, 1);
+    llvm::Value *hi = element(arrays_.high, param, 1);
+    llvm::Value *e = first;
+    if (lanes_ > 1) {
+      llvm::Value *zero =
+          llvm::Constant::getNullValue(ir_.vectorOf(ir_.compute, lanes_));
+      LoopState state = {e};
+      for (unsigned k = 0; k < 2 * kAccumulators; ++k)
+        state.push_back(zero);
+      unsigned step = lanes_ * kAccumulators;
+      state = emitWhile(
+          ir_, state, [&](const LoopState &s) { return fits(s[0], end, step); },
+          [&](const LoopState &s) -> LoopState {
+            LoopState next(1 + 2 * kAccumulators);
+            next[0] = b_.CreateAdd(s[0], b_.getInt64(step));
+            for (unsigned k = 0; k < kAccumulators; ++k) {
+              llvm::Value *x = finiteOrZero(element(
+                  src_, b_.CreateAdd(s[0], b_.getInt64(k * lanes_)), lanes_));
+              next[1 + k] = lower(x, s[1 + k]);
+              next[1 + kAccumulators + k] = higher(x, s[1 + kAccumulators + k]);
+            }
+            return next;
+          });
+      llvm::Value *vectorLo = state[1], *vectorHi = state[1 + kAccumulators];
+      for (unsigned k = 1; k < kAccumulators; ++k) {
+        vectorLo = lower(state[1 + k], vectorLo);
+        vectorHi = higher(state[1 + kAccumulators + k], vectorHi);
+      }
+      state = emitWhile(
+          ir_, {state[0], vectorLo, vectorHi},
+          [&](const LoopState &s) { return fits(s[0], end, lanes_); },
+          [&](const LoopState &s) -> LoopState {
+            llvm::Value *x = finiteOrZero(element(src_, s[0], lanes_));
+            return {b_.CreateAdd(s[0], b_.getInt64(lanes_)), lower(x, s[1]),
+                    higher(x, s[2])};
+          });
+      e = state[0];
+      lo = lower(across(state[1], &RangeEmitter::lower), lo);
+      hi = higher(across(state[2], &RangeEmitter::higher), hi);
+    }
+    LoopState last = emitWhile(
+        ir_, {e, lo, hi},
+        [&](const LoopState &s) { return b_.CreateICmpULT(s[0], end); },
+        [&](const LoopState &s) -> LoopState {
+          llvm::Value *x = finiteOrZero(element(src_, s[0], 1));
+          return {b_.CreateAdd(s[0], b_.getInt64(1)), lower(x, s[1]),
+                  higher(x, s[2])};
+        });
+    setElement(arrays_.low, param, last[1]);
+    setElement(arrays_.high, param, last[2]);
+  }
+
+  void emitConsecutiveGroups(llvm::Value *first, llvm::Value *end,
+                             llvm::Value *param) {
+    auto update = [&](llvm::Value *e, unsigned lanes) {
+      llvm::Value *k = b_.CreateAdd(param, b_.CreateSub(e, first));
+      llvm::Value *x = finiteOrZero(element(src_, e, lanes));
+      llvm::Value *loAt = ir_.byteAddress(arrays_.low, b_.CreateMul(k, bytes_));
+      llvm::Value *hiAt =
+          ir_.byteAddress(arrays_.high, b_.CreateMul(k, bytes_));
+      ir_.store(lower(x, ir_.load(ir_.compute, loAt, Lanes{lanes})), loAt,
+                Lanes{});
+      ir_.store(higher(x, ir_.load(ir_.compute, hiAt, Lanes{lanes})), hiAt,
+                Lanes{});
+      return b_.CreateAdd(e, b_.getInt64(lanes));
+    };
+    llvm::Value *e = first;
+    if (lanes_ > 1)
+      e = emitWhile(
+          ir_, {e}, [&](const LoopState &s) { return fits(s[0], end, lanes_); },
+          [&](const LoopState &s) -> LoopState {
+            return {update(s[0], lanes_)};
+          })[0];
+    emitWhile(
+        ir_, {e},
+        [&](const LoopState &s) { return b_.CreateICmpULT(s[0], end); },
+        [&](const LoopState &s) -> LoopState { return {update(s[0], 1)}; });
+  }
+
+  IrContext &ir_;
+  llvm::IRBuilder<> &b_;
+  llvm::Value *src_;
+  DynamicArrays arrays_;
+  unsigned lanes_ = 1;
+  unsigned elementBytes_ = 4;
+  llvm::Value *bytes_ = nullptr;
+};
+
+/// One group's parameters from its range, as DynamicParameters.cpp
+/// computes them; every constant is the value the reference computes for
+/// it in C++ (with the same conversions).
+class ParameterEmitter {
+public:
+  ParameterEmitter(IrContext &ir, const KernelSpec &spec)
+      : ir_(ir), b_(ir.builder), spec_(spec),
+        f64_(spec.compute == ValueType::F64) {}
+
+  /// (scale, zero point as i64) of the range [lo, hi].
+  std::pair<llvm::Value *, llvm::Value *> choose(llvm::Value *lo,
+                                                 llvm::Value *hi) {
+    if (spec_.params.dynamic == DynamicScheme::AbsMax)
+      return absMax(lo, hi);
+    if (spec_.params.dynamicRule == DynamicRule::PyTorch)
+      return pytorchMinMax(lo, hi);
+    return minMax(lo, hi);
+  }
+
+private:
+  /// A compute constant of the value C++ computes in C (float or double).
+  llvm::Value *constant(double value) {
+    return llvm::ConstantFP::get(ir_.compute,
+                                 f64_ ? value : static_cast<float>(value));
+  }
+  llvm::Value *f64(double value) {
+    return llvm::ConstantFP::get(b_.getDoubleTy(), value);
+  }
+  llvm::Value *f32(float value) {
+    return llvm::ConstantFP::get(b_.getFloatTy(), value);
+  }
+  /// std::max(a, b): b where a < b, else a.
+  llvm::Value *stdMax(llvm::Value *a, llvm::Value *b) {
+    return b_.CreateSelect(b_.CreateFCmpOLT(a, b), b, a);
+  }
+  llvm::Value *zero() { return b_.getInt64(0); }
+
+  std::pair<llvm::Value *, llvm::Value *> absMax(llvm::Value *lo,
+                                                 llvm::Value *hi) {
+    const StorageSpec &storage = spec_.storage;
+    int64_t q = std::min(storage.max, -storage.min);
+    double qC = f64_ ? static_cast<double>(q)
+                     : static_cast<double>(static_cast<float>(q));
+    llvm::Value *amax = stdMax(b_.CreateFNeg(lo), hi);
+    if (spec_.params.dynamicRule == DynamicRule::PyTorch) {
+      llvm::Value *floor = constant(static_cast<double>(1e-5f));
+      return {b_.CreateFDiv(stdMax(amax, floor), constant(qC)), zero()};
+    }
+    llvm::Value *scale = b_.CreateFDiv(amax, constant(qC));
+    llvm::Value *isZero = b_.CreateFCmpOEQ(scale, constant(0));
+    return {b_.CreateSelect(isZero, constant(1), scale), zero()};
+  }
+
+  llvm::Value *clampZero(llvm::Value *z) {
+    z = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, z,
+                                 b_.getInt64(spec_.storage.min));
+    return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, z,
+                                    b_.getInt64(spec_.storage.max));
+  }
+
+  std::pair<llvm::Value *, llvm::Value *> minMax(llvm::Value *lo,
+                                                 llvm::Value *hi) {
+    const StorageSpec &storage = spec_.storage;
+    int64_t span = storage.max - storage.min;
+    double spanC = f64_ ? static_cast<double>(span)
+                        : static_cast<double>(static_cast<float>(span));
+    double largest =
+        f64_ ? std::numeric_limits<double>::max()
+             : static_cast<double>(std::numeric_limits<float>::max());
+    llvm::Value *scale = b_.CreateFDiv(b_.CreateFSub(hi, lo), constant(spanC));
+    scale = b_.CreateSelect(b_.CreateFCmpOEQ(scale, constant(0)), constant(1),
+                            scale);
+    // hi - lo >= 0, so the only infinity is +inf.
+    scale = b_.CreateSelect(
+        b_.CreateFCmpOEQ(scale,
+                         constant(std::numeric_limits<double>::infinity())),
+        constant(largest), scale);
+    llvm::Value *offset =
+        ir_.unary(llvm::Intrinsic::roundeven, b_.CreateFDiv(lo, scale));
+    llvm::Value *z = b_.CreateSub(b_.getInt64(storage.min),
+                                  b_.CreateFPToSI(offset, ir_.i64));
+    return {scale, clampZero(z)};
+  }
+
+  /// DynamicParameters.cpp choosePyTorchMinMax (f32 values).
+  std::pair<llvm::Value *, llvm::Value *> pytorchMinMax(llvm::Value *lo,
+                                                        llvm::Value *hi) {
+    constexpr float kSmallScale = 6.1e-5f;
+    const double qmin = static_cast<double>(spec_.storage.min);
+    const double qmax = static_cast<double>(spec_.storage.max);
+    const float spanF =
+        static_cast<float>(spec_.storage.max - spec_.storage.min);
+    llvm::Type *f64Type = b_.getDoubleTy();
+    llvm::Type *f32Type = b_.getFloatTy();
+    auto wide = [&](llvm::Value *v) { return b_.CreateFPExt(v, f64Type); };
+    auto narrow = [&](llvm::Value *v) { return b_.CreateFPTrunc(v, f32Type); };
+
+    llvm::Value *scale =
+        b_.CreateFDiv(b_.CreateFSub(wide(hi), wide(lo)), f64(qmax - qmin));
+    llvm::Value *scaleF = narrow(scale);
+    llvm::Value *useDefault = b_.CreateOr(
+        b_.CreateFCmpOEQ(scaleF, f32(0)),
+        b_.CreateFCmpOEQ(b_.CreateFDiv(f32(1), scaleF),
+                         f32(std::numeric_limits<float>::infinity())));
+    scale = b_.CreateSelect(useDefault, f64(0.1), scale);
+
+    llvm::Value *small =
+        b_.CreateFCmpOLT(scale, f64(static_cast<double>(kSmallScale)));
+    llvm::Value *original = narrow(scale);
+    llvm::Value *amplifier = b_.CreateFDiv(f32(kSmallScale), original);
+    llvm::Value *loZero = b_.CreateFCmpOEQ(lo, f32(0));
+    llvm::Value *hiZero = b_.CreateFCmpOEQ(hi, f32(0));
+    llvm::Value *smallHi = b_.CreateSelect(
+        loZero, f32(kSmallScale * spanF),
+        b_.CreateSelect(hiZero, hi, b_.CreateFMul(hi, amplifier)));
+    llvm::Value *smallLo =
+        b_.CreateSelect(loZero, lo,
+                        b_.CreateSelect(hiZero, f32(-kSmallScale * spanF),
+                                        b_.CreateFMul(lo, amplifier)));
+    lo = b_.CreateSelect(small, smallLo, lo);
+    hi = b_.CreateSelect(small, smallHi, hi);
+    scale =
+        b_.CreateSelect(small, f64(static_cast<double>(kSmallScale)), scale);
+
+    llvm::Value *loRatio = b_.CreateFDiv(wide(lo), scale);
+    llvm::Value *hiRatio = b_.CreateFDiv(wide(hi), scale);
+    llvm::Value *fromMin = b_.CreateFSub(f64(qmin), loRatio);
+    llvm::Value *fromMax = b_.CreateFSub(f64(qmax), hiRatio);
+    llvm::Value *fromMinError = b_.CreateFSub(
+        f64(std::abs(qmin)), ir_.unary(llvm::Intrinsic::fabs, loRatio));
+    llvm::Value *fromMaxError = b_.CreateFSub(
+        f64(std::abs(qmax)), ir_.unary(llvm::Intrinsic::fabs, hiRatio));
+    llvm::Value *initial = b_.CreateSelect(
+        b_.CreateFCmpOLT(fromMinError, fromMaxError), fromMin, fromMax);
+    // Within [qmin, qmax] the rounded value converts exactly; outside it
+    // the selects below take the bound.
+    llvm::Value *rounded = b_.CreateFPToSI(
+        ir_.unary(llvm::Intrinsic::roundeven,
+                  b_.CreateSelect(
+                      b_.CreateFCmpOLT(initial, f64(qmin)), f64(qmin),
+                      b_.CreateSelect(b_.CreateFCmpOGT(initial, f64(qmax)),
+                                      f64(qmax), initial))),
+        ir_.i64);
+    return {narrow(scale), rounded};
+  }
+
+  IrContext &ir_;
+  llvm::IRBuilder<> &b_;
+  const KernelSpec &spec_;
+  bool f64_;
+};
+
+} // namespace
+
+void emitDynamicParameters(IrContext &ir, const KernelSpec &dynamicSpec,
+                           llvm::Value *src,
+                           const std::vector<LoopLevel> &levels,
+                           const DynamicArrays &arrays) {
+  llvm::IRBuilder<> &b = ir.builder;
+  int64_t count = dynamicSpec.layout.parameterCount();
+  RangeEmitter ranges(ir, src, arrays);
+  ranges.clear(count);
+  emitLoopNest(ir, levels,
+               [&](llvm::Value *first, llvm::Value *runCount,
+                   llvm::Value *param, bool perElement) {
+                 ranges.emitRun(first, runCount, param, perElement);
+               });
+
+  ParameterEmitter parameters(ir, dynamicSpec);
+  llvm::Value *bytes = b.getInt64(ir.compute->getPrimitiveSizeInBits() / 8);
+  emitWhile(
+      ir, {b.getInt64(0)},
+      [&](const LoopState &s) {
+        return b.CreateICmpULT(s[0], b.getInt64(count));
+      },
+      [&](const LoopState &s) -> LoopState {
+        llvm::Value *offset = b.CreateMul(s[0], bytes);
+        llvm::Value *lo =
+            ir.load(ir.compute, ir.byteAddress(arrays.low, offset), Lanes{});
+        llvm::Value *hi =
+            ir.load(ir.compute, ir.byteAddress(arrays.high, offset), Lanes{});
+        auto [scale, zeroPoint] = parameters.choose(lo, hi);
+        ir.store(scale, ir.byteAddress(arrays.scales, offset), Lanes{});
+        ir.store(
+            zeroPoint,
+            ir.byteAddress(arrays.zeroPoints, b.CreateMul(s[0], b.getInt64(8))),
+            Lanes{});
+        return {b.CreateAdd(s[0], b.getInt64(1))};
+      });
+}
+
+} // namespace qjit::llvmjit
