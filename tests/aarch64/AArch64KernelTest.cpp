@@ -5,9 +5,11 @@
 // ties, every tail, misaligned buffers, poisoned and guarded outputs)
 // inside one qemu-aarch64-static process per sweep, and its output must
 // equal the scalar reference byte for byte. Every spec of the sweeps is in
-// both backends' coverage: a refusal fails the test.
+// both backends' coverage: a refusal fails the test. Dynamic qcast
+// (llvm's) is checked the same way, its parameters too.
 //
 //===----------------------------------------------------------------------===//
+#include "DynamicTester.h"
 #include "KernelTester.h"
 #include "QemuRunner.h"
 #include "TestSeed.h"
@@ -145,7 +147,8 @@ TEST_P(AArch64UnderQemu, BitExactAgainstReference) {
   std::vector<QemuKernel> kernels;
   size_t callCount = 0;
   for (size_t k = 0; k < specs.size(); ++k) {
-    kernels.push_back({&codes[k], testers[k].get(), &calls[k]});
+    kernels.push_back(
+        {&codes[k], &testers[k]->spec(), &testers[k]->callParams(), &calls[k]});
     callCount += calls[k].size();
   }
   auto emitted = std::chrono::steady_clock::now();
@@ -183,6 +186,52 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto &info) {
       return std::get<0>(info.param) + "_" + std::get<1>(info.param);
     });
+
+/// Dynamic qcast from llvm (asmjit does not generate it): codes, scales
+/// and zero points of every spec of dynamicSpecSweep(), as on x86.
+TEST(AArch64UnderQemuDynamic, LlvmBitExactAgainstReference) {
+  if (std::optional<std::string> missing = missingAArch64Tools())
+    GTEST_SKIP() << "AArch64 kernels cannot run here: " << *missing;
+  Expected<std::unique_ptr<Backend>> backend =
+      createBackend("llvm", IsaLevel::Avx2);
+  ASSERT_TRUE(backend) << backend.status().message();
+  std::vector<KernelSpec> specs = dynamicSpecSweep();
+  std::vector<TargetCode> codes;
+  std::vector<std::unique_ptr<DynamicTester>> testers;
+  std::vector<std::vector<DynamicTester::PreparedCall>> prepared(specs.size());
+  std::vector<std::vector<KernelTester::PreparedCall>> calls(specs.size());
+  uint64_t seed = testSeed();
+  for (size_t k = 0; k < specs.size(); ++k) {
+    Expected<TargetCode> code = (*backend)->emitForTarget(specs[k], aarch64());
+    ASSERT_TRUE(code) << specs[k].canonicalString() << ": "
+                      << code.status().message();
+    codes.push_back(std::move(*code));
+    testers.push_back(std::make_unique<DynamicTester>(specs[k], seed++));
+    ASSERT_TRUE(testers.back()->prepareCalls(prepared[k]));
+    for (const DynamicTester::PreparedCall &call : prepared[k])
+      calls[k].push_back(call.codes);
+  }
+  std::vector<QemuKernel> kernels;
+  for (size_t k = 0; k < specs.size(); ++k)
+    kernels.push_back({&codes[k], &specs[k], &testers[k]->callParams(),
+                       &calls[k], testers[k]->parameterCount(),
+                       testers[k]->valueBytes()});
+  std::vector<std::vector<QemuCallResult>> results;
+  ASSERT_TRUE(runUnderQemu(kernels, results));
+  size_t failures = 0;
+  for (size_t k = 0; k < kernels.size() && failures < 5; ++k)
+    for (size_t c = 0; c < calls[k].size(); ++c) {
+      const QemuCallResult &result = results[k][c];
+      ::testing::AssertionResult same = testers[k]->compareOutputs(
+          prepared[k][c], result.output, result.scales, result.zeroPoints,
+          result.inputUnchanged);
+      if (!same) {
+        ADD_FAILURE() << "llvm on AArch64: " << same.message();
+        ++failures;
+        break;
+      }
+    }
+}
 
 /// `qjit asm -mtriple=aarch64-linux-gnu` prints the listing of the very
 /// bytes emitForTarget returns (and the tests above execute).

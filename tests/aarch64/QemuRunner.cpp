@@ -42,18 +42,23 @@ private:
 };
 
 void writeKernel(JobWriter &job, const QemuKernel &kernel) {
-  const KernelSpec &spec = kernel.tester->spec();
+  const KernelSpec &spec = *kernel.spec;
   job.u64(kernel.code->bytes.size());
   job.u64(kernel.code->entryOffset);
   job.bytes(kernel.code->bytes.data(), kernel.code->bytes.size());
-  const KernelTester::CallParams &params = kernel.tester->callParams();
-  job.u32(spec.takesParams() ? 1 : 0);
+  const KernelTester::CallParams &params = *kernel.params;
+  bool dynamic = spec.params.dynamic != DynamicScheme::None;
+  job.u32(dynamic ? 2 : spec.takesParams() ? 1 : 0); // The runner's ABIs.
   job.array(params.extents);
   job.array(params.scales);
   if (params.nullZeroPoints)
     job.u64(0);
   else
     job.array(params.zeroPoints);
+  if (dynamic) {
+    job.u64(kernel.dynamicParameters);
+    job.u64(kernel.dynamicValueBytes);
+  }
   job.u32(static_cast<uint32_t>(kernel.calls->size()));
   for (const KernelTester::PreparedCall &call : *kernel.calls) {
     job.u64(call.n);
@@ -119,7 +124,7 @@ runUnderQemu(const std::vector<QemuKernel> &kernels,
   fs::path errPath = directory.path() / "stderr.txt";
   {
     JobWriter job(jobPath);
-    job.bytes("QJITJOB1", 8);
+    job.bytes("QJITJOB2", 8);
     job.u32(static_cast<uint32_t>(kernels.size()));
     for (const QemuKernel &kernel : kernels)
       writeKernel(job, kernel);
@@ -146,9 +151,17 @@ runUnderQemu(const std::vector<QemuKernel> &kernels,
       char unchanged = 0;
       out.read(&unchanged, 1);
       result.inputUnchanged = unchanged == 1;
-      result.output.resize(call.expected.size());
-      out.read(reinterpret_cast<char *>(result.output.data()),
-               static_cast<std::streamsize>(result.output.size()));
+      auto read = [&](std::vector<uint8_t> &guarded, size_t bytes) {
+        guarded.resize(bytes + 2 * KernelTester::kGuardBytes);
+        out.read(reinterpret_cast<char *>(guarded.data()),
+                 static_cast<std::streamsize>(guarded.size()));
+      };
+      read(result.output, call.expected.size() - 2 * KernelTester::kGuardBytes);
+      if (kernels[k].spec->params.dynamic != DynamicScheme::None) {
+        read(result.scales,
+             kernels[k].dynamicParameters * kernels[k].dynamicValueBytes);
+        read(result.zeroPoints, kernels[k].dynamicParameters * 8);
+      }
       if (!out)
         return ::testing::AssertionFailure()
                << "the runner's output " << outPath << " is truncated";

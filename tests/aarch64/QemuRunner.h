@@ -1,7 +1,8 @@
 //===- QemuRunner.h - Runs AArch64 kernels under qemu-user ------*- C++ -*-===//
 //
 // Writes flat AArch64 kernels (qjit::TargetCode) and their prepared calls
-// (KernelTester::PreparedCall) to one job file in a temporary directory,
+// (KernelTester::PreparedCall; dynamic qcast's DynamicTester too) to one
+// job file in a temporary directory,
 // runs the cross-built runner (runner/KernelRunner.c) once under
 // qemu-aarch64-static for the whole batch (process start dominates a
 // single call), and reads back each call's guarded output.
@@ -27,15 +28,20 @@ std::optional<std::string> missingAArch64Tools();
 /// One kernel and the calls to make with it.
 struct QemuKernel {
   const TargetCode *code = nullptr;
-  const KernelTester *tester = nullptr; ///< Spec and call parameters.
+  const KernelSpec *spec = nullptr;
+  const KernelTester::CallParams *params = nullptr;
   const std::vector<KernelTester::PreparedCall> *calls = nullptr;
+  /// A dynamic qcast (DynamicKernelFn) writes this many scales of
+  /// `dynamicValueBytes` each and as many zero points.
+  size_t dynamicParameters = 0, dynamicValueBytes = 0;
 };
 
-/// What one call produced: the output with its guards, and whether the
+/// What one call produced: each output with its guards, and whether the
 /// input stayed untouched.
 struct QemuCallResult {
   bool inputUnchanged = false;
   std::vector<uint8_t> output;
+  std::vector<uint8_t> scales, zeroPoints; ///< Dynamic qcast only.
 };
 
 /// Runs every kernel's calls in one qemu process; results[k][c] belongs to

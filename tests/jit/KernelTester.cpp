@@ -71,32 +71,19 @@ std::string hexBytes(const uint8_t *bytes, size_t count) {
   return text;
 }
 
-/// A buffer whose data starts `offset` bytes past a 64-byte boundary, with
-/// kGuardBytes of poison on both sides.
-class GuardedBuffer {
-public:
-  GuardedBuffer(size_t bytes, size_t offset)
-      : storage_(bytes + offset + 2 * kGuardBytes + 64, kPoison),
-        bytes_(bytes) {
-    uintptr_t base = reinterpret_cast<uintptr_t>(storage_.data());
-    uintptr_t aligned = (base + kGuardBytes + 63) & ~uintptr_t(63);
-    data_ = storage_.data() + (aligned - base) + offset;
-  }
-  uint8_t *data() { return data_; }
-  /// The data with its guards; the same layout for every buffer of one
-  /// size, whatever the allocation's own alignment.
-  std::vector<uint8_t> all() const {
-    return std::vector<uint8_t>(data_ - kGuardBytes,
-                                data_ + bytes_ + kGuardBytes);
-  }
-
-private:
-  std::vector<uint8_t> storage_;
-  size_t bytes_;
-  uint8_t *data_;
-};
-
 } // namespace
+
+GuardedBuffer::GuardedBuffer(size_t bytes, size_t offset)
+    : storage_(bytes + offset + 2 * kGuardBytes + 64, kPoison), bytes_(bytes) {
+  uintptr_t base = reinterpret_cast<uintptr_t>(storage_.data());
+  uintptr_t aligned = (base + kGuardBytes + 63) & ~uintptr_t(63);
+  data_ = storage_.data() + (aligned - base) + offset;
+}
+
+std::vector<uint8_t> GuardedBuffer::all() const {
+  return std::vector<uint8_t>(data_ - kGuardBytes,
+                              data_ + bytes_ + kGuardBytes);
+}
 
 KernelParams KernelTester::CallParams::view() const {
   KernelParams params;

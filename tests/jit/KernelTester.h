@@ -127,6 +127,22 @@ private:
   std::vector<int64_t> resolvedBlocks_;
 };
 
+/// A buffer whose data starts `offset` bytes past a 64-byte boundary, with
+/// KernelTester::kGuardBytes of KernelTester::kPoison on both sides.
+class GuardedBuffer {
+public:
+  GuardedBuffer(size_t bytes, size_t offset);
+  uint8_t *data() { return data_; }
+  /// The data with its guards; the same layout for every buffer of one
+  /// size, whatever the allocation's own alignment.
+  std::vector<uint8_t> all() const;
+
+private:
+  std::vector<uint8_t> storage_;
+  size_t bytes_;
+  uint8_t *data_;
+};
+
 /// The axes specSweep() multiplies out; every list but `widths` and
 /// `compact` must be non-empty.
 struct SweepAxes {

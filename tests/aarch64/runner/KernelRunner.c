@@ -13,12 +13,15 @@
  * output is poisoned with 0xA5, at its offset, with 64 guard bytes on both
  * sides, which the runner checks (the host compares them too).
  *
- * JOB (little-endian): "QJITJOB1", u32 kernels; per kernel: u64 code size,
- * u64 entry offset, code bytes, u32 takes-params, u64 extent count, i64
- * extents, u64 scale bytes, scale bytes, u64 zero-point count (0: null),
- * i64 zero points, u32 calls; per call: u64 n, u64 src offset, u64 src
- * bytes, src bytes, u64 dst offset, u64 dst bytes.
- * OUT: per call, u8 input-unchanged, then dst bytes + 128 guarded bytes.
+ * JOB (little-endian): "QJITJOB2", u32 kernels; per kernel: u64 code size,
+ * u64 entry offset, code bytes, u32 ABI (0: KernelFn, 1: ParamKernelFn, 2:
+ * DynamicKernelFn), u64 extent count, i64 extents, u64 scale bytes, scale
+ * bytes, u64 zero-point count (0: null), i64 zero points, for ABI 2 u64
+ * parameters and u64 bytes per value, then u32 calls; per call: u64 n, u64
+ * src offset, u64 src bytes, src bytes, u64 dst offset, u64 dst bytes.
+ * OUT: per call, u8 input-unchanged, then dst bytes + 128 guarded bytes;
+ * for ABI 2 the scales and the zero points the kernel wrote, each with its
+ * 128 guard bytes the same way.
  *===----------------------------------------------------------------------===*/
 #include <signal.h>
 #include <stddef.h>
@@ -40,6 +43,16 @@ typedef struct {
 typedef void (*KernelFn)(const void *, void *, size_t);
 typedef void (*ParamKernelFn)(const void *, void *, size_t,
                               const KernelParams *);
+/* qjit/internal/DynamicKernelAbi.h */
+typedef struct {
+  void *scales;
+  int64_t *zeroPoints;
+  void *low, *high;
+} DynamicKernelBuffers;
+typedef void (*DynamicKernelFn)(const void *, void *, size_t,
+                                const KernelParams *,
+                                const DynamicKernelBuffers *);
+enum { kPlainAbi, kParamsAbi, kDynamicAbi };
 
 static FILE *job;
 static volatile uint32_t currentKernel, currentCall;
@@ -89,6 +102,35 @@ static uint8_t *placeGuarded(uint8_t *storage, size_t offset) {
   return storage + (aligned - base) + offset;
 }
 
+/* A poisoned output of `bytes` at `offset` past a 64-byte boundary. */
+typedef struct {
+  uint8_t *storage, *data;
+  size_t bytes;
+} Output;
+static Output makeOutput(size_t bytes, size_t offset) {
+  size_t space = bytes + offset + 2 * kGuardBytes + kAlign;
+  Output output = {allocate(space), NULL, bytes};
+  memset(output.storage, kPoison, space);
+  output.data = placeGuarded(output.storage, offset);
+  return output;
+}
+/* Writes the output with its guards to `out`; counts a guard written. */
+static void emitOutput(Output output, FILE *out, int *violations) {
+  for (size_t b = 0; b < kGuardBytes; ++b)
+    if (output.data[-1 - (ptrdiff_t)b] != kPoison ||
+        output.data[output.bytes + b] != kPoison) {
+      fprintf(stderr,
+              "qjit_aarch64_runner: kernel %u call %u wrote into a guard\n",
+              (unsigned)currentKernel, (unsigned)currentCall);
+      ++*violations;
+      break;
+    }
+  size_t guarded = output.bytes + 2 * kGuardBytes;
+  if (fwrite(output.data - kGuardBytes, 1, guarded, out) != guarded)
+    fail("cannot write the output file");
+  free(output.storage);
+}
+
 static void *mapCode(const uint8_t *code, size_t bytes) {
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
   size_t mapped = (bytes + page - 1) / page * page;
@@ -118,7 +160,7 @@ int main(int argc, char **argv) {
     fail("cannot open the job or output file");
   char magic[8];
   readBytes(magic, 8);
-  if (memcmp(magic, "QJITJOB1", 8) != 0)
+  if (memcmp(magic, "QJITJOB2", 8) != 0)
     fail("not a job file");
   uint32_t kernels = readU32();
   int violations = 0;
@@ -132,7 +174,7 @@ int main(int argc, char **argv) {
     free(code);
     const void *entry = (const uint8_t *)mapped + entryOffset;
 
-    uint32_t takesParams = readU32();
+    uint32_t abi = readU32();
     uint64_t extentCount = readU64();
     int64_t *extents = allocate(extentCount * 8);
     readBytes(extents, extentCount * 8);
@@ -145,6 +187,11 @@ int main(int argc, char **argv) {
     KernelParams params = {extentCount ? extents : NULL,
                            scaleBytes ? scales : NULL,
                            zeroCount ? zeroPoints : NULL};
+    uint64_t parameters = 0, valueBytes = 0;
+    if (abi == kDynamicAbi) {
+      parameters = readU64();
+      valueBytes = readU64();
+    }
 
     uint32_t calls = readU32();
     for (currentCall = 0; currentCall < calls; ++currentCall) {
@@ -157,33 +204,36 @@ int main(int argc, char **argv) {
       uint8_t *srcCopy = allocate(srcSpace);
       memcpy(srcCopy, srcStorage, srcSpace);
       uint64_t dstOffset = readU64(), dstBytes = readU64();
-      size_t dstSpace = dstBytes + dstOffset + 2 * kGuardBytes + kAlign;
-      uint8_t *dstStorage = allocate(dstSpace);
-      memset(dstStorage, kPoison, dstSpace);
-      uint8_t *dst = placeGuarded(dstStorage, dstOffset);
+      Output dst = makeOutput(dstBytes, dstOffset);
 
-      if (takesParams)
-        ((ParamKernelFn)entry)(src, dst, (size_t)n, &params);
-      else
-        ((KernelFn)entry)(src, dst, (size_t)n);
-
-      uint8_t unchanged = memcmp(srcCopy, srcStorage, srcSpace) == 0;
-      for (size_t b = 0; b < kGuardBytes; ++b)
-        if (dst[-1 - (ptrdiff_t)b] != kPoison || dst[dstBytes + b] != kPoison) {
-          fprintf(stderr,
-                  "qjit_aarch64_runner: kernel %u call %u wrote into a "
-                  "guard\n",
-                  (unsigned)currentKernel, (unsigned)currentCall);
-          ++violations;
-          break;
-        }
-      if (fwrite(&unchanged, 1, 1, out) != 1 ||
-          fwrite(dst - kGuardBytes, 1, dstBytes + 2 * kGuardBytes, out) !=
-              dstBytes + 2 * kGuardBytes)
-        fail("cannot write the output file");
+      if (abi == kDynamicAbi) {
+        Output scalesOut = makeOutput(parameters * valueBytes, 0);
+        Output zerosOut = makeOutput(parameters * 8, 0);
+        uint8_t *low = allocate(parameters * valueBytes);
+        uint8_t *high = allocate(parameters * valueBytes);
+        DynamicKernelBuffers buffers = {
+            scalesOut.data, (int64_t *)(void *)zerosOut.data, low, high};
+        ((DynamicKernelFn)entry)(src, dst.data, (size_t)n, &params, &buffers);
+        uint8_t unchanged = memcmp(srcCopy, srcStorage, srcSpace) == 0;
+        if (fwrite(&unchanged, 1, 1, out) != 1)
+          fail("cannot write the output file");
+        emitOutput(dst, out, &violations);
+        emitOutput(scalesOut, out, &violations);
+        emitOutput(zerosOut, out, &violations);
+        free(low);
+        free(high);
+      } else {
+        if (abi == kParamsAbi)
+          ((ParamKernelFn)entry)(src, dst.data, (size_t)n, &params);
+        else
+          ((KernelFn)entry)(src, dst.data, (size_t)n);
+        uint8_t unchanged = memcmp(srcCopy, srcStorage, srcSpace) == 0;
+        if (fwrite(&unchanged, 1, 1, out) != 1)
+          fail("cannot write the output file");
+        emitOutput(dst, out, &violations);
+      }
       free(srcStorage);
       free(srcCopy);
-      free(dstStorage);
     }
     free(extents);
     free(scales);
