@@ -2,7 +2,8 @@
 //
 // Ranges: a run sharing one group is reduced in four accumulator pairs of
 // full vectors (the min/max chains are the loop's latency), then in one
-// vector, then element by element; a run of consecutive groups updates
+// vector, then element by element, first over its raw values and only
+// again without ±inf if one turned up; a run of consecutive groups updates
 // their entries lane for lane. Minimum and maximum of a set do not depend
 // on the order they are taken in, and with NaN, ±inf and -0 out of the
 // set (the reference never takes -0 for a bound either: it starts at +0
@@ -12,8 +13,11 @@
 //===----------------------------------------------------------------------===//
 #include "DynamicIr.h"
 
+#include <llvm/IR/MDBuilder.h>
+
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace qjit::llvmjit {
@@ -61,22 +65,23 @@ private:
               Lanes{});
   }
   /// x where it is finite (x - x == 0), else +0: NaN and ±inf take no
-  /// part. -0 becomes +0 (x + 0), so no operand of lower() and higher() is
-  /// NaN or -0 and min/max instructions give exactly the reference's
+  /// part. -0 becomes +0 (x + 0), so no operand of minimum() and maximum()
+  /// is NaN or -0 and their instructions give exactly the reference's
   /// strict comparisons.
   llvm::Value *finiteOrZero(llvm::Value *x) {
     llvm::Value *zero = llvm::Constant::getNullValue(x->getType());
     llvm::Value *finite = b_.CreateFCmpOEQ(b_.CreateFSub(x, x), zero);
     return b_.CreateSelect(finite, b_.CreateFAdd(x, zero), zero);
   }
-  /// min and max as instructions: a compare and select whose operand is a
-  /// load from the address it is stored to becomes a masked store, which
-  /// Zen executes microcoded (the range pass ran at 0.6 el/ns).
-  llvm::Value *lower(llvm::Value *x, llvm::Value *lo) {
+  /// Bounds updated in memory: min and max as intrinsics, since a compare
+  /// and select whose operand is a load from the address it is stored to
+  /// becomes a masked store, which Zen executes microcoded (that range
+  /// pass ran at 0.6 el/ns).
+  llvm::Value *minimum(llvm::Value *x, llvm::Value *lo) {
     return b_.CreateBinaryIntrinsic(llvm::Intrinsic::minnum, x, lo,
                                     noNaNsOrSignedZeros());
   }
-  llvm::Value *higher(llvm::Value *x, llvm::Value *hi) {
+  llvm::Value *maximum(llvm::Value *x, llvm::Value *hi) {
     return b_.CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, hi,
                                     noNaNsOrSignedZeros());
   }
@@ -87,27 +92,78 @@ private:
     return flags;
   }
   /// One lane of `v` combined by `op` in halving steps (log2 lanes).
-  llvm::Value *across(llvm::Value *v,
-                      llvm::Value *(RangeEmitter::*op)(llvm::Value *,
-                                                       llvm::Value *)) {
+  llvm::Value *
+  across(llvm::Value *v,
+         const std::function<llvm::Value *(llvm::Value *, llvm::Value *)> &op) {
     for (unsigned width = lanes_; width > 1; width /= 2) {
       llvm::SmallVector<int, 64> low, high;
       for (unsigned lane = 0; lane < width / 2; ++lane) {
         low.push_back(static_cast<int>(lane));
         high.push_back(static_cast<int>(lane + width / 2));
       }
-      v = (this->*op)(b_.CreateShuffleVector(v, low),
-                      b_.CreateShuffleVector(v, high));
+      v = op(b_.CreateShuffleVector(v, low), b_.CreateShuffleVector(v, high));
     }
     return b_.CreateExtractElement(v, uint64_t(0));
+  }
+  /// x where `predicate`(x, bound) holds, else bound: the reference's
+  /// strict comparison exactly (a NaN x or a zero of the other sign never
+  /// replaces the bound), and one min or max instruction on x86.
+  llvm::Value *ordered(llvm::CmpInst::Predicate predicate, llvm::Value *x,
+                       llvm::Value *bound) {
+    return b_.CreateSelect(b_.CreateFCmp(predicate, x, bound), x, bound);
   }
   llvm::Value *fits(llvm::Value *e, llvm::Value *end, unsigned lanes) {
     return b_.CreateICmpUGE(b_.CreateSub(end, e), b_.getInt64(lanes));
   }
 
+  /// A run of one group: first without looking at the values (NaN never
+  /// replaces a bound: see ordered()), then again, leaving ±inf out, only
+  /// if an infinity reached a bound, which it does exactly when the run
+  /// holds one.
   void emitOneGroup(llvm::Value *first, llvm::Value *end, llvm::Value *param) {
     llvm::Value *lo = element(arrays_.low, param, 1);
     llvm::Value *hi = element(arrays_.high, param, 1);
+    auto [anyLo, anyHi] = reduceGroup(first, end, lo, hi, /*finite=*/false);
+    llvm::Value *infinite = b_.CreateOr(
+        b_.CreateFCmpOEQ(anyLo,
+                         llvm::ConstantFP::getInfinity(ir_.compute, true)),
+        b_.CreateFCmpOEQ(anyHi, llvm::ConstantFP::getInfinity(ir_.compute)));
+    llvm::BasicBlock *fast = b_.GetInsertBlock();
+    llvm::Function *function = fast->getParent();
+    auto *retry = llvm::BasicBlock::Create(ir_.context, "infinite", function);
+    auto *join = llvm::BasicBlock::Create(ir_.context, "ranged", function);
+    b_.CreateCondBr(infinite, retry, join,
+                    llvm::MDBuilder(ir_.context).createUnlikelyBranchWeights());
+    b_.SetInsertPoint(retry);
+    auto [finiteLo, finiteHi] = reduceGroup(first, end, lo, hi, true);
+    llvm::BasicBlock *retried = b_.GetInsertBlock();
+    b_.CreateBr(join);
+    b_.SetInsertPoint(join);
+    llvm::PHINode *newLo = b_.CreatePHI(ir_.compute, 2);
+    llvm::PHINode *newHi = b_.CreatePHI(ir_.compute, 2);
+    newLo->addIncoming(anyLo, fast);
+    newLo->addIncoming(finiteLo, retried);
+    newHi->addIncoming(anyHi, fast);
+    newHi->addIncoming(finiteHi, retried);
+    setElement(arrays_.low, param, newLo);
+    setElement(arrays_.high, param, newHi);
+  }
+
+  /// lo and hi over elements [first, end) and the given bounds; with
+  /// `finite`, NaN and ±inf elements count as 0 (finiteOrZero).
+  std::pair<llvm::Value *, llvm::Value *>
+  reduceGroup(llvm::Value *first, llvm::Value *end, llvm::Value *lo,
+              llvm::Value *hi, bool finite) {
+    auto load = [&](llvm::Value *e, unsigned lanes) {
+      llvm::Value *x = element(src_, e, lanes);
+      return finite ? finiteOrZero(x) : x;
+    };
+    auto lower = [&](llvm::Value *x, llvm::Value *bound) {
+      return ordered(llvm::CmpInst::FCMP_OLT, x, bound);
+    };
+    auto higher = [&](llvm::Value *x, llvm::Value *bound) {
+      return ordered(llvm::CmpInst::FCMP_OGT, x, bound);
+    };
     llvm::Value *e = first;
     if (lanes_ > 1) {
       llvm::Value *zero =
@@ -122,8 +178,8 @@ private:
             LoopState next(1 + 2 * kAccumulators);
             next[0] = b_.CreateAdd(s[0], b_.getInt64(step));
             for (unsigned k = 0; k < kAccumulators; ++k) {
-              llvm::Value *x = finiteOrZero(element(
-                  src_, b_.CreateAdd(s[0], b_.getInt64(k * lanes_)), lanes_));
+              llvm::Value *x =
+                  load(b_.CreateAdd(s[0], b_.getInt64(k * lanes_)), lanes_);
               next[1 + k] = lower(x, s[1 + k]);
               next[1 + kAccumulators + k] = higher(x, s[1 + kAccumulators + k]);
             }
@@ -138,24 +194,23 @@ private:
           ir_, {state[0], vectorLo, vectorHi},
           [&](const LoopState &s) { return fits(s[0], end, lanes_); },
           [&](const LoopState &s) -> LoopState {
-            llvm::Value *x = finiteOrZero(element(src_, s[0], lanes_));
+            llvm::Value *x = load(s[0], lanes_);
             return {b_.CreateAdd(s[0], b_.getInt64(lanes_)), lower(x, s[1]),
                     higher(x, s[2])};
           });
       e = state[0];
-      lo = lower(across(state[1], &RangeEmitter::lower), lo);
-      hi = higher(across(state[2], &RangeEmitter::higher), hi);
+      lo = lower(across(state[1], lower), lo);
+      hi = higher(across(state[2], higher), hi);
     }
     LoopState last = emitWhile(
         ir_, {e, lo, hi},
         [&](const LoopState &s) { return b_.CreateICmpULT(s[0], end); },
         [&](const LoopState &s) -> LoopState {
-          llvm::Value *x = finiteOrZero(element(src_, s[0], 1));
+          llvm::Value *x = load(s[0], 1);
           return {b_.CreateAdd(s[0], b_.getInt64(1)), lower(x, s[1]),
                   higher(x, s[2])};
         });
-    setElement(arrays_.low, param, last[1]);
-    setElement(arrays_.high, param, last[2]);
+    return {last[1], last[2]};
   }
 
   void emitConsecutiveGroups(llvm::Value *first, llvm::Value *end,
@@ -166,9 +221,9 @@ private:
       llvm::Value *loAt = ir_.byteAddress(arrays_.low, b_.CreateMul(k, bytes_));
       llvm::Value *hiAt =
           ir_.byteAddress(arrays_.high, b_.CreateMul(k, bytes_));
-      ir_.store(lower(x, ir_.load(ir_.compute, loAt, Lanes{lanes})), loAt,
+      ir_.store(minimum(x, ir_.load(ir_.compute, loAt, Lanes{lanes})), loAt,
                 Lanes{});
-      ir_.store(higher(x, ir_.load(ir_.compute, hiAt, Lanes{lanes})), hiAt,
+      ir_.store(maximum(x, ir_.load(ir_.compute, hiAt, Lanes{lanes})), hiAt,
                 Lanes{});
       return b_.CreateAdd(e, b_.getInt64(lanes));
     };
