@@ -249,16 +249,16 @@ private:
   llvm::Value *bytes_ = nullptr;
 };
 
-/// One group's parameters from its range, as DynamicParameters.cpp
-/// computes them; every constant is the value the reference computes for
-/// it in C++ (with the same conversions).
+/// The parameters of `lanes` groups from their ranges, as
+/// DynamicParameters.cpp computes one group's; every constant is the value
+/// the reference computes for it in C++ (with the same conversions).
 class ParameterEmitter {
 public:
-  ParameterEmitter(IrContext &ir, const KernelSpec &spec)
+  ParameterEmitter(IrContext &ir, const KernelSpec &spec, unsigned lanes)
       : ir_(ir), b_(ir.builder), spec_(spec),
-        f64_(spec.compute == ValueType::F64) {}
+        f64_(spec.compute == ValueType::F64), lanes_(lanes) {}
 
-  /// (scale, zero point as i64) of the range [lo, hi].
+  /// (scales, zero points as i64) of the ranges [lo, hi] (lanes each).
   std::pair<llvm::Value *, llvm::Value *> choose(llvm::Value *lo,
                                                  llvm::Value *hi) {
     if (spec_.params.dynamic == DynamicScheme::AbsMax)
@@ -271,20 +271,26 @@ public:
 private:
   /// A compute constant of the value C++ computes in C (float or double).
   llvm::Value *constant(double value) {
-    return llvm::ConstantFP::get(ir_.compute,
+    return llvm::ConstantFP::get(ir_.vectorOf(ir_.compute, lanes_),
                                  f64_ ? value : static_cast<float>(value));
   }
+  llvm::Type *f64Type() { return ir_.vectorOf(b_.getDoubleTy(), lanes_); }
+  llvm::Type *f32Type() { return ir_.vectorOf(b_.getFloatTy(), lanes_); }
+  llvm::Type *i64Type() { return ir_.vectorOf(ir_.i64, lanes_); }
   llvm::Value *f64(double value) {
-    return llvm::ConstantFP::get(b_.getDoubleTy(), value);
+    return llvm::ConstantFP::get(f64Type(), value);
   }
   llvm::Value *f32(float value) {
-    return llvm::ConstantFP::get(b_.getFloatTy(), value);
+    return llvm::ConstantFP::get(f32Type(), value);
+  }
+  llvm::Value *i64(int64_t value) {
+    return ir_.intConstant(ir_.i64, value, lanes_);
   }
   /// std::max(a, b): b where a < b, else a.
   llvm::Value *stdMax(llvm::Value *a, llvm::Value *b) {
     return b_.CreateSelect(b_.CreateFCmpOLT(a, b), b, a);
   }
-  llvm::Value *zero() { return b_.getInt64(0); }
+  llvm::Value *zero() { return i64(0); }
 
   std::pair<llvm::Value *, llvm::Value *> absMax(llvm::Value *lo,
                                                  llvm::Value *hi) {
@@ -304,9 +310,9 @@ private:
 
   llvm::Value *clampZero(llvm::Value *z) {
     z = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, z,
-                                 b_.getInt64(spec_.storage.min));
+                                 i64(spec_.storage.min));
     return b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, z,
-                                    b_.getInt64(spec_.storage.max));
+                                    i64(spec_.storage.max));
   }
 
   std::pair<llvm::Value *, llvm::Value *> minMax(llvm::Value *lo,
@@ -328,8 +334,8 @@ private:
         constant(largest), scale);
     llvm::Value *offset =
         ir_.unary(llvm::Intrinsic::roundeven, b_.CreateFDiv(lo, scale));
-    llvm::Value *z = b_.CreateSub(b_.getInt64(storage.min),
-                                  b_.CreateFPToSI(offset, ir_.i64));
+    llvm::Value *z =
+        b_.CreateSub(i64(storage.min), b_.CreateFPToSI(offset, i64Type()));
     return {scale, clampZero(z)};
   }
 
@@ -341,10 +347,10 @@ private:
     const double qmax = static_cast<double>(spec_.storage.max);
     const float spanF =
         static_cast<float>(spec_.storage.max - spec_.storage.min);
-    llvm::Type *f64Type = b_.getDoubleTy();
-    llvm::Type *f32Type = b_.getFloatTy();
-    auto wide = [&](llvm::Value *v) { return b_.CreateFPExt(v, f64Type); };
-    auto narrow = [&](llvm::Value *v) { return b_.CreateFPTrunc(v, f32Type); };
+    auto wide = [&](llvm::Value *v) { return b_.CreateFPExt(v, f64Type()); };
+    auto narrow = [&](llvm::Value *v) {
+      return b_.CreateFPTrunc(v, f32Type());
+    };
 
     llvm::Value *scale =
         b_.CreateFDiv(b_.CreateFSub(wide(hi), wide(lo)), f64(qmax - qmin));
@@ -391,7 +397,7 @@ private:
                       b_.CreateFCmpOLT(initial, f64(qmin)), f64(qmin),
                       b_.CreateSelect(b_.CreateFCmpOGT(initial, f64(qmax)),
                                       f64(qmax), initial))),
-        ir_.i64);
+        i64Type());
     return {narrow(scale), rounded};
   }
 
@@ -399,6 +405,7 @@ private:
   llvm::IRBuilder<> &b_;
   const KernelSpec &spec_;
   bool f64_;
+  unsigned lanes_;
 };
 
 } // namespace
@@ -417,27 +424,38 @@ void emitDynamicParameters(IrContext &ir, const KernelSpec &dynamicSpec,
                  ranges.emitRun(first, runCount, param, perElement);
                });
 
-  ParameterEmitter parameters(ir, dynamicSpec);
-  llvm::Value *bytes = b.getInt64(ir.compute->getPrimitiveSizeInBits() / 8);
+  // Groups are independent: full vectors of them, then one at a time.
+  unsigned computeBits = ir.compute->getPrimitiveSizeInBits();
+  unsigned lanes = std::max(1u, ir.target.vectorBits / computeBits);
+  uint64_t bytes = computeBits / 8;
+  llvm::Value *total = b.getInt64(count);
+  auto groups = [&](llvm::Value *k, unsigned width) {
+    llvm::Value *offset = b.CreateMul(k, b.getInt64(bytes));
+    llvm::Value *lo =
+        ir.load(ir.compute, ir.byteAddress(arrays.low, offset), Lanes{width});
+    llvm::Value *hi =
+        ir.load(ir.compute, ir.byteAddress(arrays.high, offset), Lanes{width});
+    auto [scale, zeroPoint] =
+        ParameterEmitter(ir, dynamicSpec, width).choose(lo, hi);
+    ir.store(scale, ir.byteAddress(arrays.scales, offset), Lanes{});
+    ir.store(zeroPoint,
+             ir.byteAddress(arrays.zeroPoints, b.CreateMul(k, b.getInt64(8))),
+             Lanes{});
+    return b.CreateAdd(k, b.getInt64(width));
+  };
+  llvm::Value *k = b.getInt64(0);
+  if (lanes > 1)
+    k = emitWhile(
+        ir, {k},
+        [&](const LoopState &s) {
+          return b.CreateICmpUGE(b.CreateSub(total, s[0]), b.getInt64(lanes));
+        },
+        [&](const LoopState &s) -> LoopState {
+          return {groups(s[0], lanes)};
+        })[0];
   emitWhile(
-      ir, {b.getInt64(0)},
-      [&](const LoopState &s) {
-        return b.CreateICmpULT(s[0], b.getInt64(count));
-      },
-      [&](const LoopState &s) -> LoopState {
-        llvm::Value *offset = b.CreateMul(s[0], bytes);
-        llvm::Value *lo =
-            ir.load(ir.compute, ir.byteAddress(arrays.low, offset), Lanes{});
-        llvm::Value *hi =
-            ir.load(ir.compute, ir.byteAddress(arrays.high, offset), Lanes{});
-        auto [scale, zeroPoint] = parameters.choose(lo, hi);
-        ir.store(scale, ir.byteAddress(arrays.scales, offset), Lanes{});
-        ir.store(
-            zeroPoint,
-            ir.byteAddress(arrays.zeroPoints, b.CreateMul(s[0], b.getInt64(8))),
-            Lanes{});
-        return {b.CreateAdd(s[0], b.getInt64(1))};
-      });
+      ir, {k}, [&](const LoopState &s) { return b.CreateICmpULT(s[0], total); },
+      [&](const LoopState &s) -> LoopState { return {groups(s[0], 1)}; });
 }
 
 } // namespace qjit::llvmjit
