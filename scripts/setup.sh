@@ -24,7 +24,7 @@ packages=(
   # (tests/tools/AsmReassemblyTest.cpp, bench/model.py)
   llvm-22
   # oracles the tests compare against
-  mlir-22-tools python3-torch
+  mlir-22-tools python3-torch python3-onnx
   # the Python module (python/): bindings, DLPack's header, its tests
   pybind11-dev python3-pybind11 python3-dev libdlpack-dev python3-pytest
   # benchmark peers

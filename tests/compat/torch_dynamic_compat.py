@@ -20,7 +20,9 @@ import subprocess
 import sys
 import tempfile
 
-from compat_setup import QJIT, SEED, np, rng, torch  # exits 77 without torch
+from compat_setup import QJIT, SEED, np, require, rng
+
+torch = require("torch", "python3-torch")
 
 F32 = np.float32
 ADVERSARIAL = {

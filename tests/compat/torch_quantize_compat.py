@@ -17,7 +17,9 @@ import subprocess
 import sys
 import tempfile
 
-from compat_setup import QJIT, np, rng, torch  # exits 77 without torch
+from compat_setup import QJIT, np, require, rng
+
+torch = require("torch", "python3-torch")
 
 
 def inputs(scale):
