@@ -64,6 +64,8 @@ std::string_view presetName(SemanticsPreset preset) {
     return "pytorch";
   case SemanticsPreset::TfLite:
     return "tflite";
+  case SemanticsPreset::Xnnpack:
+    return "xnnpack";
   }
   return "?";
 }
@@ -92,7 +94,7 @@ Expected<LoweringOptions> readSemantics(const CommandLine &flags) {
   auto preset = readChoice(flags, "semantics",
                            {SemanticsPreset::Default, SemanticsPreset::Mlir,
                             SemanticsPreset::Onnx, SemanticsPreset::PyTorch,
-                            SemanticsPreset::TfLite},
+                            SemanticsPreset::TfLite, SemanticsPreset::Xnnpack},
                            presetName);
   if (!preset)
     return preset.status();

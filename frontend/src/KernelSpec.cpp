@@ -23,6 +23,7 @@ QuantKnobs knobsForPreset(SemanticsPreset preset) {
     return {ScaleOp::Divide, ZeroPointOrder::AfterRounding,
             RoundingMode::NearestEven};
   case SemanticsPreset::PyTorch:
+  case SemanticsPreset::Xnnpack: // x · fl(1/s), as f32-qs8-vcvt multiplies
     return {ScaleOp::Reciprocal, ZeroPointOrder::AfterRounding,
             RoundingMode::NearestEven};
   case SemanticsPreset::TfLite:
@@ -36,9 +37,10 @@ LoweringOptions loweringForPreset(SemanticsPreset preset) {
   LoweringOptions options;
   options.knobs = knobsForPreset(preset);
   options.perAxisDequantizeInF64 = preset == SemanticsPreset::PyTorch;
-  options.dynamicRule = preset == SemanticsPreset::PyTorch
-                            ? DynamicRule::PyTorch
-                            : DynamicRule::Default;
+  options.dynamicRule =
+      preset == SemanticsPreset::PyTorch   ? DynamicRule::PyTorch
+      : preset == SemanticsPreset::Xnnpack ? DynamicRule::Xnnpack
+                                           : DynamicRule::Default;
   return options;
 }
 
@@ -133,7 +135,15 @@ std::string_view dynamicSchemeName(DynamicScheme scheme) {
 }
 
 std::string_view dynamicRuleName(DynamicRule rule) {
-  return rule == DynamicRule::PyTorch ? "pytorch" : "default";
+  switch (rule) {
+  case DynamicRule::Default:
+    return "default";
+  case DynamicRule::PyTorch:
+    return "pytorch";
+  case DynamicRule::Xnnpack:
+    return "xnnpack";
+  }
+  return "?";
 }
 
 Expected<DynamicScheme> parseDynamicScheme(std::string_view name) {
@@ -380,6 +390,11 @@ Status verifyDynamic(const KernelSpec &spec) {
       (spec.expressed != ValueType::F32 || !fullByte))
     return invalid("the pytorch dynamic rule needs f32 expressed values and "
                    "i8 or u8 storage of the full range (qint8, quint8)");
+  bool qd8 = spec.expressed == ValueType::F32 && fullByte && storage.isSigned &&
+             params.dynamic == DynamicScheme::MinMax;
+  if (params.dynamicRule == DynamicRule::Xnnpack && !qd8)
+    return invalid("the xnnpack dynamic rule is minmax of f32 values to i8 "
+                   "storage of the full range (XNNPACK's qd8)");
   if (params.dynamic == DynamicScheme::AbsMax &&
       std::min(spec.storage.max, -spec.storage.min) < 1)
     return invalid("absmax needs bounds with min <= -1 and max >= 1");

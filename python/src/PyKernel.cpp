@@ -36,17 +36,19 @@ KernelOp parseOp(const std::string &name) {
 }
 
 SemanticsPreset parsePreset(const std::string &name) {
-  static const std::array<std::pair<const char *, SemanticsPreset>, 5> presets =
+  static const std::array<std::pair<const char *, SemanticsPreset>, 6> presets =
       {{{"default", SemanticsPreset::Default},
         {"mlir", SemanticsPreset::Mlir},
         {"onnx", SemanticsPreset::Onnx},
         {"pytorch", SemanticsPreset::PyTorch},
-        {"tflite", SemanticsPreset::TfLite}}};
+        {"tflite", SemanticsPreset::TfLite},
+        {"xnnpack", SemanticsPreset::Xnnpack}}};
   for (const auto &[presetName, preset] : presets)
     if (name == presetName)
       return preset;
   invalidArgument("semantics '" + name +
-                  "' is not one of default, mlir, onnx, pytorch, tflite");
+                  "' is not one of default, mlir, onnx, pytorch, tflite, "
+                  "xnnpack");
 }
 
 bool hasDynamicLayout(const LayoutSpec &layout) {

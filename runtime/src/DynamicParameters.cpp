@@ -99,6 +99,28 @@ DynamicParameter<float> choosePyTorchMinMax(const KernelSpec &spec,
   return result;
 }
 
+/// 11.6: XNNPACK's xnn_f32_qd8_asymmetric_quantization_params, i8 storage
+/// of f32 values, every step in f32; 11.3 where its multiplier is 0 or ∞.
+DynamicParameter<float> chooseXnnpackMinMax(const KernelSpec &spec,
+                                            GroupRange<float> range) {
+  const float qmin = -128.0f, qmax = 127.0f;
+  float multiplier =
+      range.lo == range.hi ? 1.0f : 255.0f / (range.hi - range.lo);
+  if (multiplier == 0.0f || std::isinf(multiplier))
+    return chooseMinMax(spec, range);
+  float descaledMin = range.lo * multiplier;
+  float descaledMax = range.hi * multiplier;
+  float fromMinError = qmin + descaledMin;
+  float fromMaxError = qmax + descaledMax;
+  float zero = fromMinError + fromMaxError > 0.0f ? qmin - descaledMin
+                                                  : qmax - descaledMax;
+  zero = std::min(std::max(zero, qmin), qmax);
+  DynamicParameter<float> result;
+  result.scale = 1.0f / multiplier;
+  result.zeroPoint = static_cast<int64_t>(std::nearbyint(zero));
+  return result;
+}
+
 } // namespace
 
 DynamicParameter<float> chooseDynamicParameter(const KernelSpec &spec,
@@ -107,12 +129,14 @@ DynamicParameter<float> chooseDynamicParameter(const KernelSpec &spec,
     return chooseAbsMax(spec, range);
   if (spec.params.dynamicRule == DynamicRule::PyTorch)
     return choosePyTorchMinMax(spec, range);
+  if (spec.params.dynamicRule == DynamicRule::Xnnpack)
+    return chooseXnnpackMinMax(spec, range);
   return chooseMinMax(spec, range);
 }
 
 DynamicParameter<double> chooseDynamicParameter(const KernelSpec &spec,
                                                 GroupRange<double> range) {
-  // The pytorch rule is for f32 values only (verifyKernelSpec).
+  // The pytorch and xnnpack rules are for f32 values only (verifyKernelSpec).
   if (spec.params.dynamic == DynamicScheme::AbsMax)
     return chooseAbsMax(spec, range);
   return chooseMinMax(spec, range);

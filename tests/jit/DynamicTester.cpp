@@ -86,7 +86,8 @@ std::vector<KernelSpec> dynamicSpecSweep() {
   std::vector<KernelSpec> specs;
   for (KernelSpec spec : specSweep(axes))
     for (DynamicScheme scheme : {DynamicScheme::AbsMax, DynamicScheme::MinMax})
-      for (DynamicRule rule : {DynamicRule::Default, DynamicRule::PyTorch}) {
+      for (DynamicRule rule :
+           {DynamicRule::Default, DynamicRule::PyTorch, DynamicRule::Xnnpack}) {
         spec.params.dynamic = scheme;
         spec.params.dynamicRule = rule;
         if (verifyKernelSpec(spec))

@@ -8,13 +8,18 @@
 // runtime-parameter dcast; and the call errors.
 //
 //===----------------------------------------------------------------------===//
+#include "TestSeed.h"
+
 #include "qjit/Runtime.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <random>
+#include <utility>
 #include <vector>
 
 namespace qjit {
@@ -222,6 +227,76 @@ TEST(DynamicQcast, PyTorchMinMaxSmallScaleAndFallback) {
                             {-1.0f, 1.0f}, SemanticsPreset::PyTorch);
   EXPECT_EQ(unit.scales, Scales{static_cast<float>(2.0 / 255.0)});
   EXPECT_EQ(unit.zeroPoints, Codes{0});
+}
+
+/// XNNPACK's xnn_f32_qd8_asymmetric_quantization_params (src/xnnpack/
+/// quantization.h), restated for the test: the dequantization scale
+/// 1 / multiplier and the rounded zero point, every step in f32.
+std::pair<float, int64_t> xnnpackQd8(float min, float max) {
+  const float qmin = -128.0f, qmax = 127.0f;
+  float rmin = std::min(0.0f, min), rmax = std::max(0.0f, max);
+  float scale = rmin == rmax ? 1.0f : (qmax - qmin) / (rmax - rmin);
+  float descaledMin = rmin * scale, descaledMax = rmax * scale;
+  float zero = (qmin + descaledMin) + (qmax + descaledMax) > 0
+                   ? qmin - descaledMin
+                   : qmax - descaledMax;
+  zero = std::min(std::max(zero, qmin), qmax);
+  return {1.0f / scale, static_cast<int64_t>(std::nearbyint(zero))};
+}
+
+TEST(DynamicQcast, XnnpackQd8Parameters) {
+  // [-1, 2]: multiplier 255 / 3 = 85; the min error -213 and max error 297
+  // sum above 0, so z = -128 + 85; codes x * fl(1 / fl(1 / 85)) + z.
+  Quantized q = quantize("!quant.uniform<i8:f32, ?>", DynamicScheme::MinMax,
+                         {-1.0f, 2.0f, 0.0f}, SemanticsPreset::Xnnpack);
+  EXPECT_EQ(q.scales, Scales{1.0f / 85.0f});
+  EXPECT_EQ(q.zeroPoints, Codes{-43});
+  EXPECT_EQ(q.codes, (Codes{-128, 127, -43}));
+  // All zero: multiplier 1, and the max side gives z = 127.
+  Quantized zeros = quantize("!quant.uniform<i8:f32, ?>", DynamicScheme::MinMax,
+                             {0.0f, -0.0f}, SemanticsPreset::Xnnpack);
+  EXPECT_EQ(zeros.scales, Scales{1.0f});
+  EXPECT_EQ(zeros.zeroPoints, Codes{127});
+  EXPECT_EQ(zeros.codes, (Codes{127, 127}));
+  // The rule is qd8's: minmax of f32 values to full-range i8 only.
+  auto runtime = makeRuntime();
+  ASSERT_TRUE(runtime);
+  for (const char *type :
+       {"!quant.uniform<u8:f32, ?>", "!quant.uniform<i8<-127:127>:f32, ?>"})
+    EXPECT_FALSE(compileDynamic(*runtime, type, DynamicScheme::MinMax,
+                                SemanticsPreset::Xnnpack))
+        << type;
+  EXPECT_FALSE(compileDynamic(*runtime, "!quant.uniform<i8:f32, ?>",
+                              DynamicScheme::AbsMax, SemanticsPreset::Xnnpack));
+}
+
+TEST(DynamicQcast, XnnpackQd8MatchesItsFormulaOnRandomRanges) {
+  std::mt19937_64 rng(testing::testSeed());
+  std::uniform_real_distribution<float> unit(-1.0f, 1.0f);
+  for (BackendKind backend : {BackendKind::Reference, BackendKind::Llvm}) {
+    auto runtime = makeRuntime(backend);
+    ASSERT_TRUE(runtime);
+    Expected<std::shared_ptr<const Kernel>> kernel =
+        compileDynamic(*runtime, "!quant.uniform<i8:f32, ?>",
+                       DynamicScheme::MinMax, SemanticsPreset::Xnnpack);
+    ASSERT_TRUE(kernel) << kernel.status().message();
+    for (int i = 0; i < 2000; ++i) {
+      float magnitude = std::ldexp(1.0f, static_cast<int>(rng() % 80) - 40);
+      float x[2] = {unit(rng) * magnitude, unit(rng) * magnitude};
+      if (i % 4 == 0)
+        x[0] = std::fabs(x[0]); // One-signed ranges too.
+      int8_t codes[2];
+      float scale = 0;
+      int64_t zero = 0;
+      ASSERT_TRUE((*kernel)->runDynamic(x, sizeof x, codes, sizeof codes, 2,
+                                        ParameterOutputs{&scale, &zero}));
+      auto [want, wantZero] =
+          xnnpackQd8(std::min(x[0], x[1]), std::max(x[0], x[1]));
+      ASSERT_EQ(scale, want)
+          << backendKindName(backend) << " " << x[0] << " " << x[1];
+      ASSERT_EQ(zero, wantZero) << x[0] << " " << x[1];
+    }
+  }
 }
 
 TEST(DynamicQcast, RoundTripsThroughRuntimeParameterDcast) {

@@ -46,7 +46,14 @@ struct QJIT_API QuantKnobs {
 };
 
 /// Named knob sets compatible with other systems.
-enum class SemanticsPreset : uint8_t { Default, Mlir, Onnx, PyTorch, TfLite };
+enum class SemanticsPreset : uint8_t {
+  Default,
+  Mlir,
+  Onnx,
+  PyTorch,
+  TfLite,
+  Xnnpack, ///< PyTorch's knobs; XNNPACK's qd8 dynamic rule (11.6).
+};
 QJIT_API QuantKnobs knobsForPreset(SemanticsPreset preset);
 
 /// How stored values are represented in host memory.
@@ -110,8 +117,8 @@ enum class DynamicScheme : uint8_t {
   AbsMax, ///< Symmetric: s from the largest magnitude, zero point 0.
   MinMax, ///< Asymmetric: s and zero point from [min(x, 0), max(x, 0)].
 };
-/// Which system's formula a dynamic scheme follows (11.3, 11.4).
-enum class DynamicRule : uint8_t { Default, PyTorch };
+/// Which system's formula a dynamic scheme follows (11.3, 11.4, 11.6).
+enum class DynamicRule : uint8_t { Default, PyTorch, Xnnpack };
 
 /// Where scales and zero points come from.
 struct QJIT_API ParameterSpec {
@@ -199,8 +206,9 @@ struct QJIT_API LoweringOptions {
   std::vector<int64_t> shape;
 };
 
-/// The lowering options a preset names: its knobs, and for PyTorch
-/// perAxisDequantizeInF64 and DynamicRule::PyTorch.
+/// The lowering options a preset names: its knobs, for PyTorch
+/// perAxisDequantizeInF64 and DynamicRule::PyTorch, for XNNPACK
+/// DynamicRule::Xnnpack.
 QJIT_API LoweringOptions loweringForPreset(SemanticsPreset preset);
 
 /// Lowers a verified type to the spec of `op`. Normalizes first. Fails with

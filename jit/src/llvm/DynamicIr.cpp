@@ -265,6 +265,8 @@ public:
       return absMax(lo, hi);
     if (spec_.params.dynamicRule == DynamicRule::PyTorch)
       return pytorchMinMax(lo, hi);
+    if (spec_.params.dynamicRule == DynamicRule::Xnnpack)
+      return xnnpackMinMax(lo, hi);
     return minMax(lo, hi);
   }
 
@@ -337,6 +339,37 @@ private:
     llvm::Value *z =
         b_.CreateSub(i64(storage.min), b_.CreateFPToSI(offset, i64Type()));
     return {scale, clampZero(z)};
+  }
+
+  /// DynamicParameters.cpp chooseXnnpackMinMax (f32 values, i8 storage):
+  /// minMax()'s parameters in the lanes where the multiplier is 0 or ∞.
+  std::pair<llvm::Value *, llvm::Value *> xnnpackMinMax(llvm::Value *lo,
+                                                        llvm::Value *hi) {
+    const float qmin = -128.0f, qmax = 127.0f;
+    llvm::Value *multiplier =
+        b_.CreateSelect(b_.CreateFCmpOEQ(lo, hi), f32(1),
+                        b_.CreateFDiv(f32(255), b_.CreateFSub(hi, lo)));
+    llvm::Value *degenerate = b_.CreateOr(
+        b_.CreateFCmpOEQ(multiplier, f32(0)),
+        b_.CreateFCmpOEQ(multiplier,
+                         f32(std::numeric_limits<float>::infinity())));
+    llvm::Value *descaledMin = b_.CreateFMul(lo, multiplier);
+    llvm::Value *descaledMax = b_.CreateFMul(hi, multiplier);
+    llvm::Value *fromMinError = b_.CreateFAdd(f32(qmin), descaledMin);
+    llvm::Value *fromMaxError = b_.CreateFAdd(f32(qmax), descaledMax);
+    llvm::Value *zero = b_.CreateSelect(
+        b_.CreateFCmpOGT(b_.CreateFAdd(fromMinError, fromMaxError), f32(0)),
+        b_.CreateFSub(f32(qmin), descaledMin),
+        b_.CreateFSub(f32(qmax), descaledMax));
+    // std::max(zero, qmin), then std::min(.., qmax): NaN-free here.
+    zero = b_.CreateSelect(b_.CreateFCmpOLT(zero, f32(qmin)), f32(qmin), zero);
+    zero = b_.CreateSelect(b_.CreateFCmpOLT(f32(qmax), zero), f32(qmax), zero);
+    llvm::Value *zeroPoint =
+        b_.CreateFPToSI(ir_.unary(llvm::Intrinsic::roundeven, zero), i64Type());
+    llvm::Value *scale = b_.CreateFDiv(f32(1), multiplier);
+    auto [fallbackScale, fallbackZero] = minMax(lo, hi);
+    return {b_.CreateSelect(degenerate, fallbackScale, scale),
+            b_.CreateSelect(degenerate, fallbackZero, zeroPoint)};
   }
 
   /// DynamicParameters.cpp choosePyTorchMinMax (f32 values).

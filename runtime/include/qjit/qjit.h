@@ -66,7 +66,8 @@ typedef enum qjit_semantics {
   QJIT_SEMANTICS_MLIR = 1,
   QJIT_SEMANTICS_ONNX = 2,
   QJIT_SEMANTICS_PYTORCH = 3, /* per-axis dcast in f64 (semantics 5.5) */
-  QJIT_SEMANTICS_TFLITE = 4
+  QJIT_SEMANTICS_TFLITE = 4,
+  QJIT_SEMANTICS_XNNPACK = 5 /* dynamic minmax: XNNPACK's qd8 rule */
 } qjit_semantics;
 
 /* Element formats of kernel buffers (docs/semantics.md, host formats). */
