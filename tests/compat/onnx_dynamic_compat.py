@@ -22,11 +22,10 @@ or infinite scale, where qjit takes 1 or the largest f32
 without numpy or onnx.
 """
 import os
-import subprocess
 import sys
 import tempfile
 
-from compat_setup import QJIT, SEED, np, require, rng
+from compat_setup import SEED, np, random_inputs, require, run_qjit
 
 require("onnx", "python3-onnx")
 from onnx.backend.test.case.node import dynamicquantizelinear  # noqa: E402
@@ -70,26 +69,6 @@ def onnxruntime_rule(x):
     return y.astype(np.uint8), scale, np.uint8(zero)
 
 
-def random_inputs():
-    for size in (1, 7, 1000, 4096):
-        for magnitude in (1e-6, 1e-3, 0.3, 1.0, 17.0, 1e4, 1e20):
-            x = rng.normal(0, magnitude, size).astype(F32)
-            yield f"normal({magnitude:g}) x{size}", x
-            yield f"shifted normal({magnitude:g}) x{size}", \
-                (x + F32(2 * magnitude)).astype(F32)
-    for _ in range(20):
-        lo, hi = np.sort(rng.uniform(-100, 100, 2))
-        yield f"uniform({lo:.3f}, {hi:.3f})", \
-            rng.uniform(lo, hi, 257).astype(F32)
-
-
-def run(args):
-    result = subprocess.run([QJIT, "run"] + args, capture_output=True,
-                            text=True)
-    if result.returncode != 0:
-        sys.exit(f"qjit run {' '.join(args)} failed:\n{result.stderr}")
-
-
 def check(what, x, expected, workdir):
     src = os.path.join(workdir, "x.npy")
     codes = os.path.join(workdir, "q.npy")
@@ -98,7 +77,7 @@ def check(what, x, expected, workdir):
     np.save(src, x)
     shape = "x".join(str(d) for d in x.shape)
     type_text = f"tensor<{shape}x!quant.uniform<u8:f32, ?>>"
-    run([type_text, "--op=qcast", "--dynamic=minmax", "--semantics=onnx",
+    run_qjit([type_text, "--op=qcast", "--dynamic=minmax", "--semantics=onnx",
          "--in=" + src, "--out=" + codes, "--params-out=" + params])
     y, y_scale, y_zero = expected
     ours = np.load(codes)
@@ -118,7 +97,7 @@ def check(what, x, expected, workdir):
     if zero.shape != () or int(zero) != int(y_zero):
         problems.append(f"zero point {zero!r} != {y_zero!r}")
     if not problems:
-        run([type_text, "--op=dcast", "--semantics=onnx",
+        run_qjit([type_text, "--op=dcast", "--semantics=onnx",
              "--params=" + params, "--in=" + codes, "--out=" + back])
         mine = np.load(back).view(np.uint32)
         values = ((ours.astype(F32) - F32(int(zero))) * F32(scale)) \

@@ -16,11 +16,10 @@ bit. Inputs are finite: PyTorch rejects NaN (docs/semantics.md 11.4).
 QJIT_TEST_SEED sets the seed (printed). Exits 77 without numpy or torch.
 """
 import os
-import subprocess
 import sys
 import tempfile
 
-from compat_setup import QJIT, SEED, np, require, rng
+from compat_setup import SEED, np, random_inputs, require, run_qjit
 
 torch = require("torch", "python3-torch")
 
@@ -46,26 +45,6 @@ ADVERSARIAL = {
 }
 
 
-def random_inputs():
-    for size in (1, 7, 1000, 4096):
-        for magnitude in (1e-6, 1e-3, 0.3, 1.0, 17.0, 1e4, 1e20):
-            x = rng.normal(0, magnitude, size).astype(F32)
-            yield f"normal({magnitude:g}) x{size}", x
-            yield f"shifted normal({magnitude:g}) x{size}", \
-                (x + F32(2 * magnitude)).astype(F32)
-    for _ in range(20):
-        lo, hi = np.sort(rng.uniform(-100, 100, 2))
-        yield f"uniform({lo:.3f}, {hi:.3f})", \
-            rng.uniform(lo, hi, 257).astype(F32)
-
-
-def run(args):
-    result = subprocess.run([QJIT, "run"] + args, capture_output=True,
-                            text=True)
-    if result.returncode != 0:
-        sys.exit(f"qjit run {' '.join(args)} failed:\n{result.stderr}")
-
-
 def check(what, x, dtype, storage, workdir):
     src = os.path.join(workdir, "x.npy")
     codes = os.path.join(workdir, "q.npy")
@@ -73,7 +52,7 @@ def check(what, x, dtype, storage, workdir):
     back = os.path.join(workdir, "y.npy")
     np.save(src, x)
     type_text = f"!quant.uniform<{storage}:f32, ?>"
-    run([type_text, "--op=qcast", "--dynamic=minmax", "--semantics=pytorch",
+    run_qjit([type_text, "--op=qcast", "--dynamic=minmax", "--semantics=pytorch",
          "--in=" + src, "--out=" + codes, "--params-out=" + params])
     theirs = torch.quantize_per_tensor_dynamic(torch.from_numpy(x), dtype,
                                                False)
@@ -95,7 +74,7 @@ def check(what, x, dtype, storage, workdir):
     if zero.shape != () or int(zero) != theirs.q_zero_point():
         problems.append(f"zero point {zero!r} != {theirs.q_zero_point()}")
     if not problems:
-        run([type_text, "--op=dcast", "--semantics=pytorch",
+        run_qjit([type_text, "--op=dcast", "--semantics=pytorch",
              "--params=" + params, "--in=" + codes, "--out=" + back])
         mine = np.load(back).view(np.uint32)
         torch_values = theirs.dequantize().numpy().view(np.uint32)
