@@ -5,6 +5,7 @@
 #include <llvm/ADT/StringMap.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/VirtualFileSystem.h>
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
 #include <llvm/TargetParser/X86TargetParser.h>
@@ -146,6 +147,13 @@ void initializeLlvmTargets() {
     LLVMInitializeAArch64TargetMC();
     LLVMInitializeAArch64AsmPrinter();
     LLVMInitializeAArch64Disassembler(); // Listings of emitForTarget code.
+    // Every PassBuilder holds the real file system, a function-local
+    // static in libLLVM. Made here, under call_once, it happens before
+    // any thread's first compile; made lazily, a thread that reads it
+    // through the static's inline guard has no happens-before edge
+    // ThreadSanitizer can see (libLLVM is not instrumented), which it
+    // reported as a race on the file system's reference count.
+    llvm::vfs::getRealFileSystem();
   });
 }
 
