@@ -72,13 +72,16 @@ TEST(LlvmAsm, CpuNamesItsOwnFeaturesWithinTheLevel) {
   EXPECT_THAT(text.status().message(), HasSubstr("'bogus'"));
 }
 
-TEST(LlvmAsm, Avx512QuantizeConvertsNarrowsAndMasksTails) {
+TEST(LlvmAsm, Avx512QuantizeChecksConvertsNarrowsAndMasksTails) {
   std::string text = assemblyOf(perTensorI8(KernelOp::QCast), IsaLevel::Avx512);
   EXPECT_THAT(text, ContainsRegex("vcvtt?ps2dq.*zmm"));
   EXPECT_THAT(text, ContainsRegex("vpmov(s|us)?db"));
   EXPECT_THAT(text, ContainsRegex("vrndscaleps"));
   EXPECT_THAT(text, ContainsRegex("\\{%k[1-7]\\}")); // Masked tail.
-  EXPECT_THAT(text, Not(ContainsRegex("vdivps")));   // Exact, divider-free.
+  // Checked reciprocal (QuantArith.cpp): a multiply, one mask test per
+  // four vectors, the divider only behind it.
+  EXPECT_THAT(text, ContainsRegex("vfmadd[0-9]+ps.*zmm"));
+  EXPECT_THAT(text, ContainsRegex("kortestw"));
 }
 
 TEST(LlvmAsm, Avx512DequantizeWidensAndConverts) {

@@ -28,7 +28,9 @@ struct VectorTarget {
   /// Divide by baked scales with FMA corrections instead of the divider
   /// (QuantArith.cpp). Measured on this project's AVX2 host, vdivps beats
   /// the five FMA-unit operations, so only 512-bit x86 (half-rate divider)
-  /// and AArch64 (slow fdiv, fast fmla) use it.
+  /// and AArch64 (slow fdiv, fast fmla) use it; on x86 only where the
+  /// checked multiply (which divides near rounding boundaries alone) does
+  /// not apply.
   bool fmaDivision = false;
   bool fma = false; ///< Fused multiply-add instructions.
 };
