@@ -84,6 +84,23 @@ TEST(LlvmAsm, Avx512QuantizeChecksConvertsNarrowsAndMasksTails) {
   EXPECT_THAT(text, ContainsRegex("kortestw"));
 }
 
+TEST(LlvmAsm, RuntimePerTensorQuantizeChecksOnce) {
+  // Runtime parameters per tensor: the reciprocal and its range check once
+  // per call, then the checked multiply (QuantArith.cpp).
+  KernelSpec spec = perTensorI8(KernelOp::QCast);
+  spec.params.runtime = true;
+  spec.params.scales.clear();
+  spec.params.zeroPoints.clear();
+  for (IsaLevel isa : {IsaLevel::Avx2, IsaLevel::Avx512}) {
+    std::string text = assemblyOf(spec, isa);
+    EXPECT_THAT(text, ContainsRegex("vfmadd[0-9]+ps")) << isaLevelName(isa);
+    EXPECT_THAT(text, ContainsRegex(isa == IsaLevel::Avx512
+                                        ? "kortestw"
+                                        : "vmovmskps|vtestps|vptest"))
+        << isaLevelName(isa);
+  }
+}
+
 TEST(LlvmAsm, Avx512DequantizeWidensAndConverts) {
   std::string text = assemblyOf(perTensorI8(KernelOp::DCast), IsaLevel::Avx512);
   EXPECT_THAT(text, ContainsRegex("vpmovsxbd"));

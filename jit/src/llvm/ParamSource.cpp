@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 namespace qjit::llvmjit {
 
@@ -133,6 +134,20 @@ ParamValues ParamSource::runtimeRead(llvm::Value *index, Lanes lanes) {
     values.scale = scale;
   if (plan_.needReciprocal)
     values.reciprocal = b.CreateFDiv(ir.computeConstant(1.0, n), scale);
+  if (plan_.checked) {
+    // Outside the proof's range (CheckedReciprocal.h) the reciprocal is
+    // NaN: every lane then fails the check and divides. NaN s fails too.
+    llvm::Value *magnitude = ir.unary(llvm::Intrinsic::fabs, scale);
+    int64_t limit = plan_.checkedZeroLimit;
+    llvm::Value *checkable = b.CreateAnd(
+        b.CreateAnd(b.CreateFCmpOGE(magnitude, ir.computeConstant(0x1p-60, n)),
+                    b.CreateFCmpOLE(magnitude, ir.computeConstant(0x1p60, n))),
+        b.CreateAnd(b.CreateICmpSGE(zero, ir.intConstant(ir.i64, -limit, n)),
+                    b.CreateICmpSLE(zero, ir.intConstant(ir.i64, limit, n))));
+    values.reciprocal = b.CreateSelect(
+        checkable, values.reciprocal,
+        ir.computeConstant(std::numeric_limits<double>::quiet_NaN(), n));
+  }
   if (plan_.needZeroCompute)
     values.zeroCompute = b.CreateSIToFP(zero, ir.vectorOf(ir.compute, n));
   auto clamp = [&](int64_t low, int64_t high) {

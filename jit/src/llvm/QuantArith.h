@@ -55,6 +55,9 @@ struct QuantPlan {
   /// Checked and fused, bracketing the rounding (CheckedReciprocalPlan).
   bool bracket = false;
   double checkedLimit = 0, checkedThreshold = 0;
+  /// Checked runtime parameters: a run whose |s| is outside [2^-60, 2^60]
+  /// or whose |z| is above this gets a NaN reciprocal, so its lanes divide.
+  int64_t checkedZeroLimit = 0;
 };
 
 QuantPlan planQuantization(const KernelSpec &spec, const VectorTarget &target);
