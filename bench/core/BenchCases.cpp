@@ -22,6 +22,8 @@ constexpr BenchCase kCases[] = {
     {"i8_per_axis_last", "i8", CaseLayout::PerAxisLast, false, false},
     {"i8_per_axis_first", "i8", CaseLayout::PerAxisFirst, false, false},
     {"i8_block32", "i8", CaseLayout::Block32, false, true},
+    // Per token: the layout of dynamic activation quantization.
+    {"i8_per_row", "i8", CaseLayout::PerRow, false, true},
     {"i4_per_tensor", "i4", CaseLayout::PerTensor, true, false},
     // Compact formats (docs/semantics.md section 8), measured against the
     // int8 cases above: packed int4 blockwise (the GPTQ / q4 shape), fp8
@@ -99,6 +101,15 @@ Expected<std::string> caseTypeText(const BenchCase &benchCase, int64_t n) {
     return "tensor<" + std::to_string(kChannels) + "x" +
            std::to_string(n / kChannels) + "x!quant.uniform<" + storage +
            ":f32:0, " + parameterList(benchCase, 0, kChannels) + ">>";
+  case CaseLayout::PerRow:
+    if (n % kRow)
+      return Status::error(ErrorCode::InvalidArgument,
+                           "case " + std::string(benchCase.name) +
+                               " needs n to be a multiple of " +
+                               std::to_string(kRow));
+    return "tensor<" + std::to_string(n / kRow) + "x" + std::to_string(kRow) +
+           "x!quant.uniform<" + storage + ":f32:0, " +
+           parameterList(benchCase, 0, n / kRow) + ">>";
   case CaseLayout::Block32: {
     int64_t rowCount = n / kBlockRow, blocksPerRow = kBlockRow / kBlock;
     std::string text = "tensor<" + std::to_string(rowCount) + "x" +

@@ -23,6 +23,7 @@ enum class CaseLayout : uint8_t {
   PerAxisLast,  ///< tensor<R x kChannels>, axis 1.
   PerAxisFirst, ///< tensor<kChannels x R>, axis 0.
   Block32,      ///< tensor<R x kBlockRow>, blocks of 32 along the last axis.
+  PerRow,       ///< tensor<R x kRow>, axis 0: one parameter per token row.
 };
 
 struct BenchCase {
@@ -41,6 +42,8 @@ struct BenchCase {
 inline constexpr int64_t kChannels = 256;
 inline constexpr int64_t kBlockRow = 1024;
 inline constexpr int64_t kBlock = 32;
+/// A hidden size of the models the per-row case stands for.
+inline constexpr int64_t kRow = 4096;
 inline constexpr int64_t kBenchSizes[] = {4096, 65536, 1 << 20, 1 << 24};
 
 std::span<const BenchCase> benchCases();

@@ -25,6 +25,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <array>
 #include <bit>
 #include <cmath>
 #include <functional>
@@ -406,7 +407,9 @@ TEST_P(CheckedReciprocalKernels, RuntimeParametersInAndOutOfTheCheckedRange) {
 
 TEST_P(CheckedReciprocalKernels, BlockwiseRuntimeParametersInAndOutOfRange) {
   // Runs of 32 with a parameter each (asmjit prepares eight runs'
-  // parameters at once), and of 48 (single vectors after a block): most
+  // parameters at once), of 48 (single vectors after a block) and of 300
+  // (long runs, which llvm checks once each: KernelPlan::runtimeRunsAreLong):
+  // most
   // blocks in the checked range, some with a scale or zero point beyond
   // it, so that groups mix both.
   constexpr int64_t kChannels = 24;
@@ -419,8 +422,8 @@ TEST_P(CheckedReciprocalKernels, BlockwiseRuntimeParametersInAndOutOfRange) {
   const int64_t farZeroPoints[] = {382, -383, 1000, INT64_MIN,
                                    (int64_t(1) << 31) + 1};
   std::uniform_real_distribution<double> mantissa(1.0, 2.0);
-  for (int round = 0; round < 8; ++round) {
-    const int64_t kBlock = round % 3 == 2 ? 48 : 32;
+  for (int round = 0; round < 12; ++round) {
+    const int64_t kBlock = std::array<int64_t, 3>{32, 48, 300}[round % 3];
     const size_t kElements = 4 * kChannels * kBlock; // Whole periods.
     QuantKnobs knobs;
     knobs.rounding =

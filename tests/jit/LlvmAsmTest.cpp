@@ -10,6 +10,8 @@
 
 #include "qjit/internal/Backend.h"
 
+#include "plan/PlanLimits.h"
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -84,21 +86,33 @@ TEST(LlvmAsm, Avx512QuantizeChecksConvertsNarrowsAndMasksTails) {
   EXPECT_THAT(text, ContainsRegex("kortestw"));
 }
 
-TEST(LlvmAsm, RuntimePerTensorQuantizeChecksOnce) {
-  // Runtime parameters per tensor: the reciprocal and its range check once
-  // per call, then the checked multiply (QuantArith.cpp).
+TEST(LlvmAsm, RuntimeQuantizeChecksPerTensorAndPerLongRun) {
+  // Runtime parameters per tensor, or in runs of at least
+  // plan::kCheckedRunElements: the reciprocal and its range check once per
+  // call or run, then the checked multiply (QuantArith.cpp). Runs of 32
+  // divide.
   KernelSpec spec = perTensorI8(KernelOp::QCast);
   spec.params.runtime = true;
   spec.params.scales.clear();
   spec.params.zeroPoints.clear();
-  for (IsaLevel isa : {IsaLevel::Avx2, IsaLevel::Avx512}) {
-    std::string text = assemblyOf(spec, isa);
-    EXPECT_THAT(text, ContainsRegex("vfmadd[0-9]+ps")) << isaLevelName(isa);
-    EXPECT_THAT(text, ContainsRegex(isa == IsaLevel::Avx512
-                                        ? "kortestw"
-                                        : "vmovmskps|vtestps|vptest"))
-        << isaLevelName(isa);
-  }
+  KernelSpec longRuns = spec;
+  longRuns.layout.kind = LayoutSpec::Kind::PerAxis;
+  longRuns.layout.channels = 4;
+  longRuns.layout.inner = plan::kCheckedRunElements;
+  for (const KernelSpec &checked : {spec, longRuns})
+    for (IsaLevel isa : {IsaLevel::Avx2, IsaLevel::Avx512}) {
+      std::string text = assemblyOf(checked, isa);
+      SCOPED_TRACE(checked.canonicalString());
+      EXPECT_THAT(text, ContainsRegex("vfmadd[0-9]+ps")) << isaLevelName(isa);
+      EXPECT_THAT(text, ContainsRegex(isa == IsaLevel::Avx512
+                                          ? "kortestw"
+                                          : "vmovmskps|vtestps|vptest"))
+          << isaLevelName(isa);
+    }
+  KernelSpec shortRuns = longRuns;
+  shortRuns.layout.inner = 32;
+  EXPECT_THAT(assemblyOf(shortRuns, IsaLevel::Avx512),
+              Not(ContainsRegex("vfmadd[0-9]+ps")));
 }
 
 TEST(LlvmAsm, Avx512DequantizeWidensAndConverts) {

@@ -113,6 +113,26 @@ TEST(KernelPlan, ScalingAndCheckedReciprocal) {
   EXPECT_NE(describeKernelPlan(wide).find("(inside)"), std::string::npos);
 }
 
+TEST(KernelPlan, RuntimeParametersAreCheckedInLongRunsOnly) {
+  // Runs of kCheckedRunElements and more, or one per tensor.
+  auto runsAreLong = [](const std::string &text) {
+    KernelSpec spec = lower(text, KernelOp::QCast);
+    spec.params.runtime = true;
+    spec.params.scales.clear();
+    spec.params.zeroPoints.clear();
+    return planKernel(spec).runtimeRunsAreLong;
+  };
+  EXPECT_TRUE(runsAreLong("!quant.uniform<i8:f32, 0.5>"));
+  EXPECT_TRUE(
+      runsAreLong("tensor<2x256x!quant.uniform<i8:f32:0, {0.5,0.25}>>"));
+  EXPECT_FALSE(
+      runsAreLong("tensor<2x255x!quant.uniform<i8:f32:0, {0.5,0.25}>>"));
+  EXPECT_FALSE(
+      runsAreLong("tensor<256x2x!quant.uniform<i8:f32:1, {0.5,0.25}>>"));
+  EXPECT_FALSE(planKernel(lower("!quant.uniform<i8:f32, 0.5>", KernelOp::QCast))
+                   .runtimeRunsAreLong);
+}
+
 TEST(KernelPlan, DynamicQcastSaysWhereItsParametersComeFrom) {
   LoweringOptions options;
   options.dynamicScheme = DynamicScheme::MinMax;

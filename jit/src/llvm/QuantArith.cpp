@@ -48,14 +48,10 @@ QuantPlan planQuantization(const KernelSpec &spec, const VectorTarget &target) {
   if (spec.op != KernelOp::QCast)
     return plan;
   const plan::KernelPlan kernel = plan::planKernel(spec);
-  // Runtime parameters are checked per tensor only: the reciprocal and its
-  // range check are then made once per call. Per run they cost blockwise
-  // kernels more than the divisions they save (i8 block32 qcast at 4K,
-  // AVX-512: 9.2 -> 7.0 el/ns; per tensor 8.3 -> 15.6; Zen 5 VM,
-  // 2026-12-05).
-  const bool checkable =
-      target.vectorBits > 0 && kernel.checked &&
-      (!spec.params.runtime || spec.layout.kind == LayoutSpec::Kind::PerTensor);
+  // Runtime parameters derive the reciprocal and its check once per run:
+  // only long runs amortize that (KernelPlan::runtimeRunsAreLong).
+  const bool checkable = target.vectorBits > 0 && kernel.checked &&
+                         (!spec.params.runtime || kernel.runtimeRunsAreLong);
   if (kernel.scaling != plan::Scaling::Divide) {
     plan.scaling = Scaling::Multiply;
   } else if (target.fmaDivision && plan::marksteinCoversSpec(spec) &&

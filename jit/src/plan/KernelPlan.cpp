@@ -3,6 +3,7 @@
 
 #include "ExactReciprocal.h"
 #include "FixedPointBracket.h"
+#include "LayoutPeriod.h"
 #include "PlanLimits.h"
 #include "QuantileInputThresholds.h"
 
@@ -121,6 +122,11 @@ KernelPlan planKernel(const KernelSpec &spec) {
     plan.scaling = Scaling::ExactReciprocal;
   else
     plan.checked = planCheckedReciprocal(spec);
+  const std::vector<PeriodDim> dims = periodDims(spec.layout);
+  plan.runtimeRunsAreLong =
+      spec.params.runtime &&
+      (dims.empty() ||
+       (!dims.back().dynamic() && dims.back().block >= kCheckedRunElements));
   plan.low = boundInCompute(spec.storage.min, BoundSide::Low, spec.compute);
   plan.high = boundInCompute(spec.storage.max, BoundSide::High, spec.compute);
   plan.searchesInput = spec.storage.kind == StorageType::Kind::Quantile &&
@@ -160,6 +166,9 @@ std::string describeKernelPlan(const KernelPlan &plan) {
                (plan.checked->bracket ? "; bracket where FMA)" : ")"));
     else if (plan.scaling == Scaling::Divide)
       line("checked reciprocal", "no (the proof does not cover the spec)");
+    if (plan.checked && plan.runtimeRunsAreLong)
+      line("runtime parameters",
+           "checked once per run, runs being long (llvm)");
     line("bounds in compute", "[" + number(plan.low.value) +
                                   (plan.low.exact ? "" : " (inside)") + ", " +
                                   number(plan.high.value) +

@@ -71,6 +71,11 @@ struct KernelPlan {
   /// (FixedPointBracket.h; asmjit's AVX-512 kernels take it), and lanes
   /// whose low 16 bits are below this fail.
   uint32_t fixedPointFailBelow = 0;
+  /// Runtime parameters: each run derives its reciprocal and range check
+  /// once, which costs about a division, so the checked reciprocal pays
+  /// only where runs are long (per tensor, or static runs of at least
+  /// kCheckedRunElements broadcast elements).
+  bool runtimeRunsAreLong = false;
   /// Calls writing at least this many bytes stream their stores (x86).
   int64_t streamingBytes = 0;
   /// Dynamic qcast (docs/semantics.md 11): the group ranges, then their
