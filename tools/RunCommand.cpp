@@ -489,7 +489,7 @@ Status run(const KernelRequest &request, const RuntimeOptions &options,
   // Without --scale-format the scales' dtype names their format.
   if (parameterFiles && inferScales) {
     Expected<ScaleFormat> format = inferScaleFormat(
-        *parameterFiles, sideDtype(*spec, BufferSide::Expressed));
+        *parameterFiles, *spec, sideDtype(*spec, BufferSide::Expressed));
     if (!format)
       return format.status();
     if (*format != ScaleFormat::Expressed) {

@@ -127,6 +127,7 @@ NpyDtype scaleDtype(const KernelSpec &spec, NpyDtype expressedDtype) {
 }
 
 Expected<ScaleFormat> inferScaleFormat(const ParameterFiles &files,
+                                       const KernelSpec &spec,
                                        NpyDtype expressedDtype) {
   auto [name, scales] = loadScales(files);
   if (!scales)
@@ -144,12 +145,14 @@ Expected<ScaleFormat> inferScaleFormat(const ParameterFiles &files,
     return mismatch(name, "'<u2' scales are bf16 bits only with "
                           "--scale-format=bf16");
   default:
-    return mismatch(name, "scales of dtype '" +
+    return mismatch(name, "scales are " +
+                              std::string(valueTypeName(spec.expressed)) +
+                              " ('" + std::string(npyDescr(expressedDtype)) +
+                              "'), the type's expressed type, not '" +
                               std::string(npyDescr(scales->dtype)) +
-                              "' are in no scale format: '<f4' f32, '<f2' "
-                              "f16, '<u2' bf16 bits (--scale-format=bf16) or "
-                              "'|u1' e8m0, or the expressed dtype '" +
-                              std::string(npyDescr(expressedDtype)) + "'");
+                              "', nor in a scale format ('<f4' f32, '<f2' "
+                              "f16, '|u1' e8m0, '<u2' bf16 bits with "
+                              "--scale-format=bf16)");
   }
 }
 

@@ -42,12 +42,13 @@ struct ParameterFiles {
 /// are `expressedDtype`: E8M0 codes are '|u1', bf16 bits '<u2'.
 NpyDtype scaleDtype(const KernelSpec &spec, NpyDtype expressedDtype);
 
-/// The scale format the scales of `files` have, from their dtype, for a
-/// kernel whose expressed values are `expressedDtype`: that dtype itself is
+/// The scale format the scales of `files` have, from their dtype, for
+/// `spec`, whose expressed values are `expressedDtype`: that dtype itself is
 /// the expressed format; otherwise '<f4' f32, '<f2' f16, '|u1' e8m0. Other
 /// dtypes fail ('<u2' bf16 bits need --scale-format=bf16 unless the values
 /// are bf16).
 Expected<ScaleFormat> inferScaleFormat(const ParameterFiles &files,
+                                       const KernelSpec &spec,
                                        NpyDtype expressedDtype);
 
 class RuntimeParameters {

@@ -172,7 +172,7 @@ TEST_F(ScaleFormatRun, MismatchesFailWithoutOutput) {
   writeArray<double>(dir.file("f64.npy"), NpyDtype::F8, {kBlocks},
                      std::vector<double>(kBlocks, 1.0));
   expectFailure(dcast({"--scales=" + dir.file("f64.npy")}), 1,
-                "in no scale format");
+                "nor in a scale format");
   EXPECT_FALSE(std::filesystem::exists(out));
   expectFailure(dcast({"--scales=" + dir.file("s.npy"), "--scale-format=e4m3"}),
                 2, "--scale-format");
