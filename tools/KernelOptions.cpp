@@ -36,7 +36,11 @@ const char kKernelFlagsHelp[] =
     "  --dynamic=absmax|minmax     qcast: compute each group's scale (and\n"
     "                              zero point) from the data\n"
     "                              (docs/semantics.md 11; --semantics=pytorch\n"
-    "                              selects PyTorch's formula)\n";
+    "                              selects PyTorch's formula)\n"
+    "  --scale-format=expressed|f32|f16|bf16|e8m0\n"
+    "                              runtime scales in this format (default:\n"
+    "                              the expressed type's; e8m0: OCP MX bytes,\n"
+    "                              2^(b-127)); needs runtime parameters\n";
 
 const char kBackendFlagsHelp[] =
     "  --backend=auto|llvm|asmjit|reference\n"
@@ -138,7 +142,8 @@ void addKernelFlags(CommandLine &flags) {
       .value("scale-op")
       .value("zero-point")
       .flag("no-saturate")
-      .value("dynamic");
+      .value("dynamic")
+      .value("scale-format");
 }
 
 Expected<KernelRequest> readKernelRequest(const CommandLine &flags) {
@@ -172,6 +177,14 @@ Expected<KernelRequest> readKernelRequest(const CommandLine &flags) {
   if (!dynamic)
     return dynamic.status();
   request.lowering.dynamicScheme = dynamic->value_or(DynamicScheme::None);
+  auto scaleFormat =
+      readChoice(flags, "scale-format",
+                 {ScaleFormat::Expressed, ScaleFormat::F32, ScaleFormat::F16,
+                  ScaleFormat::BF16, ScaleFormat::E8M0},
+                 scaleFormatName);
+  if (!scaleFormat)
+    return scaleFormat.status();
+  request.lowering.scaleFormat = scaleFormat->value_or(ScaleFormat::Expressed);
   if (std::optional<std::string> shape = flags.get("shape")) {
     Expected<std::vector<int64_t>> dims = parseShape(*shape);
     if (!dims)

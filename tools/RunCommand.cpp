@@ -62,7 +62,10 @@ void printUsage() {
       "  --out=FILE, -o FILE         output (.npy or raw; - for stdout; not\n"
       "                              the input)\n"
       "  --scales=FILE.npy           runtime scales, one per parameter of the\n"
-      "                              layout in the expressed type's dtype\n"
+      "                              layout in the expressed type's dtype or\n"
+      "                              --scale-format's; without the flag the\n"
+      "                              dtype picks it ('<f4' f32, '<f2' f16,\n"
+      "                              '|u1' e8m0; '<u2' bf16 needs the flag)\n"
       "                              (they replace the type's; a type may\n"
       "                              write '?' for its scale list)\n"
       "  --zero-points=FILE.npy      runtime zero points, integers (default "
@@ -467,8 +470,9 @@ Expected<size_t> readThreadCount(const std::optional<std::string> &text) {
 /// Everything after the command line was read; errors are failures.
 Status run(const KernelRequest &request, const RuntimeOptions &options,
            const std::optional<ParameterFiles> &parameterFiles,
-           const ParameterOutputFiles &outputFiles, const std::string &inPath,
-           const std::string &outPath, size_t threads) {
+           bool inferScales, const ParameterOutputFiles &outputFiles,
+           const std::string &inPath, const std::string &outPath,
+           size_t threads) {
   Expected<TypeDescriptor> type = readRequestType(request);
   if (!type)
     return type.status();
@@ -482,12 +486,26 @@ Status run(const KernelRequest &request, const RuntimeOptions &options,
   Expected<KernelSpec> spec = lowerForInput(request, *type, *input);
   if (!spec)
     return spec.status();
+  // Without --scale-format the scales' dtype names their format.
+  if (parameterFiles && inferScales) {
+    Expected<ScaleFormat> format = inferScaleFormat(
+        *parameterFiles, *spec, sideDtype(*spec, BufferSide::Expressed));
+    if (!format)
+      return format.status();
+    if (*format != ScaleFormat::Expressed) {
+      KernelRequest formatted = request;
+      formatted.lowering.scaleFormat = *format;
+      spec = lowerForInput(formatted, *type, *input);
+      if (!spec)
+        return spec.status();
+    }
+  }
   std::optional<RuntimeParameters> parameters;
   KernelParams params;
   if (parameterFiles) {
-    Expected<RuntimeParameters> read =
-        RuntimeParameters::read(*parameterFiles, *spec, type->element,
-                                sideDtype(*spec, BufferSide::Expressed));
+    Expected<RuntimeParameters> read = RuntimeParameters::read(
+        *parameterFiles, *spec, type->element,
+        scaleDtype(*spec, sideDtype(*spec, BufferSide::Expressed)));
     if (!read)
       return read.status();
     parameters = std::move(*read);
@@ -603,8 +621,9 @@ int runCommand(int argc, char **argv) {
   Expected<size_t> threads = readThreadCount(flags.get("threads"));
   if (!threads)
     return reportUsageError(kCommand, threads.status());
-  if (Status ran = run(*request, *options, parameterFiles, outputFiles, *inPath,
-                       *outPath, *threads);
+  if (Status ran =
+          run(*request, *options, parameterFiles, !flags.has("scale-format"),
+              outputFiles, *inPath, *outPath, *threads);
       !ran)
     return reportFailure(kCommand, ran);
   return kExitSuccess;

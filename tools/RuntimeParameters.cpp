@@ -57,37 +57,25 @@ Status checkShape(const std::string &path, const NpyArray &array,
 }
 
 /// Why scale `index` of the array cannot be a scale, or "".
-std::string scaleProblem(const NpyArray &array, size_t index) {
-  const uint8_t *at = array.data.data() + index * npyItemBytes(array.dtype);
-  auto judge = [](bool zero, bool negative, bool finite) -> std::string {
-    if (!finite)
-      return "is not finite";
-    if (zero)
-      return "is zero";
-    return negative ? "is negative" : "";
-  };
-  switch (array.dtype) {
-  case NpyDtype::F4: {
-    float v;
-    std::memcpy(&v, at, sizeof v);
-    return judge(v == 0, v < 0, std::isfinite(v));
-  }
-  case NpyDtype::F8: {
-    double v;
-    std::memcpy(&v, at, sizeof v);
-    return judge(v == 0, v < 0, std::isfinite(v));
-  }
-  case NpyDtype::F2:
-  case NpyDtype::U2: { // f16, or bf16 bits
-    uint16_t bits;
-    std::memcpy(&bits, at, sizeof bits);
-    uint16_t exponent = array.dtype == NpyDtype::F2 ? 0x7C00 : 0x7F80;
-    return judge((bits & 0x7FFF) == 0, (bits & 0x8000) != 0,
-                 (bits & exponent) != exponent);
-  }
-  default:
+std::string scaleProblem(const KernelSpec &spec, const NpyArray &array,
+                         size_t index) {
+  if (spec.params.scaleFormat == ScaleFormat::E8M0)
     return "";
-  }
+  double value = decodeScale(spec.params.scaleFormat, spec.expressed,
+                             array.data.data(), index);
+  if (!std::isfinite(value))
+    return "is not finite";
+  if (value == 0)
+    return "is zero";
+  return value < 0 ? "is negative" : "";
+}
+
+/// The scales array of `files`, with the name messages give it.
+std::pair<std::string, Expected<NpyArray>>
+loadScales(const ParameterFiles &files) {
+  if (files.archive)
+    return {files.scales + ": scales", readNpzArray(files.scales, "scales")};
+  return {files.scales, readNpy(files.scales)};
 }
 
 bool isIntegerDtype(NpyDtype dtype) {
@@ -122,6 +110,52 @@ int64_t integerAt(const NpyArray &array, size_t index) {
 
 } // namespace
 
+NpyDtype scaleDtype(const KernelSpec &spec, NpyDtype expressedDtype) {
+  switch (spec.params.scaleFormat) {
+  case ScaleFormat::Expressed:
+    return expressedDtype;
+  case ScaleFormat::F32:
+    return NpyDtype::F4;
+  case ScaleFormat::F16:
+    return NpyDtype::F2;
+  case ScaleFormat::BF16:
+    return NpyDtype::U2;
+  case ScaleFormat::E8M0:
+    return NpyDtype::U1;
+  }
+  return expressedDtype;
+}
+
+Expected<ScaleFormat> inferScaleFormat(const ParameterFiles &files,
+                                       const KernelSpec &spec,
+                                       NpyDtype expressedDtype) {
+  auto [name, scales] = loadScales(files);
+  if (!scales)
+    return scales.status();
+  if (scales->dtype == expressedDtype)
+    return ScaleFormat::Expressed;
+  switch (scales->dtype) {
+  case NpyDtype::F4:
+    return ScaleFormat::F32;
+  case NpyDtype::F2:
+    return ScaleFormat::F16;
+  case NpyDtype::U1:
+    return ScaleFormat::E8M0;
+  case NpyDtype::U2:
+    return mismatch(name, "'<u2' scales are bf16 bits only with "
+                          "--scale-format=bf16");
+  default:
+    return mismatch(name, "scales are " +
+                              std::string(valueTypeName(spec.expressed)) +
+                              " ('" + std::string(npyDescr(expressedDtype)) +
+                              "'), the type's expressed type, not '" +
+                              std::string(npyDescr(scales->dtype)) +
+                              "', nor in a scale format ('<f4' f32, '<f2' "
+                              "f16, '|u1' e8m0, '<u2' bf16 bits with "
+                              "--scale-format=bf16)");
+  }
+}
+
 Expected<RuntimeParameters> RuntimeParameters::read(const ParameterFiles &files,
                                                     const KernelSpec &spec,
                                                     const QuantType &element,
@@ -135,20 +169,24 @@ Expected<RuntimeParameters> RuntimeParameters::read(const ParameterFiles &files,
       return {path + ": " + member, readNpzArray(path, member)};
     return {path, readNpy(path)};
   };
-  auto [scalesName, scales] = load(files.scales, "scales");
+  auto [scalesName, scales] = loadScales(files);
   if (!scales)
     return scales.status();
+  bool expressed = spec.params.scaleFormat == ScaleFormat::Expressed;
   if (scales->dtype != scaleDtype)
-    return mismatch(scalesName, "scales are " +
-                                    std::string(valueTypeName(spec.expressed)) +
-                                    " ('" + std::string(npyDescr(scaleDtype)) +
-                                    "'), the type's expressed type, not '" +
-                                    std::string(npyDescr(scales->dtype)) + "'");
+    return mismatch(
+        scalesName,
+        "scales are " +
+            std::string(expressed ? valueTypeName(spec.expressed)
+                                  : scaleFormatName(spec.params.scaleFormat)) +
+            " ('" + std::string(npyDescr(scaleDtype)) + "'), " +
+            (expressed ? "the type's expressed type" : "the scale format") +
+            ", not '" + std::string(npyDescr(scales->dtype)) + "'");
   if (Status s = checkShape(scalesName, *scales, spec, element); !s)
     return s;
   size_t count = static_cast<size_t>(spec.layout.parameterCount());
   for (size_t i = 0; i < count; ++i)
-    if (std::string problem = scaleProblem(*scales, i); !problem.empty())
+    if (std::string problem = scaleProblem(spec, *scales, i); !problem.empty())
       return mismatch(scalesName, "scale " + std::to_string(i) + " " + problem +
                                       ": scales must be finite and positive");
   parameters.scales_ = std::move(scales->data);

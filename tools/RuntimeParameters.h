@@ -4,9 +4,12 @@
 // the arrays `scales` and `zero_points` a dynamic qcast writes) gives a
 // kernel with runtime parameters its KernelParams. The arrays are checked
 // against the kernel as the type's own scale list would be: one value per
-// parameter of the layout (docs/semantics.md, 6), scales in the expressed
-// type's host format and finite and positive (the kernel would take any value;
-// the type's rules do not), zero points of any integer dtype. Arrays are 1-D,
+// parameter of the layout (docs/semantics.md, 6), scales in the kernel's
+// scale format (2.3: the expressed type's host format unless
+// --scale-format, or the scales' dtype, says f32, f16, bf16 or e8m0) and
+// finite and positive (the kernel would take any value; the type's rules do
+// not; every E8M0 byte is taken, 0xFF marking a NaN block as OCP MX has
+// it), zero points of any integer dtype. Arrays are 1-D,
 // shaped as the sub-channel scale tensor or as the kernel's parameter grid
 // (parameterShape; C order is the layout's order in every case).
 //
@@ -35,10 +38,23 @@ struct ParameterFiles {
   bool archive = false;
 };
 
+/// The .npy dtype of the runtime scales of `spec`, whose expressed values
+/// are `expressedDtype`: E8M0 codes are '|u1', bf16 bits '<u2'.
+NpyDtype scaleDtype(const KernelSpec &spec, NpyDtype expressedDtype);
+
+/// The scale format the scales of `files` have, from their dtype, for
+/// `spec`, whose expressed values are `expressedDtype`: that dtype itself is
+/// the expressed format; otherwise '<f4' f32, '<f2' f16, '|u1' e8m0. Other
+/// dtypes fail ('<u2' bf16 bits need --scale-format=bf16 unless the values
+/// are bf16).
+Expected<ScaleFormat> inferScaleFormat(const ParameterFiles &files,
+                                       const KernelSpec &spec,
+                                       NpyDtype expressedDtype);
+
 class RuntimeParameters {
 public:
   /// Reads the files for `spec` (lowered from `element` with runtime
-  /// parameters); `scaleDtype` is the expressed side's .npy dtype.
+  /// parameters); `scaleDtype` is scaleDtype(spec, ...).
   static Expected<RuntimeParameters> read(const ParameterFiles &files,
                                           const KernelSpec &spec,
                                           const QuantType &element,

@@ -6,6 +6,7 @@
 #include "qjit/internal/Reference.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace qjit::bench {
@@ -78,6 +79,31 @@ void storeExpressed(ValueType type, std::byte *dst, size_t e, double value) {
   }
 }
 
+/// Runtime scale e of `spec` near `value` (positive, finite): the expressed
+/// type's own format, f32, f16, bf16, or the E8M0 power of two of its
+/// exponent.
+void storeScale(const KernelSpec &spec, std::byte *dst, size_t e,
+                double value) {
+  switch (spec.params.scaleFormat) {
+  case ScaleFormat::Expressed:
+    storeExpressed(spec.expressed, dst, e, value);
+    return;
+  case ScaleFormat::F32:
+    storeExpressed(ValueType::F32, dst, e, value);
+    return;
+  case ScaleFormat::F16:
+    storeExpressed(ValueType::F16, dst, e, value);
+    return;
+  case ScaleFormat::BF16:
+    storeExpressed(ValueType::BF16, dst, e, value);
+    return;
+  case ScaleFormat::E8M0:
+    dst[e] =
+        static_cast<std::byte>(std::clamp(std::ilogb(value) + 127, 0, 254));
+    return;
+  }
+}
+
 std::optional<ChannelView> channelViewOf(const LayoutSpec &layout, int64_t n) {
   switch (layout.kind) {
   case LayoutSpec::Kind::PerTensor:
@@ -130,6 +156,7 @@ Expected<std::unique_ptr<Workload>> Workload::create(WorkloadRequest request) {
 
   LoweringOptions bakedOptions = request.lowering;
   bakedOptions.runtimeParameters = false;
+  bakedOptions.scaleFormat = ScaleFormat::Expressed; // Baked in E.
   auto baked = lowerToKernelSpec(w->type_, request.op, bakedOptions);
   if (!baked)
     return baked.status();
@@ -180,11 +207,10 @@ void Workload::takeParameters(const KernelSpec &baked) {
   zeroPoints64_.resize(scales_.size(), 0);
   if (!spec_.takesParams())
     return;
-  size_t width = valueTypeBytes(spec_.expressed);
+  size_t width = runtimeScaleBytes(spec_);
   runtimeScales_.resize(baked.params.scales.size() * width);
   for (size_t i = 0; i < baked.params.scales.size(); ++i)
-    storeExpressed(spec_.expressed, runtimeScales_.data(), i,
-                   baked.params.scales[i]);
+    storeScale(spec_, runtimeScales_.data(), i, baked.params.scales[i]);
   params_.scales = runtimeScales_.data();
   params_.zeroPoints = zeroPoints64_.data();
   params_.extents = nullptr; // Lowering filled every dim from the shape.

@@ -10,6 +10,7 @@
 
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 namespace qjit {
@@ -44,6 +45,49 @@ float halfBitsToFloat(uint16_t bits) {
 
 float bfloat16BitsToFloat(uint16_t bits) {
   return std::bit_cast<float>(static_cast<uint32_t>(bits) << 16);
+}
+
+float e8m0BitsToFloat(uint8_t bits) {
+  if (bits == 0xFF)
+    return std::numeric_limits<float>::quiet_NaN();
+  return std::ldexp(1.0f, static_cast<int>(bits) - 127);
+}
+
+double decodeScale(ScaleFormat format, ValueType expressed, const void *scales,
+                   size_t k) {
+  const auto *bytes = static_cast<const unsigned char *>(scales);
+  auto at = [&]<typename T>(T) {
+    T value;
+    std::memcpy(&value, bytes + k * sizeof(T), sizeof(T));
+    return value;
+  };
+  if (format == ScaleFormat::Expressed) {
+    switch (expressed) {
+    case ValueType::F16:
+      format = ScaleFormat::F16;
+      break;
+    case ValueType::BF16:
+      format = ScaleFormat::BF16;
+      break;
+    case ValueType::F32:
+      format = ScaleFormat::F32;
+      break;
+    case ValueType::F64:
+      return at(double{});
+    }
+  }
+  switch (format) {
+  case ScaleFormat::Expressed: // Mapped above.
+  case ScaleFormat::F32:
+    return at(float{});
+  case ScaleFormat::F16:
+    return halfBitsToFloat(at(uint16_t{}));
+  case ScaleFormat::BF16:
+    return bfloat16BitsToFloat(at(uint16_t{}));
+  case ScaleFormat::E8M0:
+    return e8m0BitsToFloat(at(uint8_t{}));
+  }
+  return 0.0;
 }
 
 uint16_t floatToHalfBits(float value) {

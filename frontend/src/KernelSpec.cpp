@@ -156,6 +156,48 @@ Expected<DynamicScheme> parseDynamicScheme(std::string_view name) {
                            "' (none, absmax, minmax)");
 }
 
+std::string_view scaleFormatName(ScaleFormat format) {
+  switch (format) {
+  case ScaleFormat::Expressed:
+    return "expressed";
+  case ScaleFormat::F32:
+    return "f32";
+  case ScaleFormat::F16:
+    return "f16";
+  case ScaleFormat::BF16:
+    return "bf16";
+  case ScaleFormat::E8M0:
+    return "e8m0";
+  }
+  return "?";
+}
+
+Expected<ScaleFormat> parseScaleFormat(std::string_view name) {
+  for (ScaleFormat format :
+       {ScaleFormat::Expressed, ScaleFormat::F32, ScaleFormat::F16,
+        ScaleFormat::BF16, ScaleFormat::E8M0})
+    if (name == scaleFormatName(format))
+      return format;
+  return Status::error(ErrorCode::InvalidArgument,
+                       "unknown scale format '" + std::string(name) +
+                           "' (expressed, f32, f16, bf16, e8m0)");
+}
+
+unsigned runtimeScaleBytes(const KernelSpec &spec) {
+  switch (spec.params.scaleFormat) {
+  case ScaleFormat::Expressed:
+    return valueTypeBytes(spec.expressed);
+  case ScaleFormat::F32:
+    return 4;
+  case ScaleFormat::F16:
+  case ScaleFormat::BF16:
+    return 2;
+  case ScaleFormat::E8M0:
+    return 1;
+  }
+  return valueTypeBytes(spec.expressed);
+}
+
 unsigned StorageSpec::containerBytes() const {
   if (bits <= 8)
     return 1;
@@ -404,6 +446,25 @@ Status verifyDynamic(const KernelSpec &spec) {
   return Status::ok();
 }
 
+/// A scale format other than Expressed is for runtime, non-dynamic
+/// parameters, and is never the expressed type's own (lowering normalizes
+/// that to Expressed, so one computation has one spec).
+Status verifyScaleFormat(const KernelSpec &spec) {
+  ScaleFormat format = spec.params.scaleFormat;
+  if (format == ScaleFormat::Expressed)
+    return Status::ok();
+  if (!spec.params.runtime || spec.params.dynamic != DynamicScheme::None)
+    return invalid("a scale format other than expressed needs runtime "
+                   "(not dynamic) parameters");
+  bool own = (format == ScaleFormat::F32 && spec.expressed == ValueType::F32) ||
+             (format == ScaleFormat::F16 && spec.expressed == ValueType::F16) ||
+             (format == ScaleFormat::BF16 && spec.expressed == ValueType::BF16);
+  if (own)
+    return invalid("scale format " + std::string(scaleFormatName(format)) +
+                   " is the expressed type's: the spec says expressed");
+  return Status::ok();
+}
+
 } // namespace
 
 Status verifyKernelSpec(const KernelSpec &spec) {
@@ -437,6 +498,8 @@ Status verifyKernelSpec(const KernelSpec &spec) {
   } else if (!spec.params.scales.empty() || !spec.params.zeroPoints.empty()) {
     return invalid("runtime parameters with baked values");
   }
+  if (Status status = verifyScaleFormat(spec); !status)
+    return status;
   return verifyDynamic(spec);
 }
 
@@ -471,6 +534,11 @@ std::string KernelSpec::canonicalString() const {
     out += ')';
   } else if (params.runtime) {
     out += " params=runtime";
+    if (params.scaleFormat != ScaleFormat::Expressed) {
+      out += "(scales=";
+      out += scaleFormatName(params.scaleFormat);
+      out += ')';
+    }
   } else {
     out += " scales=";
     appendList(out, params.scales);

@@ -382,6 +382,35 @@ Status lowerDynamic(KernelSpec &spec, const LoweringOptions &options) {
   return Status::ok();
 }
 
+/// The scale format of runtime parameters (semantics 2.3): the expressed
+/// type's own format is Expressed, so f32 scales of f32 values select
+/// today's kernel, and so is any format of an scast, which reads no scales.
+/// Dynamic qcast writes expressed scales only, for now.
+Status lowerScaleFormat(KernelSpec &spec, const LoweringOptions &options) {
+  ScaleFormat format = options.scaleFormat;
+  if (spec.op == KernelOp::SCast)
+    return Status::ok(); // scast reads no scales.
+  bool own = (format == ScaleFormat::F32 && spec.expressed == ValueType::F32) ||
+             (format == ScaleFormat::F16 && spec.expressed == ValueType::F16) ||
+             (format == ScaleFormat::BF16 && spec.expressed == ValueType::BF16);
+  if (format == ScaleFormat::Expressed || own)
+    return Status::ok();
+  std::string name(scaleFormatName(format));
+  if (!spec.params.runtime)
+    return Status::error(
+        ErrorCode::InvalidArgument,
+        "scale format " + name +
+            " is the format of runtime scales: compile with runtime "
+            "parameters (LoweringOptions::runtimeParameters; "
+            "--runtime-params, --scales or --params)");
+  if (spec.params.dynamic != DynamicScheme::None)
+    return unsupported("dynamic qcast writes its scales in the expressed "
+                       "type; scale format " +
+                       name + " is planned for it (docs/semantics.md 11)");
+  spec.params.scaleFormat = format;
+  return Status::ok();
+}
+
 Expected<ParameterSpec> lowerParameters(const QuantType &type,
                                         ValueType expressed, bool runtime) {
   ParameterSpec params;
@@ -530,6 +559,8 @@ Expected<KernelSpec> lowerToKernelSpec(const TypeDescriptor &type, KernelOp op,
     return params.status();
   spec.params = std::move(*params);
   if (Status s = lowerDynamic(spec, options); !s)
+    return s;
+  if (Status s = lowerScaleFormat(spec, options); !s)
     return s;
   if (op == KernelOp::QCast)
     spec.knobs = lowerKnobs(options.knobs, spec.storage);

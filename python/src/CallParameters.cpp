@@ -22,25 +22,31 @@ void checkCount(const ArrayView &view, const char *what, size_t count) {
                     std::to_string(count));
 }
 
-/// Why scale `index` cannot be a scale, or "".
-std::string scaleProblem(const ArrayView &view, size_t index) {
-  const uint8_t *at = static_cast<const uint8_t *>(view.data()) +
-                      index * dtypeBytes(view.dtype());
-  double value = 0;
-  if (view.dtype() == Dtype::F32) {
-    float v;
-    std::memcpy(&v, at, sizeof v);
-    value = v;
-  } else if (view.dtype() == Dtype::F64) {
-    std::memcpy(&value, at, sizeof value);
-  } else { // f16, or bf16 bits: judged from the bit pattern.
-    uint16_t bits;
-    std::memcpy(&bits, at, sizeof bits);
-    uint16_t exponent = view.dtype() == Dtype::F16 ? 0x7C00 : 0x7F80;
-    if ((bits & exponent) == exponent)
-      return "is not finite";
-    value = (bits & 0x7FFF) == 0 ? 0.0 : (bits & 0x8000) ? -1.0 : 1.0;
+/// The array dtype of the spec's runtime scales (E8M0: uint8 codes).
+Dtype scaleDtype(const KernelSpec &spec) {
+  switch (spec.params.scaleFormat) {
+  case ScaleFormat::Expressed:
+    return sideDtype(spec, BufferSide::Expressed);
+  case ScaleFormat::F32:
+    return Dtype::F32;
+  case ScaleFormat::F16:
+    return Dtype::F16;
+  case ScaleFormat::BF16:
+    return Dtype::BF16;
+  case ScaleFormat::E8M0:
+    return Dtype::U8;
   }
+  return Dtype::Other;
+}
+
+/// Why scale `index` cannot be a scale, or "". Every E8M0 code is taken as
+/// the MX data holds it (0xFF, NaN, marks a NaN block).
+std::string scaleProblem(const KernelSpec &spec, const ArrayView &view,
+                         size_t index) {
+  if (spec.params.scaleFormat == ScaleFormat::E8M0)
+    return "";
+  double value =
+      decodeScale(spec.params.scaleFormat, spec.expressed, view.data(), index);
   if (!std::isfinite(value))
     return "is not finite";
   if (value == 0)
@@ -98,17 +104,21 @@ CallParameters CallParameters::read(const KernelSpec &spec, py::handle scales,
                     "scales= (and optionally zero_points=)");
   size_t count = static_cast<size_t>(spec.layout.parameterCount());
   ArrayView scaleView = ArrayView::of(scales, ArrayView::Use::Read, "scales=");
-  Dtype wanted = sideDtype(spec, BufferSide::Expressed);
+  Dtype wanted = scaleDtype(spec);
+  std::string format =
+      spec.params.scaleFormat == ScaleFormat::Expressed
+          ? std::string(valueTypeName(spec.expressed))
+          : std::string(scaleFormatName(spec.params.scaleFormat));
   if (!dtypeFits(scaleView.dtype(), wanted))
     invalidArgument("scales= is " + std::string(dtypeName(scaleView.dtype())) +
-                    "; the kernel's scales are " +
-                    std::string(valueTypeName(spec.expressed)) +
+                    "; the kernel's scales are " + format +
                     (wanted == Dtype::BF16
                          ? " (uint16 bits or bfloat16)"
                          : " (" + std::string(dtypeName(wanted)) + ")"));
   checkCount(scaleView, "scales=", count);
   for (size_t i = 0; i < count; ++i)
-    if (std::string problem = scaleProblem(scaleView, i); !problem.empty())
+    if (std::string problem = scaleProblem(spec, scaleView, i);
+        !problem.empty())
       invalidArgument("scale " + std::to_string(i) + " " + problem +
                       ": scales must be finite and positive");
   parameters.scales_ = std::move(scaleView);

@@ -97,18 +97,23 @@ PYBIND11_MODULE(_qjit, m) {
       [](std::string type, std::string op, std::string backend,
          std::string semantics, std::optional<std::string> isa,
          std::optional<std::vector<int64_t>> shape, bool unpacked,
-         std::optional<bool> runtimeParams) {
-        CompileRequest request{
-            std::move(type),    std::move(op),
-            std::move(backend), std::move(semantics),
-            std::move(isa),     shape.value_or(std::vector<int64_t>{}),
-            unpacked,           runtimeParams};
+         std::optional<bool> runtimeParams, std::string scaleFormat) {
+        CompileRequest request{std::move(type),
+                               std::move(op),
+                               std::move(backend),
+                               std::move(semantics),
+                               std::move(isa),
+                               shape.value_or(std::vector<int64_t>{}),
+                               unpacked,
+                               runtimeParams,
+                               std::move(scaleFormat)};
         return PyKernel::compile(request);
       },
       py::arg("type"), py::arg("op"), py::kw_only(),
       py::arg("backend") = "auto", py::arg("semantics") = "default",
       py::arg("isa") = py::none(), py::arg("shape") = py::none(),
       py::arg("unpacked") = false, py::arg("runtime_params") = py::none(),
+      py::arg("scale_format") = "expressed",
       "Compiles (or finds in the process's kernel cache) the kernel of op "
       "'qcast', 'dcast' or 'scast' for a quant type.");
   m.def("set_log_level", &setLogLevel, py::arg("level"),
@@ -151,6 +156,11 @@ PYBIND11_MODULE(_qjit, m) {
       .def_property_readonly(
           "runtime_params",
           [](const PyKernel &k) { return k.spec().params.runtime; })
+      .def_property_readonly(
+          "scale_format",
+          [](const PyKernel &k) {
+            return std::string(scaleFormatName(k.spec().params.scaleFormat));
+          })
       .def_property_readonly(
           "parameter_count",
           [](const PyKernel &k) { return k.spec().layout.parameterCount(); })

@@ -159,6 +159,7 @@ std::shared_ptr<PyKernel> PyKernel::compile(const CompileRequest &request) {
   lowering.unpacked = request.unpacked;
   lowering.runtimeParameters =
       request.runtimeParams.value_or(type.element.parametersAtCallTime);
+  lowering.scaleFormat = unwrap(parseScaleFormat(request.scaleFormat));
   KernelSpec spec = unwrap(lowerToKernelSpec(type, op, lowering));
   Runtime &runtime = runtimeFor(backend, isa);
   std::optional<Expected<std::shared_ptr<const Kernel>>> kernel;

@@ -34,7 +34,8 @@ struct CompileRequest {
   std::optional<std::string> isa;
   std::vector<int64_t> shape; ///< Empty: the type's.
   bool unpacked = false;
-  std::optional<bool> runtimeParams; ///< Unset: when the scales are '?'.
+  std::optional<bool> runtimeParams;     ///< Unset: when the scales are '?'.
+  std::string scaleFormat = "expressed"; ///< Of runtime scales.
 };
 
 class PyKernel {

@@ -33,6 +33,14 @@ namespace qjit {
 
 namespace {
 
+// qjit_compile_options::scale_format converts by value.
+static_assert(static_cast<int>(ScaleFormat::Expressed) ==
+                  QJIT_SCALE_FORMAT_EXPRESSED &&
+              static_cast<int>(ScaleFormat::F32) == QJIT_SCALE_FORMAT_F32 &&
+              static_cast<int>(ScaleFormat::F16) == QJIT_SCALE_FORMAT_F16 &&
+              static_cast<int>(ScaleFormat::BF16) == QJIT_SCALE_FORMAT_BF16 &&
+              static_cast<int>(ScaleFormat::E8M0) == QJIT_SCALE_FORMAT_E8M0);
+
 // qjit_kernel_params starts as KernelParams spelled in C (the counts
 // follow), so native param kernels can be handed to C callers as they are.
 static_assert(
@@ -52,8 +60,8 @@ constexpr size_t kRuntimeOptionsV1 =
 constexpr size_t kCompileOptionsV1 =
     offsetof(qjit_compile_options, runtime_parameters) +
     sizeof(qjit_compile_options::runtime_parameters);
-// Later versions appended saturate, then dynamic; a field the caller's
-// size does not cover keeps its default (readCallerOptions).
+// Later versions appended saturate, then dynamic, then scale_format; a field
+// the caller's size does not cover keeps its default (readCallerOptions).
 constexpr size_t kParamInfoV1 =
     offsetof(qjit_param_info, dims) + sizeof(qjit_param_info::dims);
 
@@ -129,6 +137,23 @@ qjit_dtype valueDtype(ValueType type) {
     return QJIT_DTYPE_F32;
   case ValueType::F64:
     return QJIT_DTYPE_F64;
+  }
+  return QJIT_DTYPE_BYTES;
+}
+
+/// The dtype of runtime scale arrays (E8M0 codes are plain bytes).
+qjit_dtype scaleDtype(const KernelSpec &spec) {
+  switch (spec.params.scaleFormat) {
+  case ScaleFormat::Expressed:
+    return valueDtype(spec.expressed);
+  case ScaleFormat::F32:
+    return QJIT_DTYPE_F32;
+  case ScaleFormat::F16:
+    return QJIT_DTYPE_F16;
+  case ScaleFormat::BF16:
+    return QJIT_DTYPE_BF16;
+  case ScaleFormat::E8M0:
+    return QJIT_DTYPE_U8;
   }
   return QJIT_DTYPE_BYTES;
 }
@@ -340,8 +365,12 @@ qjit_status qjit_runtime_disk_stats(const qjit_runtime *runtime,
 void qjit_compile_options_init(qjit_compile_options *options) {
   if (!options)
     return;
-  *options = qjit_compile_options{sizeof(qjit_compile_options), 0, 0,
-                                  QJIT_SATURATE_DEFAULT, QJIT_DYNAMIC_NONE};
+  *options = qjit_compile_options{sizeof(qjit_compile_options),
+                                  0,
+                                  0,
+                                  QJIT_SATURATE_DEFAULT,
+                                  QJIT_DYNAMIC_NONE,
+                                  QJIT_SCALE_FORMAT_EXPRESSED};
 }
 
 qjit_status qjit_kernel_compile(qjit_runtime *runtime, const char *type,
@@ -365,6 +394,9 @@ qjit_status qjit_kernel_compile(qjit_runtime *runtime, const char *type,
       return s;
     if (!inRange(c.dynamic, QJIT_DYNAMIC_MINMAX))
       return invalid("invalid dynamic " + std::to_string(rawValue(c.dynamic)));
+    if (!inRange(c.scale_format, QJIT_SCALE_FORMAT_E8M0))
+      return invalid("invalid scale_format " +
+                     std::to_string(rawValue(c.scale_format)));
     if (!inRange(c.saturate, QJIT_SATURATE_OFF))
       return invalid("invalid saturate " +
                      std::to_string(rawValue(c.saturate)));
@@ -374,6 +406,7 @@ qjit_status qjit_kernel_compile(qjit_runtime *runtime, const char *type,
     if (c.saturate != QJIT_SATURATE_DEFAULT)
       lowering.knobs.saturate = c.saturate == QJIT_SATURATE_ON;
     lowering.dynamicScheme = static_cast<DynamicScheme>(c.dynamic);
+    lowering.scaleFormat = static_cast<ScaleFormat>(c.scale_format);
     Expected<std::shared_ptr<const Kernel>> compiled =
         runtime->runtime->compile(type, static_cast<KernelOp>(op), lowering);
     if (!compiled)
@@ -458,7 +491,7 @@ qjit_status qjit_kernel_param_info(const qjit_kernel *kernel,
                          counts.extents,
                          counts.scales,
                          counts.zeroPoints,
-                         valueDtype(k.spec().expressed),
+                         scaleDtype(k.spec()),
                          QJIT_DTYPE_I64,
                          shape.size(),
                          shape.empty() ? nullptr : shape.data()};

@@ -113,7 +113,7 @@ Status Kernel::invokeRange(const void *src, void *dst, size_t n, size_t start,
   size_t period = split->period, row = split->rowElements;
   size_t granularity = splitGranularity();
   BufferSide in = kernelInputSide(spec_.op), out = kernelOutputSide(spec_.op);
-  size_t scaleBytes = valueTypeBytes(spec_.expressed);
+  size_t scaleBytes = runtimeScaleBytes(spec_);
   while (count != 0) {
     size_t position = start % period;
     size_t length = std::min(count, position == 0 && count >= period

@@ -30,7 +30,8 @@ Status badCall(std::string message) {
                        "reference: " + std::move(message));
 }
 
-/// Scales (rounded to the expressed type, widened to C) and zero points.
+/// Scales (baked: rounded to the expressed type; runtime: decoded from
+/// their format; both widened exactly to C) and zero points.
 template <typename C> struct Parameters {
   std::vector<C> scales;
   std::vector<int64_t> zeroPoints;
@@ -53,8 +54,8 @@ Parameters<C> gatherParameters(const KernelSpec &spec,
     return gathered;
   }
   for (size_t k = 0; k < count; ++k) {
-    gathered.scales[k] = static_cast<C>(
-        reference::loadExpressed(spec.expressed, params->scales, k));
+    gathered.scales[k] = static_cast<C>(decodeScale(
+        spec.params.scaleFormat, spec.expressed, params->scales, k));
     if (params->zeroPoints)
       gathered.zeroPoints[k] = params->zeroPoints[k];
   }

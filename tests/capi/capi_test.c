@@ -6,6 +6,8 @@
  *===----------------------------------------------------------------------===*/
 #include "qjit/qjit.h"
 
+#include <math.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -287,6 +289,56 @@ static void test_saturate_option(void) {
   CHECK(qjit_kernel_run(kernel, QJIT_DTYPE_F32, big, sizeof big, QJIT_DTYPE_I8,
                         q, sizeof q, 1, NULL) == QJIT_OK);
   CHECK(q[0] == 127);
+  qjit_kernel_release(kernel);
+  qjit_runtime_destroy(runtime);
+}
+
+/* qjit_compile_options.scale_format: MXFP4 blocks with E8M0 byte scales
+ * (OCP MX: 2^(b - 127), 255 NaN), named by param_info's scale_dtype; a
+ * caller of the previous version (size without the field) gets EXPRESSED. */
+static void test_scale_format(void) {
+  qjit_runtime *runtime = create_runtime(QJIT_BACKEND_AUTO);
+  static const char mxfp4[] =
+      "tensor<2x32x!quant.uniform<f4E2M1FN:f32:{0:1, 1:32}, ?>>";
+  qjit_compile_options options;
+  qjit_compile_options_init(&options);
+  CHECK(options.scale_format == QJIT_SCALE_FORMAT_EXPRESSED);
+  options.runtime_parameters = 1;
+  options.scale_format = QJIT_SCALE_FORMAT_E8M0;
+  qjit_kernel *kernel = NULL;
+  CHECK(qjit_kernel_compile(runtime, mxfp4, QJIT_OP_DCAST, &options, &kernel) ==
+        QJIT_OK);
+  qjit_param_info info;
+  info.size = sizeof info;
+  CHECK(qjit_kernel_param_info(kernel, &info) == QJIT_OK);
+  CHECK(info.scale_dtype == QJIT_DTYPE_U8 && info.scale_count == 2);
+  uint8_t codes[32];
+  for (int i = 0; i < 32; ++i)
+    codes[i] = 0x72;                    /* 1.0 then 6.0 */
+  const uint8_t scales[2] = {126, 255}; /* 0.5, NaN */
+  float x[64];
+  qjit_kernel_params params = {NULL, scales, NULL, 0, 2, 0};
+  CHECK(qjit_kernel_run(kernel, QJIT_DTYPE_BYTES, codes, sizeof codes,
+                        QJIT_DTYPE_F32, x, sizeof x, 64, &params) == QJIT_OK);
+  CHECK(x[0] == 0.5f && x[1] == 3.0f && x[31] == 3.0f);
+  CHECK(isnan(x[32]) && isnan(x[63]));
+  qjit_kernel_release(kernel);
+
+  qjit_compile_options bad = options;
+  bad.scale_format = (qjit_scale_format)5;
+  CHECK_ERROR(qjit_kernel_compile(runtime, mxfp4, QJIT_OP_DCAST, &bad, &kernel),
+              QJIT_ERROR_INVALID_ARGUMENT, "scale_format");
+  bad.scale_format = QJIT_SCALE_FORMAT_E8M0;
+  bad.runtime_parameters = 0;
+  CHECK_ERROR(qjit_kernel_compile(runtime, kType, QJIT_OP_DCAST, &bad, &kernel),
+              QJIT_ERROR_INVALID_ARGUMENT, "runtime parameters");
+  /* The previous version ended after `dynamic`: E8M0 past it is not read. */
+  qjit_compile_options previous = options;
+  previous.size = offsetof(qjit_compile_options, scale_format);
+  CHECK(qjit_kernel_compile(runtime, mxfp4, QJIT_OP_DCAST, &previous,
+                            &kernel) == QJIT_OK);
+  CHECK(qjit_kernel_param_info(kernel, &info) == QJIT_OK);
+  CHECK(info.scale_dtype == QJIT_DTYPE_F32);
   qjit_kernel_release(kernel);
   qjit_runtime_destroy(runtime);
 }
@@ -898,9 +950,9 @@ static void test_parallel(void) {
 
   qjit_thread_pool reversed = {sizeof reversed, run_reversed, NULL, 4};
   memset(split, 0x5a, sizeof split);
-  CHECK(qjit_kernel_run_parallel(kernel, &reversed, QJIT_DTYPE_F32, x,
-                                 sizeof x, QJIT_DTYPE_I8, split, sizeof split,
-                                 kN, NULL) == QJIT_OK);
+  CHECK(qjit_kernel_run_parallel(kernel, &reversed, QJIT_DTYPE_F32, x, sizeof x,
+                                 QJIT_DTYPE_I8, split, sizeof split, kN,
+                                 NULL) == QJIT_OK);
   CHECK(memcmp(one, split, sizeof one) == 0);
 
   qjit_default_pool *pool = NULL;
@@ -945,6 +997,7 @@ int main(void) {
   test_queries();
   test_run_errors();
   test_saturate_option();
+  test_scale_format();
   test_native_function();
   test_pytorch_per_channel_dequantize();
   test_options_size();

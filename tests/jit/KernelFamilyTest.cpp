@@ -117,5 +117,104 @@ INSTANTIATE_TEST_SUITE_P(Tables, KernelFamilyTest,
                            return info.param.name;
                          });
 
+/// A family's example with runtime scales in a format other than the
+/// expressed type's (docs/semantics.md 2.3), on one backend and level.
+struct ScaleFormatCase {
+  std::string name;
+  std::string type;
+  KernelOp op;
+  ScaleFormat format;
+  std::string backend;
+  IsaLevel level;
+};
+
+/// Every family whose example lowers with runtime parameters in a format
+/// (scast reads no scales: its format is always Expressed), every format
+/// that is not the example's expressed one, every backend and level.
+std::vector<ScaleFormatCase> scaleFormatCases() {
+  std::vector<ScaleFormatCase> cases;
+  for (size_t k = 0; k < plan::kKernelFamilyCount; ++k) {
+    auto family = static_cast<plan::KernelFamily>(k);
+    Expected<TypeDescriptor> type =
+        parseTypeOrError(plan::kernelFamilyExample(family));
+    if (!type)
+      continue; // KernelFamilyTest reports it.
+    for (ScaleFormat format : {ScaleFormat::F32, ScaleFormat::F16,
+                               ScaleFormat::BF16, ScaleFormat::E8M0}) {
+      LoweringOptions lowering;
+      lowering.runtimeParameters = true;
+      lowering.scaleFormat = format;
+      Expected<KernelSpec> spec =
+          lowerToKernelSpec(*type, plan::kernelFamilyOp(family), lowering);
+      if (!spec || spec->params.scaleFormat == ScaleFormat::Expressed)
+        continue;
+      for (const char *backend : {"asmjit", "llvm"})
+        for (IsaLevel level : kAllIsaLevels) {
+          if (std::string_view(backend) == "asmjit" && level < IsaLevel::Avx2)
+            continue;
+          cases.push_back({identifier(plan::kernelFamilyName(family)) + "_" +
+                               std::string(scaleFormatName(format)) + "_" +
+                               backend + "_" + std::string(isaLevelName(level)),
+                           std::string(plan::kernelFamilyExample(family)),
+                           plan::kernelFamilyOp(family), format, backend,
+                           level});
+        }
+    }
+  }
+  return cases;
+}
+
+class ScaleFormatFamilyTest : public ::testing::TestWithParam<ScaleFormatCase> {
+};
+
+// llvm reads every format; asmjit none yet: its fit is Unsupported (so
+// `auto` picks llvm) and compiling fails with Unsupported, not a crash.
+TEST_P(ScaleFormatFamilyTest, MatchesTheReferenceOrIsUnsupported) {
+  const ScaleFormatCase &c = GetParam();
+  Expected<TypeDescriptor> type = parseTypeOrError(c.type);
+  ASSERT_TRUE(type) << type.status().message();
+  LoweringOptions lowering;
+  lowering.runtimeParameters = true;
+  lowering.scaleFormat = c.format;
+  Expected<KernelSpec> spec = lowerToKernelSpec(*type, c.op, lowering);
+  ASSERT_TRUE(spec) << spec.status().message();
+  Expected<std::unique_ptr<Backend>> backend =
+      createBackend(c.backend, c.level);
+  ASSERT_TRUE(backend) << backend.status().message();
+  SCOPED_TRACE(spec->canonicalString());
+
+  bool supported = c.backend == "llvm";
+  EXPECT_EQ(kernelFitName((*backend)->fit(*spec)),
+            kernelFitName(supported ? KernelFit::Specialized
+                                    : KernelFit::Unsupported));
+  if (!supported) {
+    EXPECT_NE((*backend)->fitReason(*spec).find("format"), std::string::npos);
+    Expected<std::string> listing = (*backend)->assembly(*spec, {});
+    ASSERT_FALSE(listing);
+    EXPECT_EQ(listing.status().code(), ErrorCode::Unsupported);
+    if (c.level <= runnableIsaLevel()) {
+      Expected<CompiledCode> code = (*backend)->compile(*spec);
+      ASSERT_FALSE(code);
+      EXPECT_EQ(code.status().code(), ErrorCode::Unsupported);
+    }
+    return;
+  }
+  if (c.level > runnableIsaLevel()) {
+    Expected<std::string> listing = (*backend)->assembly(*spec, {});
+    EXPECT_TRUE(listing) << "compile only: " << listing.status().message();
+    return;
+  }
+  Expected<CompiledCode> code = (*backend)->compile(*spec);
+  ASSERT_TRUE(code) << code.status().message();
+  KernelTester tester(*spec, testSeed());
+  EXPECT_TRUE(tester.check(code->entry));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Tables, ScaleFormatFamilyTest, ::testing::ValuesIn(scaleFormatCases()),
+    [](const ::testing::TestParamInfo<ScaleFormatCase> &info) {
+      return info.param.name;
+    });
+
 } // namespace
 } // namespace qjit::testing

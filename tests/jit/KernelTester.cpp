@@ -132,8 +132,7 @@ void KernelTester::inventCallParams() {
   if (!spec_.params.runtime)
     return;
   size_t count = static_cast<size_t>(layout.parameterCount());
-  unsigned bytes = valueTypeBytes(spec_.expressed);
-  call_.scales.resize(count * bytes);
+  call_.scales.resize(count * runtimeScaleBytes(spec_));
   call_.zeroPoints.resize(count);
   call_.nullZeroPoints = rng_() % 4 == 0;
   std::uniform_real_distribution<double> mantissa(1.0, 2.0);
@@ -141,7 +140,7 @@ void KernelTester::inventCallParams() {
     int exponent = static_cast<int>(rng_() % 12) - 8;
     double scale = rng_() % 4 == 0 ? std::ldexp(1.0, exponent)
                                    : std::ldexp(mantissa(rng_), exponent);
-    storeExpressedBits(spec_.expressed, call_.scales.data(), k, scale);
+    storeScale(k, scale);
     // Float and quantile storage: zero points of the table's or format's
     // scale rather than over the (index or integer) bounds.
     bool compact = spec_.storage.kind != StorageType::Kind::Integer;
@@ -169,6 +168,33 @@ void KernelTester::inventCallParams() {
   }
 }
 
+void KernelTester::storeScale(size_t k, double scale) {
+  uint8_t *scales = call_.scales.data();
+  switch (spec_.params.scaleFormat) {
+  case ScaleFormat::Expressed:
+    storeExpressedBits(spec_.expressed, scales, k, scale);
+    return;
+  case ScaleFormat::F32:
+    storeExpressedBits(ValueType::F32, scales, k, scale);
+    return;
+  case ScaleFormat::F16:
+    storeExpressedBits(ValueType::F16, scales, k, scale);
+    return;
+  case ScaleFormat::BF16:
+    storeExpressedBits(ValueType::BF16, scales, k, scale);
+    return;
+  case ScaleFormat::E8M0: {
+    // The power of two at or below the scale; now and then the ends, b = 0
+    // (2^-127, an f32 subnormal) and b = 255 (NaN).
+    static constexpr uint8_t kEnds[] = {0, 255, 254, 1};
+    scales[k] = rng_() % 16 == 0
+                    ? kEnds[rng_() % std::size(kEnds)]
+                    : static_cast<uint8_t>(std::ilogb(scale) + 127);
+    return;
+  }
+  }
+}
+
 size_t KernelTester::period() const {
   size_t period = 1;
   for (int64_t extent : resolvedExtents_)
@@ -191,7 +217,8 @@ double KernelTester::elementScale(size_t i) const {
   size_t k = parameterIndex(i);
   if (!spec_.params.runtime)
     return bakedScale(spec_, k);
-  return loadExpressedBits(spec_.expressed, call_.scales.data(), k);
+  return decodeScale(spec_.params.scaleFormat, spec_.expressed,
+                     call_.scales.data(), k);
 }
 
 int64_t KernelTester::elementZeroPoint(size_t i) const {

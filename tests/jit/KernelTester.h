@@ -64,7 +64,7 @@ public:
   /// Call-time parameters for specs that take them (fixed per tester).
   struct CallParams {
     std::vector<int64_t> extents;
-    std::vector<uint8_t> scales; ///< Expressed format.
+    std::vector<uint8_t> scales; ///< In the spec's ScaleFormat.
     std::vector<int64_t> zeroPoints;
     bool nullZeroPoints = false;
     KernelParams view() const;
@@ -99,6 +99,8 @@ public:
 
 private:
   void inventCallParams();
+  /// Runtime scale k in the spec's ScaleFormat, near `scale`.
+  void storeScale(size_t k, double scale);
   size_t period() const;
   /// The scale (in C) and zero point that element i uses.
   double elementScale(size_t i) const;

@@ -120,6 +120,15 @@ enum class DynamicScheme : uint8_t {
 /// Which system's formula a dynamic scheme follows (11.3, 11.4, 11.6).
 enum class DynamicRule : uint8_t { Default, PyTorch, Xnnpack };
 
+/// The host format of runtime scales (docs/semantics.md, 2.3).
+enum class ScaleFormat : uint8_t {
+  Expressed, ///< The expressed type's host format.
+  F32,
+  F16,
+  BF16, ///< The upper 16 bits of an f32.
+  E8M0, ///< OCP MX: byte b is 2^(b - 127), 0xFF is NaN.
+};
+
 /// Where scales and zero points come from.
 struct QJIT_API ParameterSpec {
   /// false: baked from the type (scales/zeroPoints below).
@@ -130,6 +139,9 @@ struct QJIT_API ParameterSpec {
   /// parameters from its input and writes them (ParameterOutputs).
   DynamicScheme dynamic = DynamicScheme::None;
   DynamicRule dynamicRule = DynamicRule::Default; ///< Default unless dynamic.
+  /// Runtime (not dynamic) parameters only: the scales' host format.
+  /// Lowering normalizes the expressed type's own format to Expressed.
+  ScaleFormat scaleFormat = ScaleFormat::Expressed;
   /// Baked scales, already rounded to the expressed type (held as double);
   /// with an f64 compute type for f32 values, the literals' doubles.
   std::vector<double> scales;
@@ -174,8 +186,9 @@ struct QJIT_API KernelParams {
   /// PerAxis: {inner}. Blocked: extents of dims[1..] (dims[0] is implied).
   /// Only read where the layout says kDynamic; may be null otherwise.
   const int64_t *extents = nullptr;
-  /// One scale per parameter, in the *expressed* type's host format
-  /// (f16/bf16 as 16-bit patterns). Runtime parameters only.
+  /// One scale per parameter, in the spec's ScaleFormat (by default the
+  /// expressed type's host format; f16/bf16 as 16-bit patterns, E8M0 as
+  /// bytes). Runtime parameters only.
   const void *scales = nullptr;
   /// One zero point per parameter; null means all zero.
   const int64_t *zeroPoints = nullptr;
@@ -202,6 +215,9 @@ struct QJIT_API LoweringOptions {
   /// parameters; the type's own scales, `?` or not, are not used).
   DynamicScheme dynamicScheme = DynamicScheme::None;
   DynamicRule dynamicRule = DynamicRule::Default;
+  /// With runtime parameters (not dynamic ones): the format of the scales
+  /// KernelParams holds. Anything but Expressed needs runtimeParameters.
+  ScaleFormat scaleFormat = ScaleFormat::Expressed;
   /// Fills dynamic dims, or shapes a bare type (empty: keep the type's).
   std::vector<int64_t> shape;
 };
@@ -242,6 +258,18 @@ QJIT_API std::string_view zeroPointOrderName(ZeroPointOrder order);
 QJIT_API std::string_view dynamicSchemeName(DynamicScheme scheme);
 QJIT_API std::string_view dynamicRuleName(DynamicRule rule);
 QJIT_API Expected<DynamicScheme> parseDynamicScheme(std::string_view name);
+/// "expressed", "f32", "f16", "bf16", "e8m0".
+QJIT_API std::string_view scaleFormatName(ScaleFormat format);
+QJIT_API Expected<ScaleFormat> parseScaleFormat(std::string_view name);
+/// Bytes of one runtime scale of `spec` (its ScaleFormat, or the expressed
+/// type's for Expressed).
+QJIT_API unsigned runtimeScaleBytes(const KernelSpec &spec);
+/// Scale `k` of a runtime scale array in `format` (Expressed: `expressed`'s
+/// host format) as its exact value (docs/semantics.md, 2.3). The one
+/// decoder of runtime scales: the reference, the tool and the Python module
+/// use it. Defined with the host float conversions (HostFloat.cpp).
+QJIT_API double decodeScale(ScaleFormat format, ValueType expressed,
+                            const void *scales, size_t k);
 
 } // namespace qjit
 

@@ -80,6 +80,9 @@ Status checkA64Support(const KernelSpec &spec) {
     return unsupported("scast");
   if (spec.params.dynamic != DynamicScheme::None)
     return unsupported("dynamic qcast");
+  if (spec.params.scaleFormat != ScaleFormat::Expressed)
+    return unsupported("runtime scales in a format other than the expressed "
+                       "type's");
   if (spec.expressed != ValueType::F32 && spec.expressed != ValueType::F16)
     return unsupported("bf16 and f64 expressed values");
   if (spec.compute != ValueType::F32)

@@ -39,6 +39,11 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
                          "asmjit backend: dynamic qcast (parameters from the "
                          "data) is not generated yet; the llvm backend "
                          "and the reference compute it");
+  if (spec.params.scaleFormat != ScaleFormat::Expressed)
+    return unsupported("runtime scales in a format other than the expressed "
+                       "type's (" +
+                       std::string(scaleFormatName(spec.params.scaleFormat)) +
+                       ")");
   if (spec.compute == ValueType::F64 && spec.expressed != ValueType::F64)
     return unsupported("f64 arithmetic on f32 values (the pytorch preset's "
                        "per-axis dcast)");

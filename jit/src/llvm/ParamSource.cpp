@@ -29,6 +29,50 @@ double toCompute(const KernelSpec &spec, double value) {
              : static_cast<double>(static_cast<float>(value));
 }
 
+/// Runtime scales index.. (lanes of them) in a ScaleFormat other than
+/// Expressed, as their exact values in the compute type (docs/semantics.md
+/// 2.3): each format widens to f32 exactly, and f32 to f64.
+llvm::Value *loadFormattedScales(IrContext &ir, llvm::Value *address,
+                                 Lanes lanes) {
+  llvm::IRBuilder<> &b = ir.builder;
+  unsigned n = lanes.count;
+  llvm::Type *f32 = llvm::Type::getFloatTy(ir.context);
+  llvm::Value *value = nullptr;
+  switch (ir.spec.params.scaleFormat) {
+  case ScaleFormat::Expressed: // The caller widens expressed scales.
+  case ScaleFormat::F32:
+    value = ir.load(f32, address, lanes);
+    break;
+  case ScaleFormat::F16:
+    value = b.CreateFPExt(
+        ir.load(llvm::Type::getHalfTy(ir.context), address, lanes),
+        ir.vectorOf(f32, n));
+    break;
+  case ScaleFormat::BF16: {
+    llvm::Value *bits =
+        b.CreateZExt(ir.load(ir.i16, address, lanes), ir.vectorOf(ir.i32, n));
+    bits = b.CreateShl(bits, ir.intConstant(ir.i32, 16, n));
+    value = b.CreateBitCast(bits, ir.vectorOf(f32, n));
+    break;
+  }
+  case ScaleFormat::E8M0: {
+    // b in 1..254 is the f32 exponent field of 2^(b - 127); b = 0 is the
+    // subnormal 2^-127 (fraction 0x400000) and b = 255 NaN.
+    llvm::Value *code = ir.load(ir.i8, address, lanes);
+    llvm::Value *bits = b.CreateShl(b.CreateZExt(code, ir.vectorOf(ir.i32, n)),
+                                    ir.intConstant(ir.i32, 23, n));
+    bits = b.CreateSelect(b.CreateICmpEQ(code, ir.intConstant(ir.i8, 0, n)),
+                          ir.intConstant(ir.i32, 0x00400000, n), bits);
+    bits = b.CreateSelect(b.CreateICmpEQ(code, ir.intConstant(ir.i8, 0xFF, n)),
+                          ir.intConstant(ir.i32, 0x7FC00000, n), bits);
+    value = b.CreateBitCast(bits, ir.vectorOf(f32, n));
+    break;
+  }
+  }
+  return ir.compute == f32 ? value
+                           : b.CreateFPExt(value, ir.vectorOf(ir.compute, n));
+}
+
 } // namespace
 
 ParamSource::ParamSource(IrContext &ir, const QuantPlan &plan,
@@ -124,9 +168,13 @@ ParamValues ParamSource::runtimeRead(llvm::Value *index, Lanes lanes) {
   unsigned n = lanes.count;
   ParamValues values;
   llvm::Value *scaleAddress = ir.byteAddress(
-      scales_, b.CreateMul(index, b.getInt64(valueTypeBytes(spec.expressed))));
-  llvm::Value *scale = widenExpressed(
-      ir, ir.load(expressedMemoryType(ir), scaleAddress, lanes), n);
+      scales_, b.CreateMul(index, b.getInt64(runtimeScaleBytes(spec))));
+  // The scale in C (s_C) from here on: the reciprocal and its check too.
+  llvm::Value *scale =
+      spec.params.scaleFormat == ScaleFormat::Expressed
+          ? widenExpressed(
+                ir, ir.load(expressedMemoryType(ir), scaleAddress, lanes), n)
+          : loadFormattedScales(ir, scaleAddress, lanes);
   llvm::Value *zeroAddress =
       b.CreateInBoundsGEP(ir.i64, zeroPoints_, b.CreateMul(index, zeroStride_));
   llvm::Value *zero = ir.load(ir.i64, zeroAddress, lanes);

@@ -45,7 +45,7 @@ private:
   const QuantPlan &plan_;
   size_t count_ = 1;
   Table scale_, reciprocal_, limit_, zeroCompute_, zeroSum_, zeroNaN_;
-  llvm::Value *scales_ = nullptr;     ///< Runtime: expressed-format array.
+  llvm::Value *scales_ = nullptr;     ///< Runtime: in the ScaleFormat.
   llvm::Value *zeroPoints_ = nullptr; ///< Runtime: i64 array (or zeros).
   llvm::Value *zeroStride_ = nullptr; ///< Runtime: 1, or 0 for all zeros.
 };

@@ -124,15 +124,27 @@ typedef enum qjit_dynamic {
   QJIT_DYNAMIC_ABSMAX = 1, /* symmetric: s = amax / qmax, zero point 0 */
   QJIT_DYNAMIC_MINMAX = 2  /* asymmetric: from [min(x, 0), max(x, 0)] */
 } qjit_dynamic;
+/* The format of runtime scales (docs/semantics.md 2.3; qjit_param_info's
+ * scale_dtype names it). Anything but EXPRESSED needs runtime_parameters
+ * and is not for dynamic qcast yet. */
+typedef enum qjit_scale_format {
+  QJIT_SCALE_FORMAT_EXPRESSED = 0, /* the expressed dtype */
+  QJIT_SCALE_FORMAT_F32 = 1,
+  QJIT_SCALE_FORMAT_F16 = 2,  /* IEEE half bits */
+  QJIT_SCALE_FORMAT_BF16 = 3, /* upper 16 bits of an f32 */
+  QJIT_SCALE_FORMAT_E8M0 = 4  /* OCP MX bytes: 2^(b - 127), 0xFF NaN */
+} qjit_scale_format;
 /* As qjit_runtime_options: `size` first, fields only appended. The first
  * version ended after runtime_parameters; saturate came second (a caller
- * of the first version gets QJIT_SATURATE_DEFAULT), dynamic third. */
+ * of the first version gets QJIT_SATURATE_DEFAULT), dynamic third,
+ * scale_format fourth. */
 typedef struct qjit_compile_options {
   size_t size;
   int unpacked;           /* keep sub-byte storage one value per byte */
   int runtime_parameters; /* take scales / zero points at call time */
   qjit_saturate saturate;
-  qjit_dynamic dynamic; /* qcast only; QJIT_DYNAMIC_NONE by default */
+  qjit_dynamic dynamic;           /* qcast only; QJIT_DYNAMIC_NONE by default */
+  qjit_scale_format scale_format; /* QJIT_SCALE_FORMAT_EXPRESSED by default */
 } qjit_compile_options;
 
 /* Call-time inputs of kernels that take them (qjit_kernel_takes_params).
@@ -141,7 +153,7 @@ typedef struct qjit_compile_options {
  * holds, which qjit_kernel_run checks against qjit_kernel_param_info. */
 typedef struct qjit_kernel_params {
   const int64_t *extents;     /* per-axis: {inner}; blocked: dims 1.. */
-  const void *scales;         /* in the expressed dtype (f16/bf16 bits) */
+  const void *scales;         /* in the scale format (param_info) */
   const int64_t *zero_points; /* NULL: all zero */
   size_t extent_count;
   size_t scale_count;
@@ -156,7 +168,8 @@ typedef struct qjit_param_info {
   size_t extent_count;     /* extents entries read (dynamic extents) */
   size_t scale_count;      /* scales read; 0 when the parameters are baked */
   size_t zero_point_count; /* zero points read when zero_points != NULL */
-  qjit_dtype scale_dtype;  /* the expressed dtype */
+  qjit_dtype scale_dtype;  /* the scale format's: the expressed dtype, or
+                              F32, F16, BF16 or U8 (E8M0 bytes) */
   qjit_dtype zero_point_dtype; /* QJIT_DTYPE_I64 */
   /* The grid of parameters, outermost first; the product of the dims is
    * the number of parameters, row-major order over it the order of the

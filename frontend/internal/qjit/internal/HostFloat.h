@@ -20,6 +20,10 @@ namespace qjit {
 float halfBitsToFloat(uint16_t bits);
 float bfloat16BitsToFloat(uint16_t bits);
 
+/// An OCP MX E8M0 scale byte (decodeScale, KernelSpec.h, reads arrays): 2^(bits
+/// - 127) for 0..254 (0 is 2^-127, an f32 subnormal, exact), NaN for 0xFF.
+float e8m0BitsToFloat(uint8_t bits);
+
 /// Round-to-nearest-even narrowing to binary16 / bfloat16 bit patterns.
 uint16_t floatToHalfBits(float value);
 uint16_t floatToBfloat16Bits(float value);
