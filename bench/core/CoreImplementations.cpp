@@ -7,7 +7,8 @@ std::vector<ImplementationFactory> coreImplementations() {
   std::vector<ImplementationFactory> rows = qjitBackendImplementations();
   for (ImplementationFactory &row : qjitThreadedImplementations())
     rows.push_back(std::move(row));
-  rows.push_back(dynamicQcastImplementation());
+  for (ImplementationFactory &row : dynamicQcastImplementations())
+    rows.push_back(std::move(row));
   rows.push_back(referenceImplementation());
   rows.push_back(plainLoopImplementation());
   for (ImplementationFactory &row : memoryBoundImplementations())

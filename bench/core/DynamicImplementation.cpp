@@ -1,12 +1,13 @@
 //===- DynamicImplementation.cpp - Dynamic qcast as a benchmark row -------===//
 //
-// "llvm_dynamic": the case's type as a dynamic qcast (docs/semantics.md 11)
-// compiled by llvm, which computes every group's parameters from the data
-// it then quantizes: absmax for symmetric cases, minmax for asymmetric ones.
-// Beside the "llvm" row of the same case it measures what computing the
-// parameters costs. Its codes differ from the static row's (other
-// parameters), so the harness does not check them against the static
-// reference: tests/jit/DynamicKernelTest does that against the dynamic one.
+// "llvm_dynamic", "asmjit_dynamic": the case's type as a dynamic qcast
+// (docs/semantics.md 11) compiled by that backend, which computes every
+// group's parameters from the data it then quantizes: absmax for symmetric
+// cases, minmax for asymmetric ones. Beside the backend's row of the same
+// case it measures what computing the parameters costs. Its codes differ from
+// the static row's (other parameters), so the harness does not check them
+// against the static reference: tests/jit/DynamicKernelTest does that against
+// the dynamic one.
 //
 //===----------------------------------------------------------------------===//
 #include "Implementation.h"
@@ -21,6 +22,8 @@ namespace {
 
 class DynamicImplementation final : public Implementation {
 public:
+  explicit DynamicImplementation(BackendKind backend) : backend_(backend) {}
+
   Status prepare(Workload &w) override {
     const KernelSpec &spec = w.spec();
     if (spec.op != KernelOp::QCast ||
@@ -28,7 +31,7 @@ public:
       return Status::error(ErrorCode::Unsupported,
                            "dynamic qcast takes integer storage only");
     RuntimeOptions options;
-    options.backend = BackendKind::Llvm;
+    options.backend = backend_;
     auto runtime = Runtime::create(options);
     if (!runtime)
       return runtime.status();
@@ -64,6 +67,7 @@ private:
         ParameterOutputs{scales_.data(), zeroPoints_.data()}, &extents_);
   }
 
+  BackendKind backend_;
   std::shared_ptr<const Kernel> kernel_;
   std::vector<uint8_t> scales_; ///< Expressed values, up to 8 bytes each.
   std::vector<int64_t> zeroPoints_;
@@ -72,9 +76,14 @@ private:
 
 } // namespace
 
-ImplementationFactory dynamicQcastImplementation() {
-  return {"llvm_dynamic",
-          [] { return std::make_unique<DynamicImplementation>(); }};
+std::vector<ImplementationFactory> dynamicQcastImplementations() {
+  std::vector<ImplementationFactory> rows;
+  for (auto [name, backend] : {std::pair{"llvm_dynamic", BackendKind::Llvm},
+                               {"asmjit_dynamic", BackendKind::Asmjit}})
+    rows.push_back({name, [backend] {
+                      return std::make_unique<DynamicImplementation>(backend);
+                    }});
+  return rows;
 }
 
 } // namespace qjit::bench

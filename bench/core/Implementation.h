@@ -66,8 +66,9 @@ std::vector<ImplementationFactory> qjitBackendImplementations();
 /// Each qjit backend through Kernel::runParallel on a kBenchThreads-thread
 /// DefaultThreadPool.
 std::vector<ImplementationFactory> qjitThreadedImplementations();
-/// The case as a dynamic qcast on llvm ("llvm_dynamic", qcast rows only).
-ImplementationFactory dynamicQcastImplementation();
+/// The case as a dynamic qcast on each backend ("llvm_dynamic",
+/// "asmjit_dynamic"; qcast rows only).
+std::vector<ImplementationFactory> dynamicQcastImplementations();
 ImplementationFactory referenceImplementation();
 ImplementationFactory plainLoopImplementation();
 std::vector<ImplementationFactory> memoryBoundImplementations();

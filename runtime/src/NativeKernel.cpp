@@ -3,11 +3,15 @@
 
 #include "qjit/internal/DynamicKernelAbi.h"
 
+#include <array>
 #include <memory>
 
 namespace qjit {
 
 namespace {
+
+/// 2 KiB of stack: the ranges and zero points of up to 85 groups.
+constexpr size_t kLocalScratchWords = 256;
 
 class NativeKernel final : public Kernel {
 public:
@@ -43,9 +47,16 @@ private:
     size_t zeroBytes = outputs.zeroPoints ? 0 : count * sizeof(int64_t);
     // Zero points first keep every array aligned for its values.
     size_t scratchBytes = zeroBytes + 2 * count * valueBytes;
-    auto scratch = std::make_unique_for_overwrite<int64_t[]>(
-        scratchBytes / sizeof(int64_t) + 1);
-    auto *bytes = reinterpret_cast<std::byte *>(scratch.get());
+    // Per-token and per-tensor calls have few groups: no allocation.
+    std::array<int64_t, kLocalScratchWords> local;
+    std::unique_ptr<int64_t[]> heap;
+    int64_t *words = local.data();
+    if (scratchBytes > sizeof local) {
+      heap = std::make_unique_for_overwrite<int64_t[]>(
+          scratchBytes / sizeof(int64_t) + 1);
+      words = heap.get();
+    }
+    auto *bytes = reinterpret_cast<std::byte *>(words);
     DynamicKernelBuffers buffers{
         outputs.scales,
         outputs.zeroPoints ? outputs.zeroPoints

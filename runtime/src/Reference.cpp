@@ -7,12 +7,12 @@
 #include "qjit/internal/Reference.h"
 
 #include "CompactArithmetic.h"
-#include "DynamicParameters.h"
 #include "ElementAccess.h"
 #include "ParameterLayout.h"
 #include "ScalarArithmetic.h"
 
 #include "qjit/KernelCall.h"
+#include "qjit/internal/DynamicParameters.h"
 #include "qjit/internal/HostFloat.h"
 
 #include <cstring>
@@ -180,14 +180,13 @@ void convertDynamic(const KernelSpec &spec, const ParameterLayout &layout,
                     const void *src, void *dst, size_t n,
                     const ParameterOutputs &outputs) {
   size_t count = static_cast<size_t>(spec.layout.parameterCount());
-  std::vector<reference::GroupRange<C>> ranges(count);
+  std::vector<GroupRange<C>> ranges(count);
   for (size_t i = 0; i < n; ++i)
     ranges[reference::parameterIndex(layout, i)].add(
         static_cast<C>(reference::loadExpressed(spec.expressed, src, i)));
   Parameters<C> parameters;
-  for (const reference::GroupRange<C> &range : ranges) {
-    reference::DynamicParameter<C> chosen =
-        reference::chooseDynamicParameter(spec, range);
+  for (const GroupRange<C> &range : ranges) {
+    DynamicParameter<C> chosen = chooseDynamicParameter(spec, range);
     parameters.scales.push_back(chosen.scale);
     parameters.zeroPoints.push_back(chosen.zeroPoint);
   }

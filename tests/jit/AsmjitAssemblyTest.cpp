@@ -236,6 +236,46 @@ TEST_F(AsmjitAssemblyTest, PerAxisLoadsBroadcastParametersPerRun) {
   EXPECT_THAT(text, HasSubstr("vbroadcastss zmm8"));
 }
 
+TEST_F(AsmjitAssemblyTest, DynamicQcastReducesRangesThenQuantizes) {
+  LoweringOptions absMax, minMax;
+  absMax.dynamicScheme = DynamicScheme::AbsMax;
+  minMax.dynamicScheme = DynamicScheme::MinMax;
+  const char *type = "!quant.uniform<i8:f32, ?>";
+  // The stub's addresses are 0 in a listing. absmax reduces magnitudes as
+  // integers; minmax takes the value as the first operand of min and max
+  // (NaN and -0 never enter); both mask the non-finite lanes on their
+  // careful path; the quantize pass narrows.
+  std::string text = avx512(specOf(type, KernelOp::QCast, absMax));
+  EXPECT_THAT(text, HasSubstr("mov r9, 0"));
+  EXPECT_THAT(text, HasSubstr("vpandd zmm8, zmm14, [r10]"));
+  EXPECT_THAT(text, HasSubstr("vpmaxud zmm4, zmm8, zmm4"));
+  EXPECT_THAT(text, HasSubstr("vminps zmm0 {k2}, zmm8, zmm0"));
+  EXPECT_THAT(text, HasSubstr("vpacksswb"));
+  text = avx512(specOf(type, KernelOp::QCast, minMax));
+  EXPECT_THAT(text, HasSubstr("vminps zmm0, zmm8, zmm0"));
+  EXPECT_THAT(text, HasSubstr("vmaxps zmm7, zmm11, zmm7"));
+  std::string ymm = avx2(specOf(type, KernelOp::QCast, absMax));
+  EXPECT_THAT(ymm, HasSubstr("vpand ymm8, ymm14, [r10]"));
+  EXPECT_THAT(ymm, HasSubstr("vandps ymm8, ymm8, ymm12"));
+  EXPECT_THAT(ymm, Not(HasSubstr("zmm")));
+}
+
+TEST_F(AsmjitAssemblyTest, DynamicQcastRefusesShortRunsAndBlocks) {
+  LoweringOptions options = withShape({4, 32});
+  options.dynamicScheme = DynamicScheme::AbsMax;
+  for (const char *type : {"!quant.uniform<i8:f32:0, {1.0, 1.0, 1.0, 1.0}>",
+                           "!quant.uniform<i8:f32:{0:1, 1:16}, {{1.0, 1.0}, "
+                           "{1.0, 1.0}, {1.0, 1.0}, {1.0, 1.0}}>"}) {
+    SCOPED_TRACE(type);
+    KernelSpec spec = specOf(type, KernelOp::QCast, options);
+    EXPECT_EQ(backend_->fit(spec), KernelFit::Unsupported);
+    Expected<std::string> text = backend_->assembly(spec, {});
+    ASSERT_FALSE(text);
+    EXPECT_EQ(text.status().code(), ErrorCode::Unsupported);
+    EXPECT_THAT(text.status().message(), HasSubstr("dynamic qcast"));
+  }
+}
+
 TEST_F(AsmjitAssemblyTest, ShortRunsReadPerElementParameterTables) {
   // Last-axis per-axis: every element has the next channel's parameters,
   // so the kernel walks per-element tables instead of one run per element.

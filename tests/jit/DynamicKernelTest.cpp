@@ -28,8 +28,11 @@ struct DynamicCase {
 
 std::vector<DynamicCase> dynamicCases() {
   std::vector<DynamicCase> cases;
-  for (IsaLevel level : runnableIsaLevels())
+  for (IsaLevel level : runnableIsaLevels()) {
     cases.push_back({"llvm", level});
+    if (level >= IsaLevel::Avx2)
+      cases.push_back({"asmjit", level});
+  }
   return cases;
 }
 
@@ -51,6 +54,12 @@ TEST_P(DynamicKernelTest, CodesAndParametersMatchTheReference) {
   for (const KernelSpec &spec : dynamicSpecSweep()) {
     SCOPED_TRACE(spec.canonicalString());
     compileOnly.generate(spec);
+    // llvm computes every dynamic qcast; asmjit per tensor and per axis
+    // with runs of 256 or more or of a length given at call time
+    // (X86DynamicQuantize.h).
+    if (backend.fit(spec) == KernelFit::Unsupported && c.backend == "asmjit" &&
+        spec.layout.kind != LayoutSpec::Kind::PerTensor)
+      continue;
     ASSERT_NE(backend.fit(spec), KernelFit::Unsupported);
     Expected<CompiledCode> code = backend.compile(spec);
     ASSERT_TRUE(code) << code.status().message();
@@ -61,7 +70,7 @@ TEST_P(DynamicKernelTest, CodesAndParametersMatchTheReference) {
     }
     ++checked;
   }
-  EXPECT_GT(checked, 100u);
+  EXPECT_GT(checked, c.backend == "llvm" ? 100u : 60u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Backends, DynamicKernelTest,

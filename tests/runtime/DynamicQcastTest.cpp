@@ -409,23 +409,36 @@ TEST(DynamicQcastSpec, WhatIsNotDefinedIsUnsupported) {
   }
 }
 
-TEST(DynamicQcastBackends, LlvmCompilesItAsmjitRefusesAutoTakesLlvm) {
+TEST(DynamicQcastBackends, AutoTakesAsmjitForLongRunsAndLlvmForBlocks) {
+  const char *perTensor = "!quant.uniform<i8:f32, ?>";
+  const char *blocked = "tensor<2x64x!quant.uniform<i8:f32:{0:1, 1:32}, ?>>";
+  // asmjit needs AVX2 (a runtime capped below makes none): there it
+  // computes per-tensor and long per-axis groups, and refuses blocks.
+  bool asmjitDynamic = false;
   if (auto asmjit = makeRuntime(BackendKind::Asmjit)) {
-    Expected<std::shared_ptr<const Kernel>> kernel = compileDynamic(
-        *asmjit, "!quant.uniform<i8:f32, ?>", DynamicScheme::AbsMax);
+    Expected<std::shared_ptr<const Kernel>> kernel =
+        compileDynamic(*asmjit, perTensor, DynamicScheme::AbsMax);
+    ASSERT_TRUE(kernel) << kernel.status().message();
+    EXPECT_EQ((*kernel)->backend(), BackendKind::Asmjit);
+    asmjitDynamic = true;
+    kernel = compileDynamic(*asmjit, blocked, DynamicScheme::AbsMax);
     ASSERT_FALSE(kernel);
     EXPECT_EQ(kernel.status().code(), ErrorCode::Unsupported)
         << kernel.status().message();
   }
   auto runtime = makeRuntime();
   ASSERT_TRUE(runtime);
-  Expected<std::shared_ptr<const Kernel>> kernel = compileDynamic(
-      *runtime, "!quant.uniform<i8:f32, ?>", DynamicScheme::AbsMax);
+  Expected<std::shared_ptr<const Kernel>> kernel =
+      compileDynamic(*runtime, perTensor, DynamicScheme::AbsMax);
   ASSERT_TRUE(kernel) << kernel.status().message();
-  EXPECT_EQ((*kernel)->backend(), BackendKind::Llvm);
+  EXPECT_EQ((*kernel)->backend(),
+            asmjitDynamic ? BackendKind::Asmjit : BackendKind::Llvm);
   // Its code has its own ABI: no ParamKernelFn to hand out.
   EXPECT_EQ((*kernel)->paramFunction(), nullptr);
   EXPECT_EQ((*kernel)->function(), nullptr);
+  kernel = compileDynamic(*runtime, blocked, DynamicScheme::AbsMax);
+  ASSERT_TRUE(kernel) << kernel.status().message();
+  EXPECT_EQ((*kernel)->backend(), BackendKind::Llvm);
 }
 
 TEST(DynamicQcastErrors, CallsAreCheckedAndWriteNothing) {

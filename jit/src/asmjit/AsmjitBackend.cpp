@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 #include "A64Target.h"
 #include "AsmjitAssembly.h"
+#include "X86DynamicQuantize.h"
 #include "X86Generators.h"
 
 #include "../FinishedKernel.h"
@@ -43,8 +44,21 @@ public:
                                " code (assembly only)");
     asmjit::CodeHolder code;
     code.init(runtime_->environment());
-    if (Status status = assembleX86Kernel(code, X86Isa(isa_), spec); !status)
+    // A dynamic qcast's entry passes its parts to the driver; the parts
+    // learn where the passes are once the code is mapped.
+    std::shared_ptr<DynamicQuantizeParts> parts;
+    X86DynamicLabels labels;
+    if (spec.params.dynamic != DynamicScheme::None) {
+      parts = std::make_shared<DynamicQuantizeParts>();
+      parts->spec = spec;
+      if (Status status = assembleX86DynamicKernel(code, X86Isa(isa_), spec,
+                                                   parts.get(), labels);
+          !status)
+        return status;
+    } else if (Status status = assembleX86Kernel(code, X86Isa(isa_), spec);
+               !status) {
       return status;
+    }
 
     void *entry = nullptr;
     if (asmjit::Error err = runtime_->add(&entry, &code))
@@ -52,10 +66,18 @@ public:
                            std::string("asmjit backend: no executable "
                                        "memory for the kernel: ") +
                                asmjit::DebugUtils::errorAsString(err));
+    if (parts) {
+      auto at = [&](const asmjit::Label &label) {
+        return static_cast<const char *>(entry) +
+               code.labelOffsetFromBase(label);
+      };
+      parts->range = reinterpret_cast<RangeRunsFn>(at(labels.range));
+      parts->quantize = reinterpret_cast<ParamKernelFn>(at(labels.quantize));
+    }
     CompiledCode compiled;
     compiled.entry = entry;
-    compiled.owner =
-        std::shared_ptr<const void>(entry, [runtime = runtime_](const void *p) {
+    compiled.owner = std::shared_ptr<const void>(
+        entry, [runtime = runtime_, parts](const void *p) {
           runtime->release(const_cast<void *>(p));
         });
     compiled.codeBytes = code.codeSize();

@@ -3,6 +3,7 @@
 
 #include "AsmjitAssembly.h"
 #include "X86Conversions.h"
+#include "X86DynamicQuantize.h"
 #include "X86FloatStorage.h"
 #include "X86PeriodicRuns.h"
 #include "X86QuantileStorage.h"
@@ -35,10 +36,7 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
             "); the runtime should fall back to the llvm backend or the "
             "reference");
   if (spec.params.dynamic != DynamicScheme::None)
-    return Status::error(ErrorCode::Unsupported,
-                         "asmjit backend: dynamic qcast (parameters from the "
-                         "data) is not generated yet; the llvm backend "
-                         "and the reference compute it");
+    return checkX86DynamicSupport(spec, isa);
   if (spec.params.scaleFormat != ScaleFormat::Expressed)
     return unsupported("runtime scales in a format other than the expressed "
                        "type's (" +
@@ -135,6 +133,10 @@ void generateX86Kernel(x86::Assembler &a, const X86Isa &level,
 
 Status assembleX86Kernel(asmjit::CodeHolder &code, const X86Isa &isa,
                          const KernelSpec &spec) {
+  if (spec.params.dynamic != DynamicScheme::None) {
+    X86DynamicLabels labels;
+    return assembleX86DynamicKernel(code, isa, spec, nullptr, labels);
+  }
   if (Status status = checkX86Support(spec, isa); !status)
     return status;
   AssemblyErrors errors;

@@ -56,7 +56,9 @@ void generateX86Kernel(x86::Assembler &a, const X86Isa &level,
 
 /// Checks `spec` against `isa`, then emits its kernel (at x86KernelIsa)
 /// into `code`, which the caller has initialized (and may have given a
-/// logger). The first assembler error comes back as a Status.
+/// logger). The first assembler error comes back as a Status. A dynamic
+/// qcast's entry passes a null DynamicQuantizeParts: a listing, not code
+/// to run (X86DynamicQuantize.h).
 Status assembleX86Kernel(asmjit::CodeHolder &code, const X86Isa &isa,
                          const KernelSpec &spec);
 

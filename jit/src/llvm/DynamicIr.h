@@ -4,7 +4,7 @@
 // every group's range (11.1), read once from the input by the layout's loop
 // nest; every group's scale and zero point from its range (11.2-11.4); then
 // the runtime-parameter qcast with them (KernelIr). This file emits the
-// first two; each formula follows runtime/src/DynamicParameters.cpp
+// first two; each formula follows frontend/src/DynamicParameters.cpp
 // operation for operation, so the kernels match the reference bit for bit.
 //
 //===----------------------------------------------------------------------===//

@@ -1,19 +1,20 @@
 //===- DynamicParameters.h - A group's parameters from its data -*- C++ -*-===//
 //
 // docs/semantics.md section 11: the scale and zero point a dynamic qcast
-// chooses for one group, from the group's range of finite values. The llvm
-// backend emits the same steps (jit/src/llvm/DynamicIr.cpp); the
-// differential tests hold the two together.
+// chooses for one group, from the group's range of finite values. The
+// reference and asmjit's dynamic kernels call these functions; the llvm
+// backend emits the same steps (jit/src/llvm/DynamicIr.cpp), and the
+// differential tests hold them together.
 //
 //===----------------------------------------------------------------------===//
-#ifndef QJIT_RUNTIME_DYNAMICPARAMETERS_H
-#define QJIT_RUNTIME_DYNAMICPARAMETERS_H
+#ifndef QJIT_DYNAMICPARAMETERS_H
+#define QJIT_DYNAMICPARAMETERS_H
 
 #include "qjit/KernelSpec.h"
 
 #include <cstdint>
 
-namespace qjit::reference {
+namespace qjit {
 
 /// The range of one group (11.1): lo = min(0, finite elements), hi =
 /// max(0, finite elements). An empty group, or one without finite
@@ -41,6 +42,6 @@ DynamicParameter<float> chooseDynamicParameter(const KernelSpec &spec,
 DynamicParameter<double> chooseDynamicParameter(const KernelSpec &spec,
                                                 GroupRange<double> range);
 
-} // namespace qjit::reference
+} // namespace qjit
 
-#endif // QJIT_RUNTIME_DYNAMICPARAMETERS_H
+#endif // QJIT_DYNAMICPARAMETERS_H

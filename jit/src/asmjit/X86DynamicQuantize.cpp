@@ -1,0 +1,127 @@
+//===- X86DynamicQuantize.cpp - asmjit's dynamic qcast --------------------===//
+#include "X86DynamicQuantize.h"
+
+#include "AsmjitAssembly.h"
+#include "X86Generators.h"
+
+#include "plan/PlanLimits.h"
+
+#include "qjit/internal/DynamicKernelAbi.h"
+#include "qjit/internal/DynamicParameters.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+
+namespace qjit::asmjit_backend {
+
+namespace {
+
+/// docs/semantics.md 11: every group's range (the range pass over each
+/// period's runs), every group's parameters, then the quantize pass with
+/// them as its runtime parameters.
+template <typename C>
+void runDynamicQuantize(const void *src, void *dst, size_t n,
+                        const KernelParams *params,
+                        const DynamicKernelBuffers *buffers,
+                        const DynamicQuantizeParts *parts) {
+  const KernelSpec &spec = parts->spec;
+  const LayoutSpec &layout = spec.layout;
+  size_t count = static_cast<size_t>(layout.parameterCount());
+  C *lo = static_cast<C *>(buffers->low);
+  C *hi = static_cast<C *>(buffers->high);
+  std::fill_n(lo, count, C(0));
+  std::fill_n(hi, count, C(0));
+  if (layout.kind == LayoutSpec::Kind::PerTensor) {
+    if (n != 0)
+      parts->range(src, n, 1, lo, hi);
+  } else {
+    size_t inner = static_cast<size_t>(layout.inner == LayoutSpec::kDynamic
+                                           ? params->extents[0]
+                                           : layout.inner);
+    size_t runs = n / inner;
+    const C *values = static_cast<const C *>(src);
+    for (size_t r = 0; r < runs; r += count)
+      parts->range(values + r * inner, inner, std::min(count, runs - r), lo,
+                   hi);
+  }
+  C *scales = static_cast<C *>(buffers->scales);
+  for (size_t k = 0; k < count; ++k) {
+    DynamicParameter<C> chosen =
+        chooseDynamicParameter(spec, GroupRange<C>{lo[k], hi[k]});
+    scales[k] = chosen.scale;
+    buffers->zeroPoints[k] = chosen.zeroPoint;
+  }
+  KernelParams chosen;
+  chosen.extents = params ? params->extents : nullptr;
+  chosen.scales = scales;
+  chosen.zeroPoints = buffers->zeroPoints;
+  parts->quantize(src, dst, n, &chosen);
+}
+
+Status unsupported(std::string what) {
+  return Status::error(ErrorCode::Unsupported,
+                       "asmjit backend: dynamic qcast " + std::move(what) +
+                           " is not generated yet; the llvm backend and the "
+                           "reference compute it");
+}
+
+} // namespace
+
+KernelSpec quantizeWithChosenParameters(const KernelSpec &dynamicSpec) {
+  KernelSpec spec = dynamicSpec;
+  spec.params.dynamic = DynamicScheme::None;
+  spec.params.dynamicRule = DynamicRule::Default;
+  return spec;
+}
+
+Status checkX86DynamicSupport(const KernelSpec &spec, const X86Isa &isa) {
+  const LayoutSpec &layout = spec.layout;
+  if (layout.kind == LayoutSpec::Kind::Blocked)
+    return unsupported("with blocked layouts");
+  // Each group's parameters are chosen on the host, one at a time.
+  if (layout.kind == LayoutSpec::Kind::PerAxis &&
+      layout.inner != LayoutSpec::kDynamic &&
+      layout.inner < plan::kCheckedRunElements)
+    return unsupported("with per-axis runs shorter than " +
+                       std::to_string(plan::kCheckedRunElements) + " elements");
+  return checkX86Support(quantizeWithChosenParameters(spec), isa);
+}
+
+Status assembleX86DynamicKernel(asmjit::CodeHolder &code, const X86Isa &isa,
+                                const KernelSpec &spec,
+                                const DynamicQuantizeParts *parts,
+                                X86DynamicLabels &labels) {
+  if (Status status = checkX86DynamicSupport(spec, isa); !status)
+    return status;
+  KernelSpec quantize = quantizeWithChosenParameters(spec);
+  AssemblyErrors errors;
+  code.setErrorHandler(&errors);
+  {
+    x86::Assembler a(&code);
+    // The entry: a DynamicKernelFn whose sixth argument is `parts`. A
+    // listing (no parts) shows both addresses as 0, so it does not depend
+    // on where this process is loaded.
+    auto driver = spec.compute == ValueType::F64 ? &runDynamicQuantize<double>
+                                                 : &runDynamicQuantize<float>;
+    a.setInlineComment("DynamicQuantizeParts *");
+    a.mov(x86::r9, reinterpret_cast<uint64_t>(parts));
+    a.setInlineComment("runDynamicQuantize");
+    a.mov(x86::rax, parts ? reinterpret_cast<uint64_t>(driver) : 0);
+    a.jmp(x86::rax);
+    labels.range = a.newLabel();
+    labels.quantize = a.newLabel();
+    a.align(asmjit::AlignMode::kCode, 64);
+    a.bind(labels.range);
+    generateX86RangeRuns(a, isa, spec.compute, spec.params.dynamic);
+    a.align(asmjit::AlignMode::kCode, 64);
+    a.bind(labels.quantize);
+    generateX86Kernel(a, isa, quantize);
+  }
+  code.resetErrorHandler();
+  if (!errors.ok())
+    return errors.status(spec);
+  return Status::ok();
+}
+
+} // namespace qjit::asmjit_backend
