@@ -72,7 +72,7 @@ CurrentWorkload &currentWorkload(const BenchCase &benchCase, KernelOp op,
     request.name = std::string(benchCase.name);
     request.typeText = std::move(*text);
     request.op = op;
-    request.lowering.runtimeParameters = benchCase.runtimeParameters;
+    request.lowering = caseLowering(benchCase);
     request.n = n;
     return request;
   });

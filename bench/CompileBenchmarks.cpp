@@ -23,12 +23,6 @@ struct CompileCase {
   KernelOp op;
 };
 
-LoweringOptions loweringFor(const BenchCase &benchCase) {
-  LoweringOptions options;
-  options.runtimeParameters = benchCase.runtimeParameters;
-  return options;
-}
-
 Expected<KernelSpec> specFor(const CompileCase &c) {
   auto text = caseTypeText(*c.benchCase, kBenchSizes[0]);
   if (!text)
@@ -36,7 +30,7 @@ Expected<KernelSpec> specFor(const CompileCase &c) {
   auto type = parseTypeOrError(*text);
   if (!type)
     return type.status();
-  return lowerToKernelSpec(*type, c.op, loweringFor(*c.benchCase));
+  return lowerToKernelSpec(*type, c.op, caseLowering(*c.benchCase));
 }
 
 void coldCompile(benchmark::State &state, CompileCase c,
@@ -85,7 +79,7 @@ void cacheHit(benchmark::State &state, CompileCase c, bool fromText) {
     return;
   }
   Runtime &rt = **runtime;
-  LoweringOptions lowering = loweringFor(*c.benchCase);
+  LoweringOptions lowering = caseLowering(*c.benchCase);
   auto compile = [&]() {
     return fromText ? rt.compile(*text, c.op, lowering) : rt.compile(*spec);
   };

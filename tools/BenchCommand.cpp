@@ -21,6 +21,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -111,6 +112,8 @@ struct Target {
   std::string typeText;
   int64_t n = 0;
   bool runtimeParameters = false;
+  /// A case's own scale format (MXFP4's E8M0), over --scale-format.
+  std::optional<ScaleFormat> scaleFormat;
 };
 
 Expected<Target> readTarget(const CommandLine &flags) {
@@ -130,6 +133,8 @@ Expected<Target> readTarget(const CommandLine &flags) {
     target.name = *name;
     target.n = *n ? *n : kDefaultElements;
     target.runtimeParameters |= c->runtimeParameters;
+    if (c->scaleFormat != ScaleFormat::Expressed)
+      target.scaleFormat = c->scaleFormat;
     auto text = bench::caseTypeText(*c, target.n);
     if (!text)
       return text.status();
@@ -302,6 +307,8 @@ int runBench(const Target &target, KernelRequest request, double minSeconds,
   workloadRequest.op = request.op;
   workloadRequest.lowering = request.lowering;
   workloadRequest.lowering.runtimeParameters = target.runtimeParameters;
+  if (target.scaleFormat)
+    workloadRequest.lowering.scaleFormat = *target.scaleFormat;
   workloadRequest.n = target.n;
   auto workload = bench::Workload::create(std::move(workloadRequest));
   if (!workload)

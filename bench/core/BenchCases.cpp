@@ -31,6 +31,9 @@ constexpr BenchCase kCases[] = {
     {"i4_block32", "i4", CaseLayout::Block32, false, true},
     {"f8e4m3fn_per_tensor", "f8E4M3FN", CaseLayout::PerTensor, false, false},
     {"nf4_per_tensor", kNf4Storage, CaseLayout::PerTensor, false, false},
+    // OCP MXFP4 (gpt-oss's weights): f4E2M1FN codes, E8M0 block scales.
+    {"mxfp4_block32", "f4E2M1FN", CaseLayout::Block32, false, true,
+     ScaleFormat::E8M0},
 };
 
 /// A scale with all 24 significand bits in play (so neither division nor
@@ -74,6 +77,13 @@ std::string parameterList(const BenchCase &benchCase, int64_t first,
 } // namespace
 
 std::span<const BenchCase> benchCases() { return kCases; }
+
+LoweringOptions caseLowering(const BenchCase &benchCase) {
+  LoweringOptions options;
+  options.runtimeParameters = benchCase.runtimeParameters;
+  options.scaleFormat = benchCase.scaleFormat;
+  return options;
+}
 
 const BenchCase *findBenchCase(std::string_view name) {
   for (const BenchCase &c : kCases)

@@ -10,6 +10,7 @@
 #define QJIT_BENCH_BENCHCASES_H
 
 #include "qjit/Error.h"
+#include "qjit/KernelSpec.h"
 
 #include <cstdint>
 #include <span>
@@ -37,6 +38,8 @@ struct BenchCase {
   /// Scales passed at call time (KernelParams) instead of baked: blockwise
   /// types carry n/32 parameters, which no one bakes into code.
   bool runtimeParameters;
+  /// The runtime scales' format (E8M0: each type scale's power of two).
+  ScaleFormat scaleFormat = ScaleFormat::Expressed;
 };
 
 inline constexpr int64_t kChannels = 256;
@@ -47,6 +50,9 @@ inline constexpr int64_t kRow = 4096;
 inline constexpr int64_t kBenchSizes[] = {4096, 65536, 1 << 20, 1 << 24};
 
 std::span<const BenchCase> benchCases();
+/// The lowering every runner of `benchCase` uses: runtime parameters and
+/// their scale format.
+LoweringOptions caseLowering(const BenchCase &benchCase);
 const BenchCase *findBenchCase(std::string_view name);
 
 /// The full MLIR type of `benchCase` over n elements (n a multiple of

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "KernelTester.h"
 
+#include "qjit/TypeParser.h"
 #include "qjit/internal/Backend.h"
 
 #include "plan/PlanLimits.h"
@@ -144,6 +145,26 @@ TEST(LlvmAsm, Fp8DequantizeThroughHalfWords) {
     if (isa == IsaLevel::Avx2) {
       EXPECT_THAT(text, Not(HasSubstr("zmm")));
     }
+  }
+}
+
+TEST(LlvmAsm, Mxfp4DequantizeLooksCodesUpWithPermutes) {
+  // f4E2M1FN codes with E8M0 block scales at run time: each code's value
+  // from a 16-entry table in registers, no gather, no bit assembly.
+  Expected<TypeDescriptor> type = parseTypeOrError(
+      "tensor<4x64x!quant.uniform<f4E2M1FN:f32:{0:1, 1:32}, ?>>");
+  ASSERT_TRUE(type) << type.status().message();
+  LoweringOptions options;
+  options.runtimeParameters = true;
+  options.scaleFormat = ScaleFormat::E8M0;
+  Expected<KernelSpec> spec =
+      lowerToKernelSpec(*type, KernelOp::DCast, options);
+  ASSERT_TRUE(spec) << spec.status().message();
+  for (IsaLevel isa : {IsaLevel::Avx2, IsaLevel::Avx512}) {
+    std::string text = assemblyOf(*spec, isa);
+    EXPECT_THAT(text, ContainsRegex("vperm(i2|t2)?(ps|d)"))
+        << isaLevelName(isa);
+    EXPECT_THAT(text, Not(HasSubstr("gather"))) << isaLevelName(isa);
   }
 }
 

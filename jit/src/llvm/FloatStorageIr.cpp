@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "FloatStorageIr.h"
 
+#include "TableLookup.h"
+
 #include "qjit/internal/FloatStorage.h"
 #include "qjit/internal/HostFloat.h"
 
@@ -153,6 +155,19 @@ llvm::Value *emitFloatDecode(IrContext &ir, llvm::Value *q, unsigned lanes) {
   llvm::Type *f32Lanes = ir.vectorOf(f32, lanes);
   int M = static_cast<int>(format.mantissaBits);
   uint32_t signBit = format.signBit();
+
+  // f4E2M1FN: its 16 values are a table, one permute per vector on x86
+  // (MXFP4 dcast with E8M0 block scales, 64K elements: 9.7 el/ns with the
+  // bit operations below, 18.3 with the table; AMD EPYC Zen 5, AVX-512).
+  // Elsewhere a table would be a gather.
+  if (format.bits <= 4 && ir.spec.compute == ValueType::F32 &&
+      ir.target.isX86 && ir.target.vectorBits >= 256) {
+    std::vector<double> values;
+    for (uint32_t code = 0; code < (1u << format.bits); ++code)
+      values.push_back(decodeFloatStorage(format, code));
+    return emitTableLookup(ir, f32, values,
+                           b.CreateAnd(q, i32((1 << format.bits) - 1)), lanes);
+  }
 
   llvm::Value *magnitude = b.CreateAnd(q, i32(signBit - 1));
   llvm::Value *sign =
