@@ -40,7 +40,9 @@ const char kKernelFlagsHelp[] =
     "  --scale-format=expressed|f32|f16|bf16|e8m0\n"
     "                              runtime scales in this format (default:\n"
     "                              the expressed type's; e8m0: OCP MX bytes,\n"
-    "                              2^(b-127)); needs runtime parameters\n";
+    "                              2^(b-127)); needs runtime parameters;\n"
+    "                              with --dynamic, the written scales\n"
+    "                              (f16 or bf16 of f32 values, f32 of f64)\n";
 
 const char kBackendFlagsHelp[] =
     "  --backend=auto|llvm|asmjit|reference\n"

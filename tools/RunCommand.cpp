@@ -400,14 +400,14 @@ struct ParameterOutputFiles {
 
 /// The parameters a dynamic qcast computed, as the files hold them.
 struct ComputedParameters {
-  std::vector<uint8_t> scales;     ///< The expressed type's host format.
+  std::vector<uint8_t> scales;     ///< In the spec's scale format.
   std::vector<int64_t> zeroPoints; ///< One per scale.
 };
 
 Status writeParameters(const KernelSpec &spec, const ComputedParameters &params,
                        const ParameterOutputFiles &files) {
   std::vector<int64_t> shape = parameterShape(spec);
-  NpyDtype scaleDtype = sideDtype(spec, BufferSide::Expressed);
+  NpyDtype scales = scaleDtype(spec, sideDtype(spec, BufferSide::Expressed));
   // int32 as numpy and PyTorch hold zero points, unless u32 needs more.
   bool wide = spec.storage.max > INT32_MAX;
   std::vector<uint8_t> zeroBytes;
@@ -423,14 +423,13 @@ Status writeParameters(const KernelSpec &spec, const ComputedParameters &params,
   NpyDtype zeroDtype = wide ? NpyDtype::I8 : NpyDtype::I4;
   if (files.archive) {
     std::array<NpzEntry, 2> entries = {
-        NpzEntry{"scales", scaleDtype, shape, params.scales},
+        NpzEntry{"scales", scales, shape, params.scales},
         NpzEntry{"zero_points", zeroDtype, shape, zeroBytes}};
     if (Status s = writeNpz(*files.archive, entries); !s)
       return s;
   }
   if (files.scales)
-    if (Status s = writeNpy(*files.scales, scaleDtype, shape, params.scales);
-        !s)
+    if (Status s = writeNpy(*files.scales, scales, shape, params.scales); !s)
       return s;
   if (files.zeroPoints)
     return writeNpy(*files.zeroPoints, zeroDtype, shape, zeroBytes);
@@ -525,7 +524,7 @@ Status run(const KernelRequest &request, const RuntimeOptions &options,
   if (dynamic) {
     size_t count = parameterCounts(*spec).scales;
     ComputedParameters computed;
-    computed.scales.resize(count * valueTypeBytes(spec->expressed));
+    computed.scales.resize(count * runtimeScaleBytes(*spec));
     computed.zeroPoints.resize(count);
     if (Status ran =
             (*kernel)->runDynamic(input->data.data(), input->data.size(),

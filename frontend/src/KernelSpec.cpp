@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <optional>
 #include <string>
 
 namespace qjit {
@@ -196,6 +197,22 @@ unsigned runtimeScaleBytes(const KernelSpec &spec) {
     return 1;
   }
   return valueTypeBytes(spec.expressed);
+}
+
+std::optional<ValueType> scaleValueType(const KernelSpec &spec) {
+  switch (spec.params.scaleFormat) {
+  case ScaleFormat::Expressed:
+    return spec.expressed;
+  case ScaleFormat::F32:
+    return ValueType::F32;
+  case ScaleFormat::F16:
+    return ValueType::F16;
+  case ScaleFormat::BF16:
+    return ValueType::BF16;
+  case ScaleFormat::E8M0:
+    return std::nullopt;
+  }
+  return std::nullopt;
 }
 
 unsigned StorageSpec::containerBytes() const {
@@ -453,9 +470,18 @@ Status verifyScaleFormat(const KernelSpec &spec) {
   ScaleFormat format = spec.params.scaleFormat;
   if (format == ScaleFormat::Expressed)
     return Status::ok();
-  if (!spec.params.runtime || spec.params.dynamic != DynamicScheme::None)
+  if (!spec.params.runtime)
     return invalid("a scale format other than expressed needs runtime "
-                   "(not dynamic) parameters");
+                   "parameters");
+  // Dynamic qcast rounds its scales to the format once (semantics 11.7).
+  bool dynamicFormat =
+      spec.expressed == ValueType::F32
+          ? format == ScaleFormat::F16 || format == ScaleFormat::BF16
+          : format == ScaleFormat::F32;
+  if (spec.params.dynamic != DynamicScheme::None && !dynamicFormat)
+    return invalid("dynamic qcast writes scales as f16 or bf16 of f32 "
+                   "values, or f32 of f64 values, not " +
+                   std::string(scaleFormatName(format)));
   bool own = (format == ScaleFormat::F32 && spec.expressed == ValueType::F32) ||
              (format == ScaleFormat::F16 && spec.expressed == ValueType::F16) ||
              (format == ScaleFormat::BF16 && spec.expressed == ValueType::BF16);
@@ -530,6 +556,10 @@ std::string KernelSpec::canonicalString() const {
     if (params.dynamicRule != DynamicRule::Default) {
       out += ',';
       out += dynamicRuleName(params.dynamicRule);
+    }
+    if (params.scaleFormat != ScaleFormat::Expressed) {
+      out += ",scales=";
+      out += scaleFormatName(params.scaleFormat);
     }
     out += ')';
   } else if (params.runtime) {

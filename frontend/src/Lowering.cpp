@@ -385,7 +385,7 @@ Status lowerDynamic(KernelSpec &spec, const LoweringOptions &options) {
 /// The scale format of runtime parameters (semantics 2.3): the expressed
 /// type's own format is Expressed, so f32 scales of f32 values select
 /// today's kernel, and so is any format of an scast, which reads no scales.
-/// Dynamic qcast writes expressed scales only, for now.
+/// A dynamic qcast writes its scales in the format (11.7).
 Status lowerScaleFormat(KernelSpec &spec, const LoweringOptions &options) {
   ScaleFormat format = options.scaleFormat;
   if (spec.op == KernelOp::SCast)
@@ -403,10 +403,9 @@ Status lowerScaleFormat(KernelSpec &spec, const LoweringOptions &options) {
             " is the format of runtime scales: compile with runtime "
             "parameters (LoweringOptions::runtimeParameters; "
             "--runtime-params, --scales or --params)");
-  if (spec.params.dynamic != DynamicScheme::None)
-    return unsupported("dynamic qcast writes its scales in the expressed "
-                       "type; scale format " +
-                       name + " is planned for it (docs/semantics.md 11)");
+  if (spec.params.dynamic != DynamicScheme::None && format == ScaleFormat::E8M0)
+    return unsupported("dynamic qcast with E8M0 scales is the MX scheme, "
+                       "planned (docs/semantics.md 11)");
   spec.params.scaleFormat = format;
   return Status::ok();
 }

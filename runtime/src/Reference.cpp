@@ -184,18 +184,21 @@ void convertDynamic(const KernelSpec &spec, const ParameterLayout &layout,
   for (size_t i = 0; i < n; ++i)
     ranges[reference::parameterIndex(layout, i)].add(
         static_cast<C>(reference::loadExpressed(spec.expressed, src, i)));
+  // 11.7: a scale format other than E's rounds each scale once; the
+  // codes use the scale written.
+  ValueType written = scaleValueType(spec).value_or(spec.expressed);
   Parameters<C> parameters;
   for (const GroupRange<C> &range : ranges) {
     DynamicParameter<C> chosen = chooseDynamicParameter(spec, range);
-    parameters.scales.push_back(chosen.scale);
+    parameters.scales.push_back(
+        static_cast<C>(roundToValueType(chosen.scale, written)));
     parameters.zeroPoints.push_back(chosen.zeroPoint);
   }
   if (spec.storage.packed)
     std::memset(dst, 0, storageBytes(spec.storage, n));
   quantizeAll(spec, layout, parameters, src, dst, 0, n);
   for (size_t k = 0; k < count; ++k) {
-    reference::storeExpressed(spec.expressed, outputs.scales, k,
-                              parameters.scales[k]);
+    reference::storeExpressed(written, outputs.scales, k, parameters.scales[k]);
     if (outputs.zeroPoints)
       outputs.zeroPoints[k] = parameters.zeroPoints[k];
   }

@@ -215,7 +215,7 @@ TEST(AArch64UnderQemuDynamic, LlvmBitExactAgainstReference) {
   for (size_t k = 0; k < specs.size(); ++k)
     kernels.push_back({&codes[k], &specs[k], &testers[k]->callParams(),
                        &calls[k], testers[k]->parameterCount(),
-                       testers[k]->valueBytes()});
+                       testers[k]->valueBytes(), testers[k]->scaleBytes()});
   std::vector<std::vector<QemuCallResult>> results;
   ASSERT_TRUE(runUnderQemu(kernels, results));
   size_t failures = 0;

@@ -58,6 +58,7 @@ void writeKernel(JobWriter &job, const QemuKernel &kernel) {
   if (dynamic) {
     job.u64(kernel.dynamicParameters);
     job.u64(kernel.dynamicValueBytes);
+    job.u64(kernel.dynamicScaleBytes);
   }
   job.u32(static_cast<uint32_t>(kernel.calls->size()));
   for (const KernelTester::PreparedCall &call : *kernel.calls) {
@@ -159,7 +160,7 @@ runUnderQemu(const std::vector<QemuKernel> &kernels,
       read(result.output, call.expected.size() - 2 * KernelTester::kGuardBytes);
       if (kernels[k].spec->params.dynamic != DynamicScheme::None) {
         read(result.scales,
-             kernels[k].dynamicParameters * kernels[k].dynamicValueBytes);
+             kernels[k].dynamicParameters * kernels[k].dynamicScaleBytes);
         read(result.zeroPoints, kernels[k].dynamicParameters * 8);
       }
       if (!out)

@@ -32,8 +32,9 @@ struct QemuKernel {
   const KernelTester::CallParams *params = nullptr;
   const std::vector<KernelTester::PreparedCall> *calls = nullptr;
   /// A dynamic qcast (DynamicKernelFn) writes this many scales of
-  /// `dynamicValueBytes` each and as many zero points.
-  size_t dynamicParameters = 0, dynamicValueBytes = 0;
+  /// `dynamicScaleBytes` each and as many zero points; its ranges are
+  /// values of `dynamicValueBytes`.
+  size_t dynamicParameters = 0, dynamicValueBytes = 0, dynamicScaleBytes = 0;
 };
 
 /// What one call produced: each output with its guards, and whether the

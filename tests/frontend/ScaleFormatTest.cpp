@@ -3,8 +3,9 @@
 // docs/semantics.md 2.3: the value of each scale code (decodeScale, the one
 // decoder the reference, the tool and the Python module share), and how
 // lowering treats LoweringOptions::scaleFormat: the expressed type's own
-// format is Expressed, other formats need runtime (not dynamic)
-// parameters, and the canonical string names them.
+// format is Expressed, other formats need runtime parameters (a dynamic
+// qcast writes f16 or bf16 of f32 values, f32 of f64), and the canonical
+// string names them.
 //
 //===----------------------------------------------------------------------===//
 #include "qjit/KernelSpec.h"
@@ -153,16 +154,43 @@ TEST(ScaleFormatErrors, OtherFormatsNeedRuntimeParameters) {
       << baked.status().message();
 }
 
-TEST(ScaleFormatErrors, DynamicQcastWritesExpressedScalesOnly) {
-  Expected<KernelSpec> dynamic =
+TEST(ScaleFormat, DynamicQcastWritesF16OrBf16OfF32AndF32OfF64) {
+  // docs/semantics.md 11.7, named in the canonical string.
+  for (ScaleFormat format : {ScaleFormat::F16, ScaleFormat::BF16}) {
+    Expected<KernelSpec> spec =
+        lower("!quant.uniform<i8:f32, ?>", KernelOp::QCast, format,
+              /*runtime=*/true, DynamicScheme::AbsMax);
+    ASSERT_TRUE(spec) << spec.status().message();
+    EXPECT_NE(spec->canonicalString().find(
+                  "params=dynamic(absmax,scales=" +
+                  std::string(scaleFormatName(format)) + ")"),
+              std::string::npos)
+        << spec->canonicalString();
+  }
+  EXPECT_TRUE(lower("!quant.uniform<i8:f64, ?>", KernelOp::QCast,
+                    ScaleFormat::F32, true, DynamicScheme::MinMax));
+  // Its own format is no other format.
+  Expected<KernelSpec> own =
+      lower("!quant.uniform<i8:f32, ?>", KernelOp::QCast, ScaleFormat::F32,
+            true, DynamicScheme::AbsMax);
+  ASSERT_TRUE(own);
+  EXPECT_EQ(own->params.scaleFormat, ScaleFormat::Expressed);
+}
+
+TEST(ScaleFormatErrors, DynamicQcastWritesNoE8m0AndNoHalfOfF64) {
+  // E8M0 scales are the planned MX scheme's.
+  Expected<KernelSpec> mx =
       lower("!quant.uniform<i8:f32, ?>", KernelOp::QCast, ScaleFormat::E8M0,
             /*runtime=*/true, DynamicScheme::AbsMax);
-  ASSERT_FALSE(dynamic);
-  EXPECT_EQ(dynamic.status().code(), ErrorCode::Unsupported);
-  EXPECT_NE(dynamic.status().message().find("e8m0"), std::string::npos);
-  // Its own format is no other format.
-  EXPECT_TRUE(lower("!quant.uniform<i8:f32, ?>", KernelOp::QCast,
-                    ScaleFormat::F32, true, DynamicScheme::AbsMax));
+  ASSERT_FALSE(mx);
+  EXPECT_EQ(mx.status().code(), ErrorCode::Unsupported);
+  EXPECT_NE(mx.status().message().find("E8M0"), std::string::npos);
+  Expected<KernelSpec> half =
+      lower("!quant.uniform<i8:f64, ?>", KernelOp::QCast, ScaleFormat::F16,
+            /*runtime=*/true, DynamicScheme::AbsMax);
+  ASSERT_FALSE(half);
+  EXPECT_NE(half.status().message().find("f32 of f64"), std::string::npos)
+      << half.status().message();
 }
 
 TEST(ScaleFormatErrors, VerifierRejectsWhatLoweringNormalizes) {

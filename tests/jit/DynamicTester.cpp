@@ -91,8 +91,20 @@ std::vector<KernelSpec> dynamicSpecSweep() {
            {DynamicRule::Default, DynamicRule::PyTorch, DynamicRule::Xnnpack}) {
         spec.params.dynamic = scheme;
         spec.params.dynamicRule = rule;
-        if (verifyKernelSpec(spec))
-          specs.push_back(spec);
+        if (!verifyKernelSpec(spec))
+          continue;
+        specs.push_back(spec);
+        // Scales written in another format (11.7), for the default rule
+        // and 8-bit storage: f16 and bf16 by turns for f32 values, f32 for
+        // f64 values.
+        if (rule != DynamicRule::Default || spec.storage.bits != 8)
+          continue;
+        KernelSpec formatted = spec;
+        formatted.params.scaleFormat = spec.expressed == ValueType::F64
+                                           ? ScaleFormat::F32
+                                       : specs.size() % 2 ? ScaleFormat::F16
+                                                          : ScaleFormat::BF16;
+        specs.push_back(formatted);
       }
   return specs;
 }
@@ -100,6 +112,7 @@ std::vector<KernelSpec> dynamicSpecSweep() {
 DynamicTester::DynamicTester(KernelSpec spec, uint64_t seed)
     : spec_(std::move(spec)), rng_(seed) {
   valueBytes_ = spec_.expressed == ValueType::F64 ? 8 : 4;
+  scaleBytes_ = runtimeScaleBytes(spec_);
   count_ = static_cast<size_t>(spec_.layout.parameterCount());
   const LayoutSpec &layout = spec_.layout;
   if (layout.kind == LayoutSpec::Kind::PerAxis && layout.inner == kDyn)
@@ -233,7 +246,7 @@ void DynamicTester::fill(uint8_t *src, size_t n) {
   fill(src.data(), n);
   GuardedBuffer dst(*bufferBytes(spec_, BufferSide::Storage, n),
                     codes.dstOffset);
-  GuardedBuffer scales(count_ * valueBytes_, 0);
+  GuardedBuffer scales(count_ * scaleBytes_, 0);
   GuardedBuffer zeroPoints(count_ * sizeof(int64_t), 0);
   KernelParams params = call_.view();
   Status ran = runReferenceDynamic(
@@ -274,7 +287,7 @@ DynamicTester::prepareCalls(std::vector<PreparedCall> &calls) {
            << where << ": the kernel modified its input";
   if (auto same = compareGuarded("codes", call.codes.expected, codes, 1); !same)
     return same << " (" << where << ")";
-  if (auto same = compareGuarded("scales", call.scales, scales, valueBytes_);
+  if (auto same = compareGuarded("scales", call.scales, scales, scaleBytes_);
       !same)
     return same << " (" << where << ")";
   if (auto same = compareGuarded("zero points", call.zeroPoints, zeroPoints,
@@ -294,7 +307,7 @@ DynamicTester::prepareCalls(std::vector<PreparedCall> &calls) {
     std::vector<uint8_t> srcBefore = src.all();
     GuardedBuffer dst(call.codes.expected.size() - 2 * kGuard,
                       call.codes.dstOffset);
-    GuardedBuffer scales(count_ * valueBytes_, 0);
+    GuardedBuffer scales(count_ * scaleBytes_, 0);
     GuardedBuffer zeroPoints(count_ * sizeof(int64_t), 0);
     std::vector<uint8_t> low(count_ * valueBytes_, kPoison);
     std::vector<uint8_t> high(count_ * valueBytes_, kPoison);

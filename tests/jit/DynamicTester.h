@@ -21,9 +21,10 @@
 namespace qjit::testing {
 
 /// The dynamic specs the backends are swept over: absmax and minmax, both
-/// rules where they apply, integer widths 4 (packed too), 8 and 32, f32
-/// and f64, the presets' knobs, over per-tensor, per-axis (rows, strided
-/// channels, a dynamic row length) and blocked layouts.
+/// rules where they apply, scales in the values' format and another, integer
+/// widths 4 (packed too), 8 and 32, f32 and f64, the presets' knobs, over
+/// per-tensor, per-axis (rows, strided channels, a dynamic row length) and
+/// blocked layouts.
 std::vector<KernelSpec> dynamicSpecSweep();
 
 class DynamicTester {
@@ -37,6 +38,8 @@ public:
   const KernelTester::CallParams &callParams() const { return call_; }
   size_t parameterCount() const { return count_; }
   size_t valueBytes() const { return valueBytes_; }
+  /// Bytes of one written scale (the spec's scale format).
+  size_t scaleBytes() const { return scaleBytes_; }
   /// Every size up to 2 × 64 lanes + 1 per tensor; 0-3 periods and a long
   /// call otherwise.
   std::vector<size_t> sizes() const;
@@ -72,6 +75,7 @@ private:
   KernelSpec spec_;
   std::mt19937_64 rng_;
   size_t valueBytes_ = 4;
+  size_t scaleBytes_ = 4;
   size_t count_ = 1;
   KernelTester::CallParams call_;
 };

@@ -11,6 +11,7 @@
 #include "TestSeed.h"
 
 #include "qjit/Runtime.h"
+#include "qjit/internal/HostFloat.h"
 
 #include <gtest/gtest.h>
 
@@ -342,6 +343,41 @@ TEST(DynamicQcast, F64ValuesGiveF64Scales) {
   EXPECT_EQ(scale, 3.0 / 127.0);
   EXPECT_EQ(codes[0], 4); // 0.1 / (3/127) = 4.23
   EXPECT_EQ(codes[1], -127);
+}
+
+TEST(DynamicQcast, ScalesInAnotherFormatAreRoundedAndQuantizeTheCodes) {
+  // docs/semantics.md 11.7: s' = f16(amax / 127) or bf16(...), written, and
+  // the codes are x / s' rounded: what a dcast of (codes, s') reads back.
+  const std::vector<float> x = {0.1f, -3.0f, 1.7f, 2.9f};
+  const float s = 3.0f / 127.0f;
+  for (BackendKind backend : {BackendKind::Llvm, BackendKind::Reference}) {
+    auto runtime = makeRuntime(backend);
+    ASSERT_TRUE(runtime);
+    for (ScaleFormat format : {ScaleFormat::F16, ScaleFormat::BF16}) {
+      SCOPED_TRACE(std::string(backendKindName(backend)) + " " +
+                   std::string(scaleFormatName(format)));
+      LoweringOptions lowering;
+      lowering.dynamicScheme = DynamicScheme::AbsMax;
+      lowering.scaleFormat = format;
+      Expected<std::shared_ptr<const Kernel>> kernel = runtime->compile(
+          "!quant.uniform<i8:f32, ?>", KernelOp::QCast, lowering);
+      ASSERT_TRUE(kernel) << kernel.status().message();
+      uint16_t written = 0;
+      std::vector<int8_t> codes(x.size());
+      ASSERT_TRUE((*kernel)->runDynamic(x.data(), x.size() * sizeof(float),
+                                        codes.data(), codes.size(), x.size(),
+                                        ParameterOutputs{&written, nullptr}));
+      uint16_t want = format == ScaleFormat::F16 ? floatToHalfBits(s)
+                                                 : floatToBfloat16Bits(s);
+      EXPECT_EQ(written, want);
+      float rounded = format == ScaleFormat::F16 ? halfBitsToFloat(want)
+                                                 : bfloat16BitsToFloat(want);
+      for (size_t i = 0; i < x.size(); ++i)
+        EXPECT_EQ(codes[i],
+                  std::clamp(std::nearbyint(x[i] / rounded), -128.0f, 127.0f))
+            << i;
+    }
+  }
 }
 
 TEST(DynamicQcast, EmptyCallWritesEveryParameter) {

@@ -75,6 +75,24 @@ TEST_F(DynamicRun, WritesCodesAndParametersThatDcastReadsBack) {
             readArray(dir.file("y.npy")).data);
 }
 
+TEST_F(DynamicRun, F16ScalesAreWrittenAsF16AndReadBackByTheirDtype) {
+  // Row scales 1 and 2 are f16 values: the same codes, scales as '<f2',
+  // and the dcast infers the format from the dtype (docs/semantics.md 11.7).
+  expectSuccess(run({kRows, "--op=qcast", "--dynamic=absmax",
+                     "--scale-format=f16", flag("in", "x.npy"),
+                     flag("out", "q.npy"), flag("params-out", "p.npz")}));
+  EXPECT_EQ(valuesOf<int8_t>(readArray(dir.file("q.npy"))),
+            (std::vector<int8_t>{127, 1, 2, 3, -127, 2, 3, 0}));
+  NpyArray scales = archived("scales");
+  EXPECT_EQ(scales.dtype, NpyDtype::F2);
+  EXPECT_EQ(valuesOf<uint16_t>(scales),
+            (std::vector<uint16_t>{0x3c00, 0x4000}));
+  expectSuccess(run({kRows, "--op=dcast", flag("params", "p.npz"),
+                     flag("in", "q.npy"), flag("out", "y.npy")}));
+  EXPECT_EQ(valuesOf<float>(readArray(dir.file("y.npy"))),
+            (std::vector<float>{127, 1, 2, 3, -254, 4, 6, 0}));
+}
+
 TEST_F(DynamicRun, PerTensorMinMaxWritesZeroDimensionalParameters) {
   writeArray<float>(dir.file("u.npy"), NpyDtype::F4, {3}, {-1, 2, 0});
   const char *type = "!quant.uniform<u8:f32, ?>";

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -264,6 +265,9 @@ QJIT_API Expected<ScaleFormat> parseScaleFormat(std::string_view name);
 /// Bytes of one runtime scale of `spec` (its ScaleFormat, or the expressed
 /// type's for Expressed).
 QJIT_API unsigned runtimeScaleBytes(const KernelSpec &spec);
+/// The value type whose host format `spec`'s runtime scales are in (the
+/// expressed type for Expressed); none for E8M0 bytes.
+QJIT_API std::optional<ValueType> scaleValueType(const KernelSpec &spec);
 /// Scale `k` of a runtime scale array in `format` (Expressed: `expressed`'s
 /// host format) as its exact value (docs/semantics.md, 2.3). The one
 /// decoder of runtime scales: the reference, the tool and the Python module

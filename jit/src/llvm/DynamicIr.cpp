@@ -13,6 +13,8 @@
 //===----------------------------------------------------------------------===//
 #include "DynamicIr.h"
 
+#include "ElementIo.h"
+
 #include <llvm/IR/MDBuilder.h>
 
 #include <algorithm>
@@ -462,6 +464,27 @@ void emitDynamicParameters(IrContext &ir, const KernelSpec &dynamicSpec,
   unsigned lanes = std::max(1u, ir.target.vectorBits / computeBits);
   uint64_t bytes = computeBits / 8;
   llvm::Value *total = b.getInt64(count);
+  // 11.7: scales in another format are rounded to it once (bf16 by integer
+  // operations, f16 and f32 by fptrunc); the quantize pass reads them back.
+  ValueType written =
+      scaleValueType(dynamicSpec).value_or(dynamicSpec.expressed);
+  uint64_t scaleBytes = valueTypeBytes(written);
+  auto format = [&](llvm::Value *scale, unsigned width) -> llvm::Value * {
+    if (written == dynamicSpec.compute)
+      return scale;
+    switch (written) {
+    case ValueType::BF16:
+      return roundToBfloat16(ir, scale, width);
+    case ValueType::F16:
+      return b.CreateFPTrunc(
+          scale, ir.vectorOf(llvm::Type::getHalfTy(ir.context), width));
+    case ValueType::F32:
+      return b.CreateFPTrunc(scale, ir.vectorOf(b.getFloatTy(), width));
+    case ValueType::F64:
+      return scale;
+    }
+    return scale;
+  };
   auto groups = [&](llvm::Value *k, unsigned width) {
     llvm::Value *offset = b.CreateMul(k, b.getInt64(bytes));
     llvm::Value *lo =
@@ -470,7 +493,10 @@ void emitDynamicParameters(IrContext &ir, const KernelSpec &dynamicSpec,
         ir.load(ir.compute, ir.byteAddress(arrays.high, offset), Lanes{width});
     auto [scale, zeroPoint] =
         ParameterEmitter(ir, dynamicSpec, width).choose(lo, hi);
-    ir.store(scale, ir.byteAddress(arrays.scales, offset), Lanes{});
+    ir.store(
+        format(scale, width),
+        ir.byteAddress(arrays.scales, b.CreateMul(k, b.getInt64(scaleBytes))),
+        Lanes{});
     ir.store(zeroPoint,
              ir.byteAddress(arrays.zeroPoints, b.CreateMul(k, b.getInt64(8))),
              Lanes{});

@@ -18,7 +18,7 @@ namespace qjit::llvmjit {
 /// Pointers to the kernel's arrays of one entry per parameter
 /// (DynamicKernelBuffers): what it writes, and its scratch.
 struct DynamicArrays {
-  llvm::Value *scales = nullptr;     ///< Compute (= expressed) values.
+  llvm::Value *scales = nullptr;     ///< In the spec's scale format.
   llvm::Value *zeroPoints = nullptr; ///< i64.
   llvm::Value *low = nullptr;        ///< Compute values: each group's lo.
   llvm::Value *high = nullptr;       ///< Compute values: each group's hi.

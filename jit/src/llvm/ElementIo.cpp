@@ -51,8 +51,6 @@ llvm::Value *loadExpressed(IrContext &ir, llvm::Value *base, llvm::Value *index,
                         lanes.count);
 }
 
-namespace {
-
 /// f32 lanes rounded to bf16 bits, nearest-even. dcast never produces NaN
 /// (finite operands, finite scale), so no quieting is needed; overflow
 /// rounds to infinity as it must.
@@ -68,8 +66,6 @@ llvm::Value *roundToBfloat16(IrContext &ir, llvm::Value *values,
   return b.CreateTrunc(b.CreateLShr(rounded, ir.intConstant(ir.i32, 16, lanes)),
                        ir.vectorOf(ir.i16, lanes));
 }
-
-} // namespace
 
 void storeExpressed(IrContext &ir, llvm::Value *base, llvm::Value *index,
                     llvm::Value *values, Lanes lanes) {

@@ -51,6 +51,10 @@ llvm::Value *packBytesInPackOrder(IrContext &ir,
 /// order) stored as the 16 bytes of elements index.. of `base`.
 void storeNibblesInPackOrder(IrContext &ir, llvm::Value *base,
                              llvm::Value *index, llvm::Value *codes);
+/// f32 lanes, none NaN, as bf16 bits (i16 lanes), rounded to nearest-even
+/// by integer operations: exact, and no libcalls.
+llvm::Value *roundToBfloat16(IrContext &ir, llvm::Value *values,
+                             unsigned lanes);
 /// The in-memory element type of an expressed format.
 llvm::Type *expressedMemoryType(IrContext &ir);
 

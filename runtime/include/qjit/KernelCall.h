@@ -65,8 +65,9 @@ QJIT_API std::vector<int64_t> parameterShape(const KernelSpec &spec);
 
 /// Where a dynamic qcast (spec.params.dynamic, docs/semantics.md 11) writes
 /// the parameters it computes, in the formats runtime-parameter kernels
-/// read (KernelParams): one scale per parameter in the expressed type's
-/// host format, one zero point per parameter (null: not written).
+/// read (KernelParams): one scale per parameter in the spec's ScaleFormat
+/// (by default the expressed type's host format), one zero point per
+/// parameter (null: not written).
 struct QJIT_API ParameterOutputs {
   void *scales = nullptr;
   int64_t *zeroPoints = nullptr;

@@ -283,9 +283,10 @@ QJIT_API qjit_status qjit_kernel_run(const qjit_kernel *kernel,
 
 /* Where qjit_kernel_run_dynamic writes the parameters it computes, in the
  * formats qjit_kernel_params takes (so a runtime-parameter dcast reads them
- * back): scales in the expressed dtype, zero points as int64 (NULL: not
- * written). The counts are the entries each array holds; each must be at
- * least what qjit_kernel_param_info gives. */
+ * back): scales in the expressed dtype, or in scale_format when the kernel
+ * was compiled with one (f16 or bf16 scales of f32 values, f32 of f64
+ * values), zero points as int64 (NULL: not written). The counts are the entries
+ * each array holds; each must be at least what qjit_kernel_param_info gives. */
 typedef struct qjit_param_outputs {
   void *scales;
   int64_t *zero_points;

@@ -187,10 +187,11 @@ int main(int argc, char **argv) {
     KernelParams params = {extentCount ? extents : NULL,
                            scaleBytes ? scales : NULL,
                            zeroCount ? zeroPoints : NULL};
-    uint64_t parameters = 0, valueBytes = 0;
+    uint64_t parameters = 0, valueBytes = 0, writtenScaleBytes = 0;
     if (abi == kDynamicAbi) {
       parameters = readU64();
       valueBytes = readU64();
+      writtenScaleBytes = readU64();
     }
 
     uint32_t calls = readU32();
@@ -207,7 +208,7 @@ int main(int argc, char **argv) {
       Output dst = makeOutput(dstBytes, dstOffset);
 
       if (abi == kDynamicAbi) {
-        Output scalesOut = makeOutput(parameters * valueBytes, 0);
+        Output scalesOut = makeOutput(parameters * writtenScaleBytes, 0);
         Output zerosOut = makeOutput(parameters * 8, 0);
         uint8_t *low = allocate(parameters * valueBytes);
         uint8_t *high = allocate(parameters * valueBytes);

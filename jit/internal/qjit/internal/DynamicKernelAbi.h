@@ -21,7 +21,7 @@ namespace qjit {
 /// none null. Compute values are float or double per spec.compute (the
 /// expressed type: dynamic qcast takes f32 and f64 values).
 struct DynamicKernelBuffers {
-  void *scales;        ///< Written: scales in the expressed type.
+  void *scales;        ///< Written: scales in the spec's scale format.
   int64_t *zeroPoints; ///< Written: zero points.
   void *low, *high;    ///< Scratch: each group's range, compute values.
 };
