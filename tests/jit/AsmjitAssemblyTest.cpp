@@ -237,27 +237,28 @@ TEST_F(AsmjitAssemblyTest, PerAxisLoadsBroadcastParametersPerRun) {
 }
 
 TEST_F(AsmjitAssemblyTest, DynamicQcastReducesRangesThenQuantizes) {
-  LoweringOptions absMax, minMax;
-  absMax.dynamicScheme = DynamicScheme::AbsMax;
-  minMax.dynamicScheme = DynamicScheme::MinMax;
-  const char *type = "!quant.uniform<i8:f32, ?>";
-  // The stub's addresses are 0 in a listing. absmax reduces magnitudes as
-  // integers; minmax takes the value as the first operand of min and max
-  // (NaN and -0 never enter); both mask the non-finite lanes on their
-  // careful path; the quantize pass narrows.
-  std::string text = avx512(specOf(type, KernelOp::QCast, absMax));
+  LoweringOptions options;
+  options.dynamicScheme = DynamicScheme::MinMax;
+  KernelSpec spec =
+      specOf("!quant.uniform<i8:f32, ?>", KernelOp::QCast, options);
+  // The stub's addresses are 0 in a listing. The range pass takes the
+  // values' bits as integers (signed maxima give hi, unsigned lo), masks
+  // the non-finite lanes on its careful path (floating point), and the
+  // quantize pass narrows.
+  std::string text = avx512(spec);
   EXPECT_THAT(text, HasSubstr("mov r9, 0"));
-  EXPECT_THAT(text, HasSubstr("vpandd zmm8, zmm14, [r10]"));
-  EXPECT_THAT(text, HasSubstr("vpmaxud zmm4, zmm8, zmm4"));
+  EXPECT_THAT(text, HasSubstr("vpmaxsd zmm4, zmm4, zmm8"));
+  EXPECT_THAT(text, HasSubstr("vpmaxud zmm0, zmm0, zmm8"));
   EXPECT_THAT(text, HasSubstr("vminps zmm0 {k2}, zmm8, zmm0"));
   EXPECT_THAT(text, HasSubstr("vpacksswb"));
-  text = avx512(specOf(type, KernelOp::QCast, minMax));
-  EXPECT_THAT(text, HasSubstr("vminps zmm0, zmm8, zmm0"));
-  EXPECT_THAT(text, HasSubstr("vmaxps zmm7, zmm11, zmm7"));
-  std::string ymm = avx2(specOf(type, KernelOp::QCast, absMax));
-  EXPECT_THAT(ymm, HasSubstr("vpand ymm8, ymm14, [r10]"));
+  std::string ymm = avx2(spec);
+  EXPECT_THAT(ymm, HasSubstr("vpmaxsd ymm4, ymm4, ymm8"));
   EXPECT_THAT(ymm, HasSubstr("vandps ymm8, ymm8, ymm12"));
   EXPECT_THAT(ymm, Not(HasSubstr("zmm")));
+  // f64 values at AVX2 (no 64-bit maxima): min and max, value first.
+  std::string f64 =
+      avx2(specOf("!quant.uniform<i8:f64, ?>", KernelOp::QCast, options));
+  EXPECT_THAT(f64, HasSubstr("vminpd ymm0, ymm8, ymm0"));
 }
 
 TEST_F(AsmjitAssemblyTest, DynamicQcastRefusesShortRunsAndBlocks) {

@@ -199,8 +199,9 @@ double DynamicTester::value(unsigned flavour) {
   case 1: // All zero, of both signs.
     return rng_() % 2 ? 0.0 : -0.0;
   case 2: { // No finite value at all.
-    const double special[] = {std::nan(""), inf, -inf};
-    return special[rng_() % 3];
+    // NaN of both signs: as integers they fall on both sides of 0.
+    const double special[] = {std::nan(""), -std::nan(""), inf, -inf};
+    return special[rng_() % 4];
   }
   case 3: // One sign only, with some zeros.
     return rng_() % 4 ? std::fabs(unit(rng_)) * 3.0 : 0.0;
@@ -212,8 +213,9 @@ double DynamicTester::value(unsigned flavour) {
     return rng_() % 2 ? big : -big;
   default: { // Magnitudes from 2^-30 to 2^30, and specials.
     if (rng_() % 16 == 0) {
-      const double special[] = {std::nan(""), inf, -inf, 0.0, -0.0, big};
-      return special[rng_() % 6];
+      const double special[] = {std::nan(""), -std::nan(""), inf, -inf,
+                                0.0,          -0.0,          big};
+      return special[rng_() % 7];
     }
     return unit(rng_) * std::ldexp(1.0, int(rng_() % 61) - 30);
   }

@@ -113,7 +113,7 @@ Status assembleX86DynamicKernel(asmjit::CodeHolder &code, const X86Isa &isa,
     labels.quantize = a.newLabel();
     a.align(asmjit::AlignMode::kCode, 64);
     a.bind(labels.range);
-    generateX86RangeRuns(a, isa, spec.compute, spec.params.dynamic);
+    generateX86RangeRuns(a, isa, spec.compute);
     a.align(asmjit::AlignMode::kCode, 64);
     a.bind(labels.quantize);
     generateX86Kernel(a, isa, quantize);

@@ -9,13 +9,18 @@
 // elements of a run, fewer than a vector, take that test one by one. The
 // order of the reductions does not matter: no operand is NaN or -0.
 //
-// absmax needs only the largest magnitude: the values' bits without the
-// sign, reduced with unsigned integer maxima (vpmaxud/vpmaxuq), one
-// integer op per vector against two floating-point ones (llvm-mca, four
-// zmm: 4 cycles against 8 on Zen 4, Zen 5 and Sapphire Rapids). Finite
-// magnitudes order as their bits do, and every NaN or infinity is above
-// them, so a maximum at or above the infinity's bits takes the careful loop.
-//
+// f32 values (and f64 ones with AVX-512's 64-bit maxima) take a faster
+// loop, on their bits as integers: one signed and one unsigned maximum per
+// vector instead of vminps and vmaxps (llvm-mca, four zmm: 4 cycles
+// against 8 on Zen 4, Zen 5 and Sapphire Rapids; measured on Zen 5 the
+// float loop was slower than the quantize pass after it). As signed
+// integers the non-negative values order as they do as floats and every
+// negative one is below +0's 0, so the signed maximum from 0 is hi's bits;
+// as unsigned integers every negative value is above every non-negative
+// one and the negative ones order by magnitude, so the unsigned maximum
+// from 0 is lo's bits once it is above -0's. NaN and infinities of the
+// right sign lie beyond the finite values and send the run to the careful
+// loop; those of the other sign fall among the values that do not count.
 //===----------------------------------------------------------------------===//
 #include "X86RangeGenerator.h"
 
@@ -35,14 +40,13 @@ inline const x86::Gp low = x86::rcx; ///< Cursor of lo[].
 inline const x86::Gp high = x86::r8; ///< Cursor of hi[].
 inline const x86::Gp cursor = x86::r10;
 inline const x86::Gp left = x86::rax;      ///< Elements of the run left.
-inline const x86::Gp magnitude = x86::r11; ///< A run's largest, as bits.
-inline const x86::Gp infinity = x86::r9;
+inline const x86::Gp boundBits = x86::r11; ///< A bound's bits.
+inline const x86::Gp limit = x86::r9;
 constexpr unsigned kUnroll = 4;
 constexpr unsigned kLow = 0;   ///< vec(kLow + j): accumulator j of lo.
 constexpr unsigned kHigh = 4;  ///< vec(kHigh + j): accumulator j of hi.
 constexpr unsigned kValue = 8; ///< vec(kValue + j): loaded values.
 constexpr unsigned kScratch = 12;
-constexpr unsigned kMagnitudeMask = 14; ///< All bits but the sign.
 constexpr unsigned kZero = 15;
 constexpr uint8_t kEqualOrdered = 0x00; ///< vcmpps EQ_OQ: false for NaN.
 inline const x86::KReg finiteLanes = x86::k2;
@@ -50,13 +54,12 @@ inline const x86::KReg finiteLanes = x86::k2;
 
 class RangeRunsGenerator {
 public:
-  RangeRunsGenerator(x86::Assembler &a, const X86Isa &isa, ValueType compute,
-                     DynamicScheme scheme)
+  RangeRunsGenerator(x86::Assembler &a, const X86Isa &isa, ValueType compute)
       : a_(a), isa_(isa), f64_(compute == ValueType::F64) {
     elementBytes_ = f64_ ? 8 : 4;
     lanes_ = isa.vectorBytes() / elementBytes_;
-    // AVX2 has no vpmaxuq.
-    magnitudes_ = scheme == DynamicScheme::AbsMax && (!f64_ || isa.avx512());
+    // AVX2 has no 64-bit maxima.
+    asIntegers_ = !f64_ || isa.avx512();
   }
 
   void generate() {
@@ -66,16 +69,14 @@ public:
     a_.test(runsLeft, runsLeft);
     a_.jz(done);
     zero(kZero);
-    if (magnitudes_)
-      setMagnitudeMask();
     a_.bind(runLoop);
     a_.mov(cursor, runStart);
     a_.mov(left, runLength);
     zeroAccumulators();
-    if (magnitudes_) {
-      emitMagnitudeLoop(kUnroll);
-      emitMagnitudeLoop(1);
-      reduceMagnitudes(careful);
+    if (asIntegers_) {
+      emitIntegerLoop(kUnroll);
+      emitIntegerLoop(1);
+      reduceIntegers(careful);
     } else {
       emitVectorLoop(kUnroll, /*masked=*/false);
       emitVectorLoop(1, /*masked=*/false);
@@ -172,36 +173,29 @@ private:
     a_.bind(exit);
   }
 
-  InstId magnitudeMax() const {
+  InstId signedMax() const {
+    return f64_ ? Inst::kIdVpmaxsq : Inst::kIdVpmaxsd;
+  }
+  InstId unsignedMax() const {
     return f64_ ? Inst::kIdVpmaxuq : Inst::kIdVpmaxud;
   }
 
-  void setMagnitudeMask() {
-    x86::Vec mask = isa_.vec(range::kMagnitudeMask);
-    if (isa_.avx512())
-      a_.vpternlogd(mask, mask, mask, 0xff);
-    else
-      a_.vpcmpeqd(mask, mask, mask);
-    a_.emit(f64_ ? Inst::kIdVpsrlq : Inst::kIdVpsrld, mask, mask, 1);
-  }
-
-  /// While `vectors` whole vectors are left: the largest magnitude's bits
-  /// into accumulators kHigh + j.
-  void emitMagnitudeLoop(unsigned vectors) {
+  /// While `vectors` whole vectors are left: hi's bits into accumulators
+  /// kHigh + j (signed maxima), lo's into kLow + j (unsigned maxima).
+  void emitIntegerLoop(unsigned vectors) {
     using namespace range;
     Label loop = a_.newLabel(), exit = a_.newLabel();
     int64_t step = static_cast<int64_t>(vectors * lanes_);
-    InstId clearSign = !isa_.avx512() ? Inst::kIdVpand
-                       : f64_         ? Inst::kIdVpandq
-                                      : Inst::kIdVpandd;
     a_.bind(loop);
     a_.cmp(left, step);
     a_.jb(exit);
     for (unsigned j = 0; j < vectors; ++j) {
-      x86::Vec x = isa_.vec(kValue + j), acc = isa_.vec(kHigh + j);
-      a_.emit(clearSign, x, isa_.vec(kMagnitudeMask),
+      x86::Vec x = isa_.vec(kValue + j);
+      x86::Vec lo = isa_.vec(kLow + j), hi = isa_.vec(kHigh + j);
+      a_.emit(Inst::kIdVmovups, x,
               x86::ptr(cursor, static_cast<int32_t>(j * isa_.vectorBytes())));
-      a_.emit(magnitudeMax(), acc, x, acc);
+      a_.emit(signedMax(), hi, hi, x);
+      a_.emit(unsignedMax(), lo, lo, x);
     }
     a_.add(cursor, static_cast<int64_t>(vectors * isa_.vectorBytes()));
     a_.sub(left, step);
@@ -209,37 +203,58 @@ private:
     a_.bind(exit);
   }
 
-  /// Accumulators → m in lane 0 of xmm(kHigh), -m in xmm(kLow); to
-  /// `careful` when m is not finite.
-  void reduceMagnitudes(const Label &careful) {
+  /// Accumulators → lane 0 of xmm(kHigh) and xmm(kLow) as values; to
+  /// `careful` when a bound is not finite.
+  void reduceIntegers(const Label &careful) {
     using namespace range;
-    InstId max = magnitudeMax();
-    x86::Vec acc = isa_.vec(kHigh);
-    a_.emit(max, acc, isa_.vec(kHigh + 1), acc);
-    a_.emit(max, isa_.vec(kHigh + 2), isa_.vec(kHigh + 3), isa_.vec(kHigh + 2));
-    a_.emit(max, acc, isa_.vec(kHigh + 2), acc);
-    x86::Xmm scratch = x86::xmm(kScratch), m = x86::xmm(kHigh);
-    if (isa_.avx512()) {
-      a_.vextracti64x4(x86::ymm(kScratch), x86::zmm(kHigh), 1);
-      a_.emit(max, x86::ymm(kHigh), x86::ymm(kScratch), x86::ymm(kHigh));
+    x86::Xmm scratch = x86::xmm(kScratch);
+    for (auto [first, max] :
+         {std::pair{kHigh, signedMax()}, {kLow, unsignedMax()}}) {
+      x86::Vec acc = isa_.vec(first);
+      a_.emit(max, acc, acc, isa_.vec(first + 1));
+      a_.emit(max, isa_.vec(first + 2), isa_.vec(first + 2),
+              isa_.vec(first + 3));
+      a_.emit(max, acc, acc, isa_.vec(first + 2));
+      x86::Xmm m = x86::xmm(first);
+      if (isa_.avx512()) {
+        a_.vextracti64x4(x86::ymm(kScratch), x86::zmm(first), 1);
+        a_.emit(max, x86::ymm(first), x86::ymm(first), x86::ymm(kScratch));
+      }
+      a_.vextracti128(scratch, x86::ymm(first), 1);
+      a_.emit(max, m, m, scratch);
+      a_.vpshufd(scratch, m, 0x4e); // the upper 64 bits
+      a_.emit(max, m, m, scratch);
+      if (!f64_) {
+        a_.vpshufd(scratch, m, 0xb1); // the odd 32 bits
+        a_.emit(max, m, m, scratch);
+      }
     }
-    a_.vextracti128(scratch, x86::ymm(kHigh), 1);
-    a_.emit(max, m, scratch, m);
-    a_.vpshufd(scratch, m, 0x4e); // the upper 64 bits
-    a_.emit(max, m, scratch, m);
+    // hi: +inf or a positive NaN; lo: -inf or a negative NaN.
+    Label negative = a_.newLabel();
     if (f64_) {
-      a_.vmovq(magnitude, m);
-      a_.mov(infinity, 0x7ff0000000000000);
-      a_.cmp(magnitude, infinity);
+      a_.vmovq(boundBits, x86::xmm(kHigh));
+      a_.mov(limit, 0x7ff0000000000000);
+      a_.cmp(boundBits, limit);
+      a_.jge(careful);
+      a_.vmovq(boundBits, x86::xmm(kLow));
+      a_.mov(limit, 0xfff0000000000000);
+      a_.cmp(boundBits, limit);
+      a_.jae(careful);
+      a_.mov(limit, 0x8000000000000000); // -0
+      a_.cmp(boundBits, limit);
     } else {
-      a_.vpshufd(scratch, m, 0xb1); // the odd 32 bits
-      a_.emit(max, m, scratch, m);
-      a_.vmovd(magnitude.r32(), m);
-      a_.cmp(magnitude.r32(), 0x7f800000); // +inf
+      a_.vmovd(boundBits.r32(), x86::xmm(kHigh));
+      a_.cmp(boundBits.r32(), 0x7f800000);
+      a_.jge(careful);
+      a_.vmovd(boundBits.r32(), x86::xmm(kLow));
+      a_.cmp(boundBits.r32(), 0xff800000);
+      a_.jae(careful);
+      a_.cmp(boundBits.r32(), 0x80000000); // -0
     }
-    a_.jae(careful);
-    a_.emit(scalarOp(Inst::kIdVsubss, Inst::kIdVsubsd), x86::xmm(kLow),
-            x86::xmm(kZero), m); // 0 - m: -m, and +0 for m = 0
+    // No value below -0: lo stays +0.
+    a_.ja(negative);
+    zero(kLow);
+    a_.bind(negative);
   }
 
   /// Accumulators → lane 0 of xmm(kLow) and xmm(kHigh).
@@ -313,14 +328,14 @@ private:
   bool f64_;
   unsigned elementBytes_;
   unsigned lanes_;
-  bool magnitudes_;
+  bool asIntegers_;
 };
 
 } // namespace
 
 void generateX86RangeRuns(x86::Assembler &a, const X86Isa &isa,
-                          ValueType compute, DynamicScheme scheme) {
-  RangeRunsGenerator(a, isa, compute, scheme).generate();
+                          ValueType compute) {
+  RangeRunsGenerator(a, isa, compute).generate();
 }
 
 } // namespace qjit::asmjit_backend

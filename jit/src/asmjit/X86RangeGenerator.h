@@ -24,11 +24,9 @@ namespace qjit::asmjit_backend {
 using RangeRunsFn = void (*)(const void *src, size_t runLength, size_t runs,
                              void *lo, void *hi);
 
-/// Emits a RangeRunsFn for C = `compute` (F32 or F64) at `isa`. For
-/// `scheme` AbsMax, which reads only max(-lo, hi) (11.2), a run may
-/// instead contribute [-m, m], m its largest finite magnitude.
+/// Emits a RangeRunsFn for C = `compute` (F32 or F64) at `isa`.
 void generateX86RangeRuns(x86::Assembler &a, const X86Isa &isa,
-                          ValueType compute, DynamicScheme scheme);
+                          ValueType compute);
 
 } // namespace qjit::asmjit_backend
 
