@@ -132,9 +132,9 @@ private:
     }
   }
 
-  /// While `vectors` whole vectors are left: min and max into accumulator
-  /// pairs j (masked: only into lanes whose value is finite).
-  void emitVectorLoop(unsigned vectors, bool masked) {
+  /// While `vectors` whole vectors are left: loads vector j of the step
+  /// into vec(kValue + j) and hands it to `body` with accumulator pair j.
+  template <typename Body> void emitWholeVectors(unsigned vectors, Body body) {
     using namespace range;
     Label loop = a_.newLabel(), exit = a_.newLabel();
     int64_t step = static_cast<int64_t>(vectors * lanes_);
@@ -143,13 +143,25 @@ private:
     a_.jb(exit);
     for (unsigned j = 0; j < vectors; ++j) {
       x86::Vec x = isa_.vec(kValue + j);
-      x86::Vec lo = isa_.vec(kLow + j), hi = isa_.vec(kHigh + j);
       a_.emit(vectorOp(Inst::kIdVmovups, Inst::kIdVmovupd), x,
               x86::ptr(cursor, static_cast<int32_t>(j * isa_.vectorBytes())));
+      body(x, isa_.vec(kLow + j), isa_.vec(kHigh + j));
+    }
+    a_.add(cursor, static_cast<int64_t>(vectors * isa_.vectorBytes()));
+    a_.sub(left, step);
+    a_.jmp(loop);
+    a_.bind(exit);
+  }
+
+  /// Min and max into the accumulator pairs (masked: only into lanes whose
+  /// value is finite).
+  void emitVectorLoop(unsigned vectors, bool masked) {
+    using namespace range;
+    emitWholeVectors(vectors, [&](x86::Vec x, x86::Vec lo, x86::Vec hi) {
       if (!masked) {
         a_.emit(minOp(), lo, x, lo);
         a_.emit(maxOp(), hi, x, hi);
-        continue;
+        return;
       }
       x86::Vec difference = isa_.vec(kScratch);
       a_.emit(vectorOp(Inst::kIdVsubps, Inst::kIdVsubpd), difference, x, x);
@@ -166,11 +178,7 @@ private:
         a_.emit(minOp(), lo, x, lo);
         a_.emit(maxOp(), hi, x, hi);
       }
-    }
-    a_.add(cursor, static_cast<int64_t>(vectors * isa_.vectorBytes()));
-    a_.sub(left, step);
-    a_.jmp(loop);
-    a_.bind(exit);
+    });
   }
 
   InstId signedMax() const {
@@ -180,27 +188,13 @@ private:
     return f64_ ? Inst::kIdVpmaxuq : Inst::kIdVpmaxud;
   }
 
-  /// While `vectors` whole vectors are left: hi's bits into accumulators
-  /// kHigh + j (signed maxima), lo's into kLow + j (unsigned maxima).
+  /// hi's bits into the accumulators kHigh + j (signed maxima), lo's into
+  /// kLow + j (unsigned maxima).
   void emitIntegerLoop(unsigned vectors) {
-    using namespace range;
-    Label loop = a_.newLabel(), exit = a_.newLabel();
-    int64_t step = static_cast<int64_t>(vectors * lanes_);
-    a_.bind(loop);
-    a_.cmp(left, step);
-    a_.jb(exit);
-    for (unsigned j = 0; j < vectors; ++j) {
-      x86::Vec x = isa_.vec(kValue + j);
-      x86::Vec lo = isa_.vec(kLow + j), hi = isa_.vec(kHigh + j);
-      a_.emit(Inst::kIdVmovups, x,
-              x86::ptr(cursor, static_cast<int32_t>(j * isa_.vectorBytes())));
+    emitWholeVectors(vectors, [&](x86::Vec x, x86::Vec lo, x86::Vec hi) {
       a_.emit(signedMax(), hi, hi, x);
       a_.emit(unsignedMax(), lo, lo, x);
-    }
-    a_.add(cursor, static_cast<int64_t>(vectors * isa_.vectorBytes()));
-    a_.sub(left, step);
-    a_.jmp(loop);
-    a_.bind(exit);
+    });
   }
 
   /// Accumulators → lane 0 of xmm(kHigh) and xmm(kLow) as values; to
