@@ -55,8 +55,8 @@ TEST_P(DynamicKernelTest, CodesAndParametersMatchTheReference) {
     SCOPED_TRACE(spec.canonicalString());
     compileOnly.generate(spec);
     // llvm computes every dynamic qcast; asmjit per tensor and per axis
-    // with runs of 256 or more or of a length given at call time, with
-    // scales in the values' format (X86DynamicQuantize.h).
+    // with static runs of 256 or more, with scales in the values' format
+    // (X86DynamicQuantize.h).
     bool asmjitMakes = spec.layout.kind == LayoutSpec::Kind::PerTensor &&
                        spec.params.scaleFormat == ScaleFormat::Expressed;
     if (backend.fit(spec) == KernelFit::Unsupported && c.backend == "asmjit" &&

@@ -5,8 +5,8 @@
 // choice of qjit/internal/DynamicParameters.h itself, called once per
 // group. The kernel's entry is a stub that passes the passes (and the
 // spec) to runDynamicQuantize. Groups are runs of at least
-// plan::kCheckedRunElements elements (or of a length known at call time),
-// so the choice on the host costs little beside the runs' conversions.
+// plan::kCheckedRunElements elements, so the choice on the host costs
+// little beside the runs' conversions.
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_ASMJIT_X86DYNAMICQUANTIZE_H
@@ -34,7 +34,7 @@ struct DynamicQuantizeParts {
 KernelSpec quantizeWithChosenParameters(const KernelSpec &dynamicSpec);
 
 /// Ok when asmjit generates `spec`'s dynamic qcast at `isa`: per-tensor or
-/// per-axis layouts whose runs are long or given at call time, and a
+/// per-axis layouts whose runs are long (static, at least 256), and a
 /// quantize pass checkX86Support accepts. Otherwise Unsupported, naming
 /// what is missing.
 Status checkX86DynamicSupport(const KernelSpec &spec, const X86Isa &isa);
