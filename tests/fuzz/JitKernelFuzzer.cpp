@@ -4,12 +4,14 @@
 // bytes exactly (dcast NaNs: any NaN), from an unaligned source, and writes
 // nothing outside its destination (JIT'd code is not instrumented: canaries
 // around dst stand in for ASan). Runtime-parameter variants are checked the
-// same way.
+// same way, and every qcast as a dynamic qcast too: codes, scales and zero
+// points.
 //
 //===----------------------------------------------------------------------===//
 #include "ExpressedValues.h"
 #include "FuzzCheck.h"
 #include "KernelCase.h"
+#include "qjit/KernelCall.h"
 #include "qjit/Runtime.h"
 #include "qjit/TypeParser.h"
 #include "qjit/internal/Reference.h"
@@ -76,6 +78,53 @@ void checkCase(Runtime &runtime, const KernelCase &call) {
         "asmjit kernel differs from the reference: " + what);
 }
 
+bool canariesIntact(const std::vector<uint8_t> &buffer) {
+  auto intact = [](uint8_t b) { return b == kCanary; };
+  return std::all_of(buffer.begin(), buffer.begin() + kCanaryBytes, intact) &&
+         std::all_of(buffer.end() - kCanaryBytes, buffer.end(), intact);
+}
+
+void checkDynamicCase(Runtime &runtime, const KernelCase &call) {
+  Expected<std::shared_ptr<const Kernel>> kernel = runtime.compile(call.spec);
+  if (!kernel) {
+    check(kernel.status().code() == ErrorCode::Unsupported,
+          "asmjit failed on " + call.spec.canonicalString() + ": " +
+              kernel.status().message());
+    return;
+  }
+  const KernelParams params = call.params();
+  const size_t count = parameterCounts(call.spec).scales;
+  const size_t scaleBytes = count * runtimeScaleBytes(call.spec);
+  std::vector<uint8_t> codes(call.dstBytes), scales(scaleBytes);
+  std::vector<int64_t> zeroPoints(count);
+  if (!runReferenceDynamic(call.spec, call.src.data(), codes.data(), call.n,
+                           &params,
+                           ParameterOutputs{scales.data(), zeroPoints.data()}))
+    return;
+
+  std::vector<uint8_t> src(call.src.size() + 1);
+  std::copy(call.src.begin(), call.src.end(), src.begin() + 1); // unaligned
+  std::vector<uint8_t> dst(call.dstBytes + 2 * kCanaryBytes, kCanary);
+  std::vector<uint8_t> gotScales(scaleBytes + 2 * kCanaryBytes, kCanary);
+  std::vector<int64_t> gotZeroPoints(count, -1);
+  Status status = (*kernel)->runDynamic(
+      src.data() + 1, call.src.size(), dst.data() + kCanaryBytes, call.dstBytes,
+      call.n,
+      ParameterOutputs{gotScales.data() + kCanaryBytes, gotZeroPoints.data()},
+      &params);
+  const std::string what = call.spec.canonicalString() + " on " +
+                           std::to_string(call.n) + " elements";
+  check(status.isOk(),
+        "asmjit kernel refused " + what + ": " + status.message());
+  check(canariesIntact(dst) && canariesIntact(gotScales),
+        "asmjit kernel wrote outside its outputs: " + what);
+  check(std::equal(codes.begin(), codes.end(), dst.begin() + kCanaryBytes) &&
+            std::equal(scales.begin(), scales.end(),
+                       gotScales.begin() + kCanaryBytes) &&
+            zeroPoints == gotZeroPoints,
+        "asmjit dynamic qcast differs from the reference: " + what);
+}
+
 } // namespace
 } // namespace qjit::fuzz
 
@@ -97,6 +146,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (std::optional<fuzz::KernelCase> runtimeParams =
             fuzz::withRuntimeParameters(*parsed.type, *baked))
       fuzz::checkCase(*runtime, *runtimeParams);
+    for (DynamicScheme scheme : {DynamicScheme::AbsMax, DynamicScheme::MinMax})
+      if (std::optional<fuzz::KernelCase> dynamic =
+              fuzz::asDynamic(*parsed.type, *baked, scheme))
+        fuzz::checkDynamicCase(*runtime, *dynamic);
   }
   return 0;
 }

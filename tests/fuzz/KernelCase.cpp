@@ -194,4 +194,23 @@ std::optional<KernelCase> withRuntimeParameters(const TypeDescriptor &type,
   return call;
 }
 
+std::optional<KernelCase> asDynamic(const TypeDescriptor &type,
+                                    const KernelCase &baked,
+                                    DynamicScheme scheme) {
+  if (baked.spec.op != KernelOp::QCast)
+    return std::nullopt;
+  LoweringOptions options;
+  options.knobs = baked.spec.knobs;
+  options.unpacked = !baked.spec.storage.packed;
+  options.dynamicScheme = scheme;
+  Expected<KernelSpec> spec = lowerToKernelSpec(type, KernelOp::QCast, options);
+  if (!spec)
+    return std::nullopt;
+  KernelCase call = baked;
+  call.spec = std::move(*spec);
+  call.scales.clear();
+  call.zeroPoints.clear();
+  return call;
+}
+
 } // namespace qjit::fuzz

@@ -45,6 +45,12 @@ std::optional<KernelCase> makeKernelCase(const TypeDescriptor &type,
 std::optional<KernelCase> withRuntimeParameters(const TypeDescriptor &type,
                                                 const KernelCase &baked);
 
+/// The qcast of `baked` (same input) as a dynamic qcast of `scheme`
+/// (docs/semantics.md 11), or nothing where that is not defined.
+std::optional<KernelCase> asDynamic(const TypeDescriptor &type,
+                                    const KernelCase &baked,
+                                    DynamicScheme scheme);
+
 } // namespace qjit::fuzz
 
 #endif // QJIT_TESTS_FUZZ_KERNELCASE_H

@@ -68,8 +68,7 @@ public:
                                asmjit::DebugUtils::errorAsString(err));
     if (parts) {
       auto at = [&](const asmjit::Label &label) {
-        return static_cast<const char *>(entry) +
-               code.labelOffsetFromBase(label);
+        return static_cast<char *>(entry) + code.labelOffsetFromBase(label);
       };
       parts->range = reinterpret_cast<RangeRunsFn>(at(labels.range));
       parts->quantize = reinterpret_cast<ParamKernelFn>(at(labels.quantize));
