@@ -35,6 +35,7 @@
 #include "X86Parameters.h"
 #include "X86PeriodicRuns.h"
 #include "X86QuantileStorage.h"
+#include "X86StackSlots.h"
 
 #include <array>
 #include <optional>
@@ -280,7 +281,7 @@ private:
     if (!params_.checksBiasRange())
       return;
     Unbias unbias{a.newLabel(), a.newLabel(), {values.begin(), values.end()}};
-    a.cmp(reg::zeroPointOutOfRange(), 0);
+    a.cmp(stack::zeroPointOutOfRange(), 0);
     a.jne(unbias.entry);
     a.bind(unbias.back);
     unbiases_.push_back(std::move(unbias));

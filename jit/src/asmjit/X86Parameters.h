@@ -12,6 +12,7 @@
 #define QJIT_JIT_ASMJIT_X86PARAMETERS_H
 
 #include "X86Isa.h"
+#include "X86StackSlots.h"
 
 #include "qjit/KernelSpec.h"
 
@@ -53,7 +54,7 @@ public:
   bool canBiasZeroPoints() const;
   /// The zero point operands hold laneBiases[i] + z in lane i (biased
   /// packed loads, X86PackedCodes::laneBiases). A runtime z outside
-  /// ±2^22 sets reg::zeroPointOutOfRange() for the run and leaves the
+  /// ±2^22 sets stack::zeroPointOutOfRange() for the run and leaves the
   /// operands at z: the body then subtracts laneBiasTable() first.
   void biasZeroPoints(const std::array<float, 8> &laneBiases);
   /// Runtime zero points may be out of the biased range (see above); not
@@ -109,7 +110,10 @@ public:
   /// with biased zero points each run's out-of-range flag, and with
   /// shifted scales those scales and whether any of them is inexact.
   int32_t groupAreaBytes() const {
-    return (biased_ ? 96 : 64) + (shiftedScales_ ? 64 : 0);
+    const int32_t lastPart = shiftedScales_ ? stack::kGroupShiftInexact
+                             : biased_      ? stack::kGroupOutOfRange
+                                            : stack::kGroupZeroPoints;
+    return lastPart + stack::kGroupPartBytes;
   }
   /// Groups also prepare s · 2^-28 (kGroupRuns at once): the scales of
   /// codes loaded as i32 lanes q · 2^28 (X86PackedCodes::emitLoadTop),
@@ -120,7 +124,8 @@ public:
   void shiftGroupScales() { shiftedScales_ = biased_; }
   static constexpr float kGroupScaleShift = 0x1p-28f;
   /// Prepares parameters reg::paramIndex .. + kGroupRuns - 1 into `area`
-  /// (clobbers vec(0..7), kScalar*, the scratch registers and `counter`).
+  /// (laid out as X86StackSlots.h says; clobbers vec(0..7), kScalar*, the
+  /// scratch registers and `counter`).
   void emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
                      const x86::Gp &counter);
   /// Jumps to `withZeroPoints` unless the group prepared in `area` has

@@ -250,7 +250,7 @@ public:
       return;
     // The half-away constant as a full vector, then vpermd's dword order
     // for the packed bytes of four vectors.
-    a.align(asmjit::AlignMode::kData, 32);
+    a.align(asmjit::AlignMode::kData, kDataAlignment);
     a.bind(dataLabel_);
     for (unsigned lane = 0; lane < 8; ++lane)
       a.embedUInt32(kBelowHalf);
@@ -537,7 +537,7 @@ private:
                      const x86::Vec &temp2, const x86::Mem &dst) {
     packsSigned() ? a.vpacksswb(low, low, high) : a.vpackuswb(low, low, high);
     isa_.avx512() ? a.vmovdqu32(temp, dataAt(kZmmOrderOffset))
-                  : a.vmovdqu(temp, dataAt(32));
+                  : a.vmovdqu(temp, dataAt(kPackOrderOffset));
     a.vpermd(low, temp, low);
     if (packed_)
       packed_->emitStoreBytes(a, dst, low, temp2);
@@ -830,8 +830,8 @@ private:
       // but x = -0 keeps its sign (-0 - (+0·y) is -0, where the sum of
       // q = -0 and x - q·s = +0 would be +0).
       a.vmulps(t, v, dataAt(kReciprocalOffset));
-      a.vminps(t, t, dataAt(kReciprocalOffset + 32));
-      a.vmaxps(t, t, dataAt(kReciprocalOffset + 64));
+      a.vminps(t, t, dataAt(kQuotientHighOffset));
+      a.vmaxps(t, t, dataAt(kQuotientLowOffset));
       a.emit(x86::Inst::kIdVfmsub231ps, v, t, scale);
       a.vfnmadd132ps(v, t, dataAt(kReciprocalOffset));
       if (floatEncoder_->encodesNaN())
@@ -875,7 +875,7 @@ private:
                        const x86::Vec &t) {
     a.vandps(t, v, isa_.vec(reg::kSign));
     if (checked_)
-      a.vorps(t, t, dataAt(0));
+      a.vorps(t, t, dataAt(kHalfAwayOffset));
     else
       a.vorps(t, t, isa_.vec(reg::kHalf));
     a.vaddps(v, v, t);
@@ -930,13 +930,18 @@ private:
   std::optional<X86PackedCodes> packed_;
   bool checkedClampLow_ = true, checkedClampHigh_ = true;
   bool bracket_ = false; ///< Main loop through emitBracketedFour.
+  /// The vectors of emitData at dataAt(offset): the half-away constant,
+  /// vpermd's order, then kZmmPackedDwordOrder (AVX-512) or fl(1/s) of
+  /// planCorrectedQuotient and the bounds ±plan::kMarksteinQuotientBound.
   asmjit::Label dataLabel_;
-  /// fl(1/s) of planCorrectedQuotient, at dataAt(kReciprocalOffset) with
-  /// the bounds ±plan::kMarksteinQuotientBound after it.
-  std::optional<float> reciprocal_;
-  static constexpr int32_t kReciprocalOffset = 64;
-  /// AVX-512: kZmmPackedDwordOrder at dataAt(kZmmOrderOffset).
+  static constexpr uint32_t kDataAlignment = 32;
+  static constexpr int32_t kHalfAwayOffset = 0;
+  static constexpr int32_t kPackOrderOffset = 32;
   static constexpr int32_t kZmmOrderOffset = 64;
+  static constexpr int32_t kReciprocalOffset = 64;
+  static constexpr int32_t kQuotientHighOffset = 96;
+  static constexpr int32_t kQuotientLowOffset = 128;
+  std::optional<float> reciprocal_;
   /// X of emitClampedQuotient (nullopt: the encoder clamps instead).
   std::optional<float> clampedInput_;
 };
