@@ -58,7 +58,8 @@ constexpr unsigned kLanes = 16;
 
 x86::Zmm zmm(unsigned id) { return x86::zmm(id); }
 
-class X86FixedBracketBody final : public X86VectorBody {
+class X86FixedBracketBody final : public X86VectorBody,
+                                  private X86ParameterGroups {
 public:
   X86FixedBracketBody(const KernelSpec &spec, const X86Isa &isa,
                       plan::FixedPointBracketPlan plan)
@@ -180,14 +181,15 @@ public:
 
   // Runtime parameters: 16 runs prepared at once (one vector division),
   // as Y, offsets, divisors and zero points of 16 lanes each.
-  unsigned parameterGroup() const override {
-    return source_ == Source::Runtime ? kLanes : 0;
+  X86ParameterGroups *parameterGroups() override {
+    return source_ == Source::Runtime ? this : nullptr;
   }
-  int32_t parameterGroupBytes() const override {
+  unsigned groupRuns() const override { return kLanes; }
+  int32_t groupAreaBytes() const override {
     return stack::kBracketGroupTables * stack::kBracketGroupTableBytes;
   }
-  void emitGroupParameters(x86::Assembler &a, const x86::Mem &area,
-                           const x86::Gp &counter) override {
+  void emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
+                     const x86::Gp &counter) override {
     (void)counter;
     emitRuntimeLoad(a, true);
     emitDerive(a, zmm(2), zmm(3), zmm(4));

@@ -78,7 +78,8 @@ class FrameEmitter {
 public:
   FrameEmitter(x86::Assembler &a, const X86Isa &isa, const LayoutSpec &layout,
                X86VectorBody &body)
-      : a_(a), isa_(isa), body_(body), levels_(nestLevels(layout)) {
+      : a_(a), isa_(isa), body_(body), levels_(nestLevels(layout)),
+        groupSource_(body.parameterGroups()) {
     if (body_.srcPackedBits())
       packedSides_.push_back({reg::src, body_.srcPackedBits()});
     if (body_.dstPackedBits())
@@ -90,11 +91,12 @@ public:
     bool nested = !levels_.empty() && body_.parameterBytes() == 0;
     int32_t frameBytes = nested ? stack::levelSlotsBytes(levels_.size())
                                 : body_.parameterStackBytes();
-    if (nested && body_.parameterGroup()) {
+    if (nested && groupSource_) {
       // The group being run, the next one and a saved index (see
       // emitWholeRunGroups).
-      groups_ = stack::groupSlots(levels_.size(), body_.parameterGroupBytes());
-      frameBytes += stack::groupSlotsBytes(body_.parameterGroupBytes());
+      groups_ =
+          stack::groupSlots(levels_.size(), groupSource_->groupAreaBytes());
+      frameBytes += stack::groupSlotsBytes(groupSource_->groupAreaBytes());
     }
     if (frameBytes)
       a_.sub(x86::rsp, frameBytes);
@@ -349,16 +351,16 @@ private:
   void emitWholeRunLoop(int64_t parameters, const Label &exit, bool streaming) {
     const int64_t block = levels_.back().block;
     Label run = a_.newLabel();
-    if (const unsigned group = body_.parameterGroup();
-        group && parameters % group == 0) {
+    if (groupSource_ && parameters % groupSource_->groupRuns() == 0) {
       // What groups leave (less than a group, only when n is no whole
       // number of periods) goes to the general run loop.
-      emitWholeRunGroups(parameters, group, exit, streaming);
+      emitWholeRunGroups(parameters, groupSource_->groupRuns(), exit,
+                         streaming);
       return;
     }
     // (Bodies that prepare groups share steps only within them.)
     if (const unsigned runs = body_.runsPerUnrolledStep(block);
-        runs > 1 && parameters % runs == 0 && !body_.parameterGroup()) {
+        runs > 1 && parameters % runs == 0 && !groupSource_) {
       emitUnrolledRunLoop(parameters, runs, exit, streaming);
       return;
     }
@@ -436,7 +438,7 @@ private:
   }
 
   /// emitWholeRunLoop() in groups of `group` runs whose parameters the
-  /// body prepares at once (X86VectorBody::parameterGroup); what is left
+  /// body prepares at once (X86VectorBody::parameterGroups); what is left
   /// of the call (less than a group) goes on to `runs`. Each group's
   /// parameters are prepared one group ahead (while a next group remains
   /// in the call), so that their latency (a vector division) overlaps the
@@ -446,7 +448,7 @@ private:
   void emitWholeRunGroups(int64_t parameters, unsigned group, const Label &runs,
                           bool streaming) {
     const int64_t groupElements = levels_.back().block * group;
-    const int32_t areaBytes = body_.parameterGroupBytes();
+    const int32_t areaBytes = groupSource_->groupAreaBytes();
     const x86::Mem &ready = groups_.ready, &next = groups_.next,
                    &savedIndex = groups_.savedIndex;
     Label top = a_.newLabel(), prepared = a_.newLabel(),
@@ -477,12 +479,13 @@ private:
     if (streaming)
       a_.call(prepareGroup());
     else
-      body_.emitGroupParameters(a_, next, reg::runCount);
+      groupSource_->emitGroupLoad(a_, next, reg::runCount);
     a_.mov(reg::paramIndex, savedIndex);
     a_.bind(prepared);
-    if (body_.groupsSkipZeroPoints()) {
+    if (groupSource_->groupsSkipZeroPoints()) {
       Label withZeroPoints = a_.newLabel(), joined = a_.newLabel();
-      body_.emitJumpUnlessGroupZeroPointsZero(a_, ready, withZeroPoints);
+      groupSource_->emitJumpUnlessGroupZeroPointsZero(a_, ready,
+                                                      withZeroPoints);
       emitGroupMembers(group, ready, streaming, /*zeroPointsZero=*/true);
       a_.jmp(joined);
       a_.bind(withZeroPoints);
@@ -513,7 +516,7 @@ private:
   }
   void emitPrepareGroup() {
     a_.bind(prepareGroup_);
-    body_.emitGroupParameters(
+    groupSource_->emitGroupLoad(
         a_, groups_.next.cloneAdjusted(stack::kReturnAddressBytes),
         reg::runCount);
     a_.ret();
@@ -527,7 +530,7 @@ private:
   /// e.g. to divide after all).
   void emitGroupMembers(unsigned group, const x86::Mem &ready, bool streaming,
                         bool zeroPointsZero) {
-    body_.setGroupZeroPointsZero(zeroPointsZero);
+    groupSource_->setGroupZeroPointsZero(zeroPointsZero);
     Label member = a_.newLabel();
     x86::Mem entry = ready;
     entry.setIndex(reg::runCount, 2);
@@ -555,11 +558,11 @@ private:
       a_.add(reg::runCount, runs);
       a_.cmp(reg::runCount, group);
       a_.jb(member);
-      body_.setGroupZeroPointsZero(false);
+      groupSource_->setGroupZeroPointsZero(false);
       return;
     }
     a_.bind(member);
-    body_.emitGroupMember(a_, entry);
+    groupSource_->emitGroupMember(a_, entry);
     emitWholeRun(streaming);
     a_.inc(reg::paramIndex);
     a_.inc(reg::runCount);
@@ -567,12 +570,12 @@ private:
     a_.jb(member);
     if (ahead) {
       body_.setLoadsAhead(true, false);
-      body_.emitGroupMember(a_, entry);
+      groupSource_->emitGroupMember(a_, entry);
       emitWholeRun(streaming);
       a_.inc(reg::paramIndex);
       body_.setLoadsAhead(false, false);
     }
-    body_.setGroupZeroPointsZero(false);
+    groupSource_->setGroupZeroPointsZero(false);
   }
 
   /// Periods repeat until the elements run out; the innermost level leaves
@@ -909,8 +912,9 @@ private:
   X86VectorBody &body_;
   std::vector<NestLevel> levels_;
   std::vector<PackedSide> packedSides_;
-  bool midByte_ = false;     ///< Packed cursors are element addresses.
-  stack::GroupSlots groups_; ///< X86VectorBody::parameterGroup's areas.
+  bool midByte_ = false;            ///< Packed cursors are element addresses.
+  X86ParameterGroups *groupSource_; ///< X86VectorBody::parameterGroups.
+  stack::GroupSlots groups_;        ///< The groups' areas.
   Label exit_;
   Label prepareGroup_; ///< emitPrepareGroup, once some group calls it.
   Label leftoverRuns_; ///< emitSequentialRuns' run loop, once streamed to.

@@ -191,37 +191,10 @@ public:
   int32_t parameterStackBytes() const override {
     return runtimeTables_ ? runtimeTables_->stackBytes() : 0;
   }
-  unsigned parameterGroup() const override {
+  X86ParameterGroups *parameterGroups() override {
     return !quantile_ && !floatEncoder_ && params_.groupsRuntimeLoads()
-               ? X86Parameters::kGroupRuns
-               : 0;
-  }
-  int32_t parameterGroupBytes() const override {
-    return params_.groupAreaBytes();
-  }
-  void emitGroupParameters(x86::Assembler &a, const x86::Mem &area,
-                           const x86::Gp &counter) override {
-    params_.emitGroupLoad(a, area, counter);
-  }
-  void emitGroupMember(x86::Assembler &a, const x86::Mem &member) override {
-    params_.emitGroupMember(a, member);
-  }
-  // RN(x·y + 0) and RN(x·y) (or x / s with and without + 0) differ only
-  // in the sign of a zero, which stores as 0 either way: symmetric groups
-  // skip the zero point.
-  bool groupsSkipZeroPoints() const override { return parameterGroup() != 0; }
-  void emitJumpUnlessGroupZeroPointsZero(
-      x86::Assembler &a, const x86::Mem &area,
-      const asmjit::Label &withZeroPoints) override {
-    params_.emitJumpUnlessGroupZeroPointsZero(a, area, withZeroPoints);
-  }
-  void setGroupZeroPointsZero(bool zero) override {
-    params_.setGroupZeroPointsZero(zero);
-    if (zero) {
-      zeroFreeDivisions_.clear();
-      nextTwin_ = 0;
-    }
-    inZeroFreeCopy_ = zero;
+               ? &params_
+               : nullptr;
   }
   void emitData(x86::Assembler &a) override {
     // The divisions of failing groups, out of the way of the fast path
@@ -411,13 +384,21 @@ private:
   };
 
   /// Records a division to emit out of line (emitData). The general copy
-  /// of a group's runs (setGroupZeroPointsZero) shares the code of its
+  /// of a group's runs (X86Parameters::setGroupZeroPointsZero) shares the
+  /// code of its
   /// divisions with the zero-point-free copy, whose division returns into
   /// the general copy: the zero point register holds 0 in both, and the
   /// general runs are exact for groups without zero points too (see
   /// groupsSkipZeroPoints).
   void addDivision(Division division) {
-    if (inZeroFreeCopy_) {
+    if (params_.zeroFreeCopies() != zeroFreeCopy_) {
+      // A new zero-point-free copy began: it pairs with the next general
+      // copy only.
+      zeroFreeCopy_ = params_.zeroFreeCopies();
+      zeroFreeDivisions_.clear();
+      nextTwin_ = 0;
+    }
+    if (params_.groupZeroPointsZero()) {
       zeroFreeDivisions_.push_back(divisions_.size());
     } else if (nextTwin_ < zeroFreeDivisions_.size()) {
       Division &twin = divisions_[zeroFreeDivisions_[nextTwin_]];
@@ -926,7 +907,7 @@ private:
   /// group's runs, paired in order from nextTwin_ with the general copy's.
   std::vector<size_t> zeroFreeDivisions_;
   size_t nextTwin_ = 0;
-  bool inZeroFreeCopy_ = false;
+  unsigned zeroFreeCopy_ = 0; ///< X86Parameters::zeroFreeCopies() they are of.
   std::optional<X86PackedCodes> packed_;
   bool checkedClampLow_ = true, checkedClampHigh_ = true;
   bool bracket_ = false; ///< Main loop through emitBracketedFour.
