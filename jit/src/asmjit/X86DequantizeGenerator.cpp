@@ -35,6 +35,7 @@
 #include "X86Parameters.h"
 #include "X86PeriodicRuns.h"
 #include "X86QuantileStorage.h"
+#include "X86StackSlots.h"
 
 #include <array>
 #include <optional>
@@ -62,7 +63,7 @@ public:
               params_.canBiasZeroPoints();
     if (biased_)
       params_.biasZeroPoints(packed_->laneBiases());
-    topCodes_ = biased_ && spec.storage.isSigned && parameterGroup() != 0;
+    topCodes_ = biased_ && spec.storage.isSigned && parameterGroups();
     if (topCodes_)
       params_.shiftGroupScales();
     const StorageSpec &storage = spec.storage;
@@ -109,32 +110,10 @@ public:
   int32_t parameterStackBytes() const override {
     return runtimeTables_ ? runtimeTables_->stackBytes() : 0;
   }
-  unsigned parameterGroup() const override {
+  X86ParameterGroups *parameterGroups() override {
     return !quantile_ && !floatDecoder_ && params_.groupsRuntimeLoads()
-               ? X86Parameters::kGroupRuns
-               : 0;
-  }
-  int32_t parameterGroupBytes() const override {
-    return params_.groupAreaBytes();
-  }
-  void emitGroupParameters(x86::Assembler &a, const x86::Mem &area,
-                           const x86::Gp &counter) override {
-    params_.emitGroupLoad(a, area, counter);
-  }
-  void emitGroupMember(x86::Assembler &a, const x86::Mem &member) override {
-    params_.emitGroupMember(a, member);
-  }
-  // q − 0 is q: symmetric groups skip the subtraction (biased loads
-  // subtract the lane biases alone).
-  bool groupsSkipZeroPoints() const override { return parameterGroup() != 0; }
-  void emitJumpUnlessGroupZeroPointsZero(
-      x86::Assembler &a, const x86::Mem &area,
-      const asmjit::Label &withZeroPoints) override {
-    params_.emitJumpUnlessGroupZeroPointsZero(a, area, withZeroPoints);
-  }
-  void setGroupZeroPointsZero(bool zero) override {
-    params_.setGroupZeroPointsZero(zero);
-    groupZeroPointsZero_ = zero;
+               ? &params_
+               : nullptr;
   }
   bool loadsAhead() const override { return topCodes_; }
   void emitLoadAhead(x86::Assembler &a, const x86::Mem &src) override {
@@ -163,7 +142,7 @@ public:
       emitFinish(a, slot, v, dst, masked);
       return;
     }
-    if (topCodes_ && groupZeroPointsZero_) {
+    if (topCodes_ && params_.groupZeroPointsZero()) {
       packed_->emitLoadTop(a, v, src);
       emitFinishTop(a, v, dst);
       return;
@@ -200,7 +179,7 @@ public:
       // Tables of one-byte containers or packed 4-bit codes decode a
       // whole unrolled block with byte shuffles.
       quantile_->emitDecodeBytePlanes(a, src, values, temp);
-    } else if (topCodes_ && groupZeroPointsZero_) {
+    } else if (topCodes_ && params_.groupZeroPointsZero()) {
       // temp[0] carries the nibbles of runs loaded ahead.
       if (!loadedAhead_)
         packed_->emitLoadTopNibbles(a, temp[0], src);
@@ -280,7 +259,7 @@ private:
     if (!params_.checksBiasRange())
       return;
     Unbias unbias{a.newLabel(), a.newLabel(), {values.begin(), values.end()}};
-    a.cmp(reg::zeroPointOutOfRange(), 0);
+    a.cmp(stack::zeroPointOutOfRange(), 0);
     a.jne(unbias.entry);
     a.bind(unbias.back);
     unbiases_.push_back(std::move(unbias));
@@ -389,7 +368,6 @@ private:
   /// (and whose shifted scales are exact) load as q · 2^28 instead: a
   /// conversion in place of the bias's subtraction, and a shorter decode.
   bool topCodes_ = false;
-  bool groupZeroPointsZero_ = false;             ///< setGroupZeroPointsZero().
   bool loadedAhead_ = false, loadsNext_ = false; ///< setLoadsAhead().
   /// Unrolled blocks of 8/16-bit integers with one baked z ≠ 0 take
   /// their values as 1.5·2^23 + q (emitUnrolled).

@@ -18,6 +18,7 @@
 #include "X86KernelFrame.h"
 #include "X86Parameters.h"
 #include "X86PeriodicRuns.h"
+#include "X86StackSlots.h"
 
 #include "../X86PackOrder.h"
 #include "plan/FixedPointBracket.h"
@@ -57,7 +58,8 @@ constexpr unsigned kLanes = 16;
 
 x86::Zmm zmm(unsigned id) { return x86::zmm(id); }
 
-class X86FixedBracketBody final : public X86VectorBody {
+class X86FixedBracketBody final : public X86VectorBody,
+                                  private X86ParameterGroups {
 public:
   X86FixedBracketBody(const KernelSpec &spec, const X86Isa &isa,
                       plan::FixedPointBracketPlan plan)
@@ -179,22 +181,26 @@ public:
 
   // Runtime parameters: 16 runs prepared at once (one vector division),
   // as Y, offsets, divisors and zero points of 16 lanes each.
-  unsigned parameterGroup() const override {
-    return source_ == Source::Runtime ? kLanes : 0;
+  X86ParameterGroups *parameterGroups() override {
+    return source_ == Source::Runtime ? this : nullptr;
   }
-  int32_t parameterGroupBytes() const override { return 4 * 64; }
-  void emitGroupParameters(x86::Assembler &a, const x86::Mem &area,
-                           const x86::Gp &counter) override {
+  unsigned groupRuns() const override { return kLanes; }
+  int32_t groupAreaBytes() const override {
+    return stack::kBracketGroupTables * stack::kBracketGroupTableBytes;
+  }
+  void emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
+                     const x86::Gp &counter) override {
     (void)counter;
     emitRuntimeLoad(a, true);
     emitDerive(a, zmm(2), zmm(3), zmm(4));
-    for (unsigned t = 0; t < 4; ++t)
-      a.vmovups(area.cloneAdjusted(int32_t(t) * 64), zmm(t == 3 ? 1 : 2 + t));
+    for (int32_t t = 0; t < stack::kBracketGroupTables; ++t)
+      a.vmovups(area.cloneAdjusted(t * stack::kBracketGroupTableBytes),
+                zmm(t == 3 ? 1 : 2 + t));
   }
   void emitGroupMember(x86::Assembler &a, const x86::Mem &member) override {
     const unsigned regs[] = {fx::kY, fx::kOffset, fx::kDivisor, fx::kZero};
-    for (unsigned t = 0; t < 4; ++t) {
-      x86::Mem m = member.cloneAdjusted(int32_t(t) * 64);
+    for (int32_t t = 0; t < stack::kBracketGroupTables; ++t) {
+      x86::Mem m = member.cloneAdjusted(t * stack::kBracketGroupTableBytes);
       m.setSize(4);
       a.vbroadcastss(zmm(regs[t]), m);
     }
@@ -331,10 +337,10 @@ private:
       break;
     }
     if (group_) {
-      // The prepared group: Y, offsets, divisors, zero points, 64 bytes
-      // apart.
-      auto entry = [&](unsigned t) {
-        x86::Mem m = group_->cloneAdjusted(int32_t(t) * 64 + 4 * int32_t(run));
+      // The prepared group (X86StackSlots.h).
+      auto entry = [&](int32_t t) {
+        x86::Mem m = group_->cloneAdjusted(t * stack::kBracketGroupTableBytes +
+                                           4 * int32_t(run));
         m.setSize(4);
         return m;
       };
@@ -506,7 +512,7 @@ private:
     const unsigned perRun = slow.runs ? reg::kUnroll / slow.runs : reg::kUnroll;
     group_ = slow.group;
     if (group_) // rsp-relative, below the return address now.
-      group_ = group_->cloneAdjusted(8);
+      group_ = group_->cloneAdjusted(stack::kReturnAddressBytes);
     if (slow.runs && !group_)
       a.lea(reg::scratch, x86::ptr(tables_));
     for (unsigned j = 0; j < reg::kUnroll; ++j) {

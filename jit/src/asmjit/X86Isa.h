@@ -64,10 +64,10 @@ constexpr unsigned kHalf = 12; ///< Constants of the rounding helpers.
 constexpr unsigned kSign = 13;
 constexpr unsigned kScalar = 14; ///< Scalar scratch of parameter loads.
 constexpr unsigned kScalar2 = 15;
-/// A red-zone byte (below the frame's slots, see X86KernelFrame.cpp):
-/// non-zero while the run's runtime zero point is outside the range biased
-/// packed loads handle (X86Parameters::biasZeroPoints).
-inline x86::Mem zeroPointOutOfRange() { return x86::byte_ptr(x86::rsp, -24); }
+/// Variable shifts take their count in cl, the low byte of reg::params:
+/// their users save that around them (stack::savedParams).
+inline const x86::Gp shiftCount = x86::ecx;
+inline const x86::Gp shiftCountByte = x86::cl;
 /// k-register of a slot's NaN lanes (k2..k5).
 inline x86::KReg nanMask(unsigned slot) { return x86::k(2 + slot); }
 } // namespace reg

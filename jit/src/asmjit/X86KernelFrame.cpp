@@ -2,6 +2,7 @@
 #include "X86KernelFrame.h"
 
 #include "X86PeriodicRuns.h"
+#include "X86StackSlots.h"
 
 #include "plan/LayoutPeriod.h"
 #include "plan/PlanLimits.h"
@@ -68,16 +69,17 @@ std::vector<NestLevel> nestLevels(const LayoutSpec &layout) {
 /// Outputs from this size on stream past the caches (non-temporal stores).
 constexpr int64_t kStreamingBytes = plan::kStreamingOutputBytes;
 
-/// Stack slots of one nest level (rsp-relative, 8 bytes each).
-struct LevelSlots {
-  x86::Mem block, blockIndex, row, base;
-};
+/// Loop heads the core fetches in one aligned block.
+constexpr uint32_t kLoopAlignment = 32;
+
+using stack::LevelSlots;
 
 class FrameEmitter {
 public:
   FrameEmitter(x86::Assembler &a, const X86Isa &isa, const LayoutSpec &layout,
                X86VectorBody &body)
-      : a_(a), isa_(isa), body_(body), levels_(nestLevels(layout)) {
+      : a_(a), isa_(isa), body_(body), levels_(nestLevels(layout)),
+        groupSource_(body.parameterGroups()) {
     if (body_.srcPackedBits())
       packedSides_.push_back({reg::src, body_.srcPackedBits()});
     if (body_.dstPackedBits())
@@ -87,13 +89,14 @@ public:
   void emit() {
     exit_ = a_.newLabel();
     bool nested = !levels_.empty() && body_.parameterBytes() == 0;
-    int32_t frameBytes = nested ? static_cast<int32_t>(levels_.size() * 32)
+    int32_t frameBytes = nested ? stack::levelSlotsBytes(levels_.size())
                                 : body_.parameterStackBytes();
-    if (nested && body_.parameterGroup()) {
+    if (nested && groupSource_) {
       // The group being run, the next one and a saved index (see
       // emitWholeRunGroups).
-      groupArea_ = x86::ptr(x86::rsp, frameBytes);
-      frameBytes += 2 * body_.parameterGroupBytes() + 8;
+      groups_ =
+          stack::groupSlots(levels_.size(), groupSource_->groupAreaBytes());
+      frameBytes += stack::groupSlotsBytes(groupSource_->groupAreaBytes());
     }
     if (frameBytes)
       a_.sub(x86::rsp, frameBytes);
@@ -159,13 +162,6 @@ private:
     return true;
   }
 
-  LevelSlots slots(size_t level) const {
-    int32_t at = static_cast<int32_t>(level * 32);
-    return {x86::qword_ptr(x86::rsp, at), x86::qword_ptr(x86::rsp, at + 8),
-            x86::qword_ptr(x86::rsp, at + 16),
-            x86::qword_ptr(x86::rsp, at + 24)};
-  }
-
   /// Stores each level's block length; a dynamic one comes from
   /// KernelParams::extents and must be positive.
   void emitBlockLengths() {
@@ -181,7 +177,7 @@ private:
         a_.test(reg::scratch, reg::scratch);
         a_.jle(exit_);
       }
-      a_.mov(slots(d).block, reg::scratch);
+      a_.mov(stack::levelSlots(d).block, reg::scratch);
     }
   }
 
@@ -355,23 +351,23 @@ private:
   void emitWholeRunLoop(int64_t parameters, const Label &exit, bool streaming) {
     const int64_t block = levels_.back().block;
     Label run = a_.newLabel();
-    if (const unsigned group = body_.parameterGroup();
-        group && parameters % group == 0) {
+    if (groupSource_ && parameters % groupSource_->groupRuns() == 0) {
       // What groups leave (less than a group, only when n is no whole
       // number of periods) goes to the general run loop.
-      emitWholeRunGroups(parameters, group, exit, streaming);
+      emitWholeRunGroups(parameters, groupSource_->groupRuns(), exit,
+                         streaming);
       return;
     }
     // (Bodies that prepare groups share steps only within them.)
     if (const unsigned runs = body_.runsPerUnrolledStep(block);
-        runs > 1 && parameters % runs == 0 && !body_.parameterGroup()) {
+        runs > 1 && parameters % runs == 0 && !groupSource_) {
       emitUnrolledRunLoop(parameters, runs, exit, streaming);
       return;
     }
     const bool shortRuns = block < int64_t(body_.lanes()) * reg::kUnroll;
     const int64_t runsPerStep = shortRuns && parameters % 2 == 0 ? 2 : 1;
     const int64_t stepElements = block * runsPerStep;
-    a_.align(AlignMode::kCode, 32);
+    a_.align(AlignMode::kCode, kLoopAlignment);
     a_.bind(run);
     a_.cmp(reg::remaining, stepElements);
     a_.jb(exit);
@@ -396,7 +392,7 @@ private:
                            bool streaming) {
     const int64_t stepElements = levels_.back().block * runs;
     Label step = a_.newLabel();
-    a_.align(AlignMode::kCode, 32);
+    a_.align(AlignMode::kCode, kLoopAlignment);
     a_.bind(step);
     a_.cmp(reg::remaining, stepElements);
     a_.jb(exit);
@@ -442,7 +438,7 @@ private:
   }
 
   /// emitWholeRunLoop() in groups of `group` runs whose parameters the
-  /// body prepares at once (X86VectorBody::parameterGroup); what is left
+  /// body prepares at once (X86VectorBody::parameterGroups); what is left
   /// of the call (less than a group) goes on to `runs`. Each group's
   /// parameters are prepared one group ahead (while a next group remains
   /// in the call), so that their latency (a vector division) overlaps the
@@ -452,23 +448,23 @@ private:
   void emitWholeRunGroups(int64_t parameters, unsigned group, const Label &runs,
                           bool streaming) {
     const int64_t groupElements = levels_.back().block * group;
-    const int32_t areaBytes = body_.parameterGroupBytes();
-    const x86::Mem ready = groupArea_,
-                   next = groupArea_.cloneAdjusted(areaBytes);
-    x86::Mem savedIndex = groupArea_.cloneAdjusted(2 * areaBytes);
-    savedIndex.setSize(8);
+    const int32_t areaBytes = groupSource_->groupAreaBytes();
+    const x86::Mem &ready = groups_.ready, &next = groups_.next,
+                   &savedIndex = groups_.savedIndex;
     Label top = a_.newLabel(), prepared = a_.newLabel(),
           inPeriod = a_.newLabel(), nextInPeriod = a_.newLabel();
     a_.cmp(reg::remaining, groupElements);
     a_.jb(runs);
     a_.call(prepareGroup());
-    a_.align(AlignMode::kCode, 32);
+    a_.align(AlignMode::kCode, kLoopAlignment);
     a_.bind(top);
     // Groups are AVX2-only (X86Parameters::groupsRuntimeLoads), and
     // vec(0) is free between runs.
-    for (int32_t at = 0; at < areaBytes; at += 32) {
-      a_.vmovups(x86::ymm0, next.cloneAdjusted(at));
-      a_.vmovups(ready.cloneAdjusted(at), x86::ymm0);
+    const x86::Ymm copy = x86::ymm(reg::kWork);
+    for (int32_t at = 0; at < areaBytes;
+         at += static_cast<int32_t>(copy.size())) {
+      a_.vmovups(copy, next.cloneAdjusted(at));
+      a_.vmovups(ready.cloneAdjusted(at), copy);
     }
     a_.cmp(reg::remaining, 2 * groupElements);
     a_.jb(prepared);
@@ -483,12 +479,13 @@ private:
     if (streaming)
       a_.call(prepareGroup());
     else
-      body_.emitGroupParameters(a_, next, reg::runCount);
+      groupSource_->emitGroupLoad(a_, next, reg::runCount);
     a_.mov(reg::paramIndex, savedIndex);
     a_.bind(prepared);
-    if (body_.groupsSkipZeroPoints()) {
+    if (groupSource_->groupsSkipZeroPoints()) {
       Label withZeroPoints = a_.newLabel(), joined = a_.newLabel();
-      body_.emitJumpUnlessGroupZeroPointsZero(a_, ready, withZeroPoints);
+      groupSource_->emitJumpUnlessGroupZeroPointsZero(a_, ready,
+                                                      withZeroPoints);
       emitGroupMembers(group, ready, streaming, /*zeroPointsZero=*/true);
       a_.jmp(joined);
       a_.bind(withZeroPoints);
@@ -519,10 +516,9 @@ private:
   }
   void emitPrepareGroup() {
     a_.bind(prepareGroup_);
-    // The return address moved rsp down by 8 bytes.
-    const int32_t areaBytes = body_.parameterGroupBytes();
-    body_.emitGroupParameters(a_, groupArea_.cloneAdjusted(areaBytes + 8),
-                              reg::runCount);
+    groupSource_->emitGroupLoad(
+        a_, groups_.next.cloneAdjusted(stack::kReturnAddressBytes),
+        reg::runCount);
     a_.ret();
   }
 
@@ -534,7 +530,7 @@ private:
   /// e.g. to divide after all).
   void emitGroupMembers(unsigned group, const x86::Mem &ready, bool streaming,
                         bool zeroPointsZero) {
-    body_.setGroupZeroPointsZero(zeroPointsZero);
+    groupSource_->setGroupZeroPointsZero(zeroPointsZero);
     Label member = a_.newLabel();
     x86::Mem entry = ready;
     entry.setIndex(reg::runCount, 2);
@@ -562,11 +558,11 @@ private:
       a_.add(reg::runCount, runs);
       a_.cmp(reg::runCount, group);
       a_.jb(member);
-      body_.setGroupZeroPointsZero(false);
+      groupSource_->setGroupZeroPointsZero(false);
       return;
     }
     a_.bind(member);
-    body_.emitGroupMember(a_, entry);
+    groupSource_->emitGroupMember(a_, entry);
     emitWholeRun(streaming);
     a_.inc(reg::paramIndex);
     a_.inc(reg::runCount);
@@ -574,12 +570,12 @@ private:
     a_.jb(member);
     if (ahead) {
       body_.setLoadsAhead(true, false);
-      body_.emitGroupMember(a_, entry);
+      groupSource_->emitGroupMember(a_, entry);
       emitWholeRun(streaming);
       a_.inc(reg::paramIndex);
       body_.setLoadsAhead(false, false);
     }
-    body_.setGroupZeroPointsZero(false);
+    groupSource_->setGroupZeroPointsZero(false);
   }
 
   /// Periods repeat until the elements run out; the innermost level leaves
@@ -588,14 +584,14 @@ private:
     emitBlockLengths();
     Label period = a_.newLabel();
     a_.bind(period);
-    a_.mov(slots(0).base, 0);
+    a_.mov(stack::levelSlots(0).base, 0);
     emitLevel(0);
     a_.jmp(period);
   }
 
   void emitLevel(size_t d) {
     const NestLevel &level = levels_[d];
-    LevelSlots s = slots(d);
+    LevelSlots s = stack::levelSlots(d);
     Label blockTop = a_.newLabel(), done = a_.newLabel();
     a_.mov(s.blockIndex, 0);
     a_.bind(blockTop);
@@ -614,7 +610,7 @@ private:
       a_.mov(reg::scratch, s.blockIndex);
       a_.imul(reg::scratch, reg::scratch, level.paramStride);
       a_.add(reg::scratch, s.base);
-      a_.mov(slots(d + 1).base, reg::scratch);
+      a_.mov(stack::levelSlots(d + 1).base, reg::scratch);
       emitLevel(d + 1);
       a_.inc(s.row);
       a_.jmp(rowTop);
@@ -676,7 +672,7 @@ private:
     a_.jb(single);
     body_.setStreamingStores(streaming);
     if (align)
-      a_.align(AlignMode::kCode, 32);
+      a_.align(AlignMode::kCode, kLoopAlignment);
     a_.bind(unrolledLoop);
     body_.emitUnrolled(a_, x86::ptr(reg::src), x86::ptr(reg::dst));
     advanceCursors(unrolled);
@@ -721,13 +717,6 @@ private:
   // byte) between runs in that mode: user-space addresses leave the 3 bits
   // this needs.
 
-  /// Red-zone slots above the tail buffers (at rsp - 128 and rsp - 64, or
-  /// rsp - 96 for the results of packed codes, which may be a vector of
-  /// eight f64: 64 bytes); rsp - 24 is the bodies'
-  /// (reg::zeroPointOutOfRange).
-  static x86::Mem savedRunCount() { return x86::qword_ptr(x86::rsp, -8); }
-  static x86::Mem savedParams() { return x86::qword_ptr(x86::rsp, -16); }
-
   /// The head of a run whose packed cursor is not on a byte: min(codes to
   /// the next byte, runCount) elements. Leaves through `end` when that was
   /// the whole run.
@@ -742,10 +731,10 @@ private:
     a_.cmp(reg::scratch2, reg::runCount);
     a_.cmova(reg::scratch2, reg::runCount);
     a_.sub(reg::runCount, reg::scratch2);
-    a_.mov(savedRunCount(), reg::runCount);
+    a_.mov(stack::savedRunCount(), reg::runCount);
     a_.mov(reg::runCount, reg::scratch2);
     emitPackedPartial();
-    a_.mov(reg::runCount, savedRunCount());
+    a_.mov(reg::runCount, stack::savedRunCount());
     a_.test(reg::runCount, reg::runCount);
     a_.jz(end);
     a_.bind(onByte);
@@ -755,14 +744,14 @@ private:
   /// codes are gathered to / scattered from the buffers' first bytes at
   /// bit offset 0, other formats copied; then the cursors advance.
   void emitPackedPartial() {
-    // Packed codes in fill at most 8 bytes of their buffer.
-    const int32_t dstOffset = body_.srcPackedBits() ? -96 : -64;
-    const x86::Mem srcBuffer = x86::ptr(x86::rsp, -128);
-    const x86::Mem dstBuffer = x86::ptr(x86::rsp, dstOffset);
+    const int32_t dstOffset =
+        body_.srcPackedBits() ? stack::kPackedTailResult : stack::kTailResult;
+    const x86::Mem srcBuffer = stack::redZone(stack::kTailSource);
+    const x86::Mem dstBuffer = stack::redZone(dstOffset);
     if (unsigned bits = body_.srcPackedBits())
-      emitGatherCodes({reg::src, bits}, -128);
+      emitGatherCodes({reg::src, bits}, stack::kTailSource);
     else
-      emitByteCopy(reg::src, x86::rsp, -128, body_.srcBytes());
+      emitByteCopy(reg::src, x86::rsp, stack::kTailSource, body_.srcBytes());
     body_.emitVector(a_, 0, srcBuffer, dstBuffer, false);
     if (unsigned bits = body_.dstPackedBits())
       emitScatterCodes({reg::dst, bits}, dstOffset);
@@ -814,12 +803,12 @@ private:
       a_.add(reg::scratch, reg::scratch2);
   }
 
-  /// ecx = the bit offset of the cursor's element in its byte (rcx, the
+  /// shiftCount = the bit offset of the cursor's element in its byte (rcx, the
   /// params pointer, saved first).
   void emitBitOffsetToCl(const PackedSide &side) {
-    a_.mov(x86::ecx, side.cursor.r32());
-    a_.and_(x86::ecx, side.perByte() - 1);
-    a_.shl(x86::ecx, std::countr_zero(side.bits));
+    a_.mov(reg::shiftCount, side.cursor.r32());
+    a_.and_(reg::shiftCount, side.perByte() - 1);
+    a_.shl(reg::shiftCount, std::countr_zero(side.bits));
   }
 
   /// The runCount codes at the cursor into the buffer at rsp + offset,
@@ -837,38 +826,38 @@ private:
     a_.dec(reg::scratch);
     a_.jns(loop);
     if (midByte_) {
-      a_.mov(savedParams(), reg::params);
+      a_.mov(stack::savedParams(), reg::params);
       emitBitOffsetToCl(side);
-      a_.shr(reg::scratch3, x86::cl);
-      a_.mov(reg::params, savedParams());
+      a_.shr(reg::scratch3, reg::shiftCountByte);
+      a_.mov(reg::params, stack::savedParams());
     }
-    a_.mov(x86::qword_ptr(x86::rsp, offset), reg::scratch3);
+    a_.mov(stack::redZone(offset).cloneResized(8), reg::scratch3);
   }
 
   /// The low runCount codes of the buffer at rsp + offset to the cursor:
   /// bits beyond them written as zero (the tail's padding), bits before
   /// them in the first byte (earlier elements) kept.
   void emitScatterCodes(const PackedSide &side, int32_t offset) {
-    a_.mov(savedParams(), reg::params);
-    a_.mov(reg::scratch3, x86::qword_ptr(x86::rsp, offset));
-    a_.mov(x86::ecx, reg::runCount.r32());
-    a_.shl(x86::ecx, std::countr_zero(side.bits)); // At most 32 bits.
+    a_.mov(stack::savedParams(), reg::params);
+    a_.mov(reg::scratch3, stack::redZone(offset).cloneResized(8));
+    a_.mov(reg::shiftCount, reg::runCount.r32());
+    a_.shl(reg::shiftCount, std::countr_zero(side.bits)); // At most 32 bits.
     a_.mov(reg::scratch.r32(), 1);
-    a_.shl(reg::scratch, x86::cl);
+    a_.shl(reg::scratch, reg::shiftCountByte);
     a_.dec(reg::scratch);
     a_.and_(reg::scratch3, reg::scratch);
     if (midByte_) {
       emitBitOffsetToCl(side);
-      a_.shl(reg::scratch3, x86::cl);
+      a_.shl(reg::scratch3, reg::shiftCountByte);
       a_.mov(reg::scratch.r32(), 1);
-      a_.shl(reg::scratch.r32(), x86::cl);
+      a_.shl(reg::scratch.r32(), reg::shiftCountByte);
       a_.dec(reg::scratch.r32());
       a_.mov(reg::scratch2, side.cursor);
       a_.shr(reg::scratch2, side.shift());
       a_.and_(reg::scratch.r8(), x86::byte_ptr(reg::scratch2));
       a_.or_(reg::scratch3, reg::scratch);
     }
-    a_.mov(reg::params, savedParams());
+    a_.mov(reg::params, stack::savedParams());
     emitByteRange(side, /*last=*/true);
     Label loop = a_.newLabel();
     a_.bind(loop);
@@ -892,11 +881,12 @@ private:
   /// (the kernel is a leaf), convert one whole vector there, copy back
   /// only the runCount results.
   void emitBufferedTail() {
-    const x86::Mem srcBuffer = x86::ptr(x86::rsp, -128);
-    const x86::Mem dstBuffer = x86::ptr(x86::rsp, -64);
-    emitByteCopy(reg::src, x86::rsp, -128, body_.srcBytes());
+    const x86::Mem srcBuffer = stack::redZone(stack::kTailSource);
+    const x86::Mem dstBuffer = stack::redZone(stack::kTailResult);
+    emitByteCopy(reg::src, x86::rsp, stack::kTailSource, body_.srcBytes());
     body_.emitVector(a_, 0, srcBuffer, dstBuffer, false);
-    emitByteCopy(x86::rsp, reg::dst, -64, body_.dstBytes(), true);
+    emitByteCopy(x86::rsp, reg::dst, stack::kTailResult, body_.dstBytes(),
+                 true);
   }
 
   /// Copies runCount * elementBytes bytes between a cursor and the red
@@ -922,8 +912,9 @@ private:
   X86VectorBody &body_;
   std::vector<NestLevel> levels_;
   std::vector<PackedSide> packedSides_;
-  bool midByte_ = false; ///< Packed cursors are element addresses.
-  x86::Mem groupArea_;   ///< X86VectorBody::parameterGroup's stack area.
+  bool midByte_ = false;            ///< Packed cursors are element addresses.
+  X86ParameterGroups *groupSource_; ///< X86VectorBody::parameterGroups.
+  stack::GroupSlots groups_;        ///< The groups' areas.
   Label exit_;
   Label prepareGroup_; ///< emitPrepareGroup, once some group calls it.
   Label leftoverRuns_; ///< emitSequentialRuns' run loop, once streamed to.

@@ -33,6 +33,7 @@
 #define QJIT_JIT_ASMJIT_X86KERNELFRAME_H
 
 #include "X86Isa.h"
+#include "X86ParameterGroups.h"
 
 #include "qjit/KernelSpec.h"
 
@@ -86,43 +87,17 @@ public:
   }
   /// Converts the reg::kUnroll vectors at src and dst that span `runs`
   /// runs; slot j takes parameter reg::paramIndex + j / (kUnroll / runs),
-  /// or with `group` (a prepared group, see parameterGroup) that run's
+  /// or with `group` (a prepared group, see parameterGroups) that run's
   /// entry in the area, `group` advanced by 4 bytes per run.
   virtual void emitUnrolledRuns(x86::Assembler &, const x86::Mem &src,
                                 const x86::Mem &dst, unsigned runs,
                                 const x86::Mem *group) {
     (void)src, (void)dst, (void)runs, (void)group;
   }
-  /// Non-zero: whole-run loops may prepare the parameters of this many
-  /// consecutive runs at once (emitGroupParameters) and then load each
-  /// run's (emitGroupMember) instead of calling emitParameters per run.
-  virtual unsigned parameterGroup() const { return 0; }
-  /// Bytes of the stack area emitGroupParameters fills.
-  virtual int32_t parameterGroupBytes() const { return 0; }
-  /// Prepares runs reg::paramIndex .. + parameterGroup() - 1 into `area`;
-  /// may clobber `counter`.
-  virtual void emitGroupParameters(x86::Assembler &, const x86::Mem &area,
-                                   const x86::Gp &counter) {
-    (void)area, (void)counter;
-  }
-  /// The parameters of run k of the prepared group; `member` is the area
-  /// advanced by 4·k bytes (k in a register index or a displacement).
-  virtual void emitGroupMember(x86::Assembler &, const x86::Mem &member) {
-    (void)member;
-  }
-  /// Whether groups whose zero points are all 0 may run without them
-  /// (symmetric runtime parameters): the frame then tests each prepared
-  /// group and emits its runs twice, once between
-  /// setGroupZeroPointsZero(true) and (false).
-  virtual bool groupsSkipZeroPoints() const { return false; }
-  /// Jumps to `withZeroPoints` unless every zero point of the group
-  /// prepared in `area` is 0.
-  virtual void
-  emitJumpUnlessGroupZeroPointsZero(x86::Assembler &, const x86::Mem &area,
-                                    const asmjit::Label &withZeroPoints) {
-    (void)area, (void)withZeroPoints;
-  }
-  virtual void setGroupZeroPointsZero(bool zero) { (void)zero; }
+  /// Non-null: whole-run loops may prepare the parameters of several
+  /// consecutive runs at once from this source and then load each run's,
+  /// instead of calling emitParameters per run.
+  virtual X86ParameterGroups *parameterGroups() { return nullptr; }
   /// Whether runs of one unrolled step in groups whose zero points are all
   /// 0 may load (part of) the next run's input ahead: the frame then calls
   /// emitLoadAhead for the group's first run and brackets the runs with

@@ -313,7 +313,7 @@ void X86Parameters::emitRuntimeLoad(x86::Assembler &a) {
   a.vbroadcastss(isa_.vec(reg::kZeroPoint), s);
   if (biased_) {
     asmjit::Label outOfRange = a.newLabel();
-    a.seta(reg::zeroPointOutOfRange());
+    a.seta(stack::zeroPointOutOfRange());
     a.ja(outOfRange);
     emitAddLaneBiases(a);
     a.bind(outOfRange);
@@ -356,13 +356,11 @@ x86::Mem groupDword(const x86::Mem &area, int32_t offset) {
   return dword;
 }
 
-constexpr int32_t kGroupZeroPoints = 32;
-/// Biased zero points: each run's reg::zeroPointOutOfRange, as a dword.
-constexpr int32_t kGroupOutOfRange = 64;
-/// Shifted scales (after the out-of-range flags): s · 2^-28 of each run,
-/// then a dword that is non-zero when one of them is inexact.
-constexpr int32_t kGroupShiftedScales = 96;
-constexpr int32_t kGroupShiftInexact = 128;
+using stack::kGroupOutOfRange;
+using stack::kGroupScales;
+using stack::kGroupShiftedScales;
+using stack::kGroupShiftInexact;
+using stack::kGroupZeroPoints;
 /// Offsets of emitGroupLoad's vector constants (emitData).
 constexpr int32_t kGroupAbove = 0, kGroupBelow = 32, kGroupPassBits = 64,
                   kGroupOne = 96, kGroupLimit = 128, kGroupNegLimit = 160,
@@ -417,7 +415,7 @@ void X86Parameters::emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
   }
   if (keepReciprocals_)
     a.vpor(s, s, out);
-  a.vmovups(area, s);
+  a.vmovups(area.cloneAdjusted(kGroupScales), s);
   if (shiftedScales_) {
     // s · 2^-28 is exact when scaling it back gives s's bits again (NaN
     // payloads too: x86 multiplications pass a quiet NaN operand on).
@@ -483,13 +481,13 @@ void X86Parameters::emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
     a.vpcmpeqd(t.xmm(), t.xmm(), threshold_.xmm());
     a.vpor(reciprocal, reciprocal, t.xmm());
   }
-  a.vmovss(groupEntry(area, 0, counter), reciprocal);
+  a.vmovss(groupEntry(area, kGroupScales, counter), reciprocal);
   if (biased_) {
     // f32(z) itself (emitRuntimeLoad leaves it in kScalar): members add
     // the lane biases unless the run is out of range.
     a.vmovss(groupEntry(area, kGroupZeroPoints, counter),
              x86::xmm(reg::kScalar));
-    a.movzx(reg::scratch.r32(), reg::zeroPointOutOfRange());
+    a.movzx(reg::scratch.r32(), stack::zeroPointOutOfRange());
     a.mov(groupEntry(area, kGroupOutOfRange, counter), reg::scratch.r32());
   } else {
     a.vmovss(groupEntry(area, kGroupZeroPoints, counter),
@@ -522,7 +520,7 @@ void X86Parameters::emitGroupMember(x86::Assembler &a, const x86::Mem &member) {
     asmjit::Label outOfRange = a.newLabel();
     x86::Gp flag = reg::scratch.r8();
     a.mov(flag, entry.cloneAdjusted(kGroupOutOfRange).cloneResized(1));
-    a.mov(reg::zeroPointOutOfRange(), flag);
+    a.mov(stack::zeroPointOutOfRange(), flag);
     a.test(flag, flag);
     a.jnz(outOfRange);
     emitAddLaneBiases(a);
@@ -540,7 +538,7 @@ void X86Parameters::emitJumpUnlessGroupZeroPointsZero(
   if (biased_) {
     // z = 0 is in range: the operands hold the lane biases alone.
     a.vmovups(isa_.vec(reg::kZeroPoint), laneBiasTable(a));
-    a.mov(reg::zeroPointOutOfRange(), 0);
+    a.mov(stack::zeroPointOutOfRange(), 0);
   } else {
     a.vxorps(isa_.vec(reg::kZeroPoint), isa_.vec(reg::kZeroPoint),
              isa_.vec(reg::kZeroPoint));

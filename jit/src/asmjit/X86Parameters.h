@@ -12,6 +12,8 @@
 #define QJIT_JIT_ASMJIT_X86PARAMETERS_H
 
 #include "X86Isa.h"
+#include "X86ParameterGroups.h"
+#include "X86StackSlots.h"
 
 #include "qjit/KernelSpec.h"
 
@@ -31,7 +33,7 @@ enum class ScaleUse {
   MultiplyByReciprocal, ///< qcast `reciprocal`: x · fl(1/s).
 };
 
-class X86Parameters {
+class X86Parameters final : public X86ParameterGroups {
 public:
   X86Parameters(const KernelSpec &spec, const X86Isa &isa, ScaleUse use);
 
@@ -53,7 +55,7 @@ public:
   bool canBiasZeroPoints() const;
   /// The zero point operands hold laneBiases[i] + z in lane i (biased
   /// packed loads, X86PackedCodes::laneBiases). A runtime z outside
-  /// ±2^22 sets reg::zeroPointOutOfRange() for the run and leaves the
+  /// ±2^22 sets stack::zeroPointOutOfRange() for the run and leaves the
   /// operands at z: the body then subtracts laneBiasTable() first.
   void biasZeroPoints(const std::array<float, 8> &laneBiases);
   /// Runtime zero points may be out of the biased range (see above); not
@@ -108,8 +110,12 @@ public:
   /// Bytes of the stack area a group is prepared in: scales, zero points,
   /// with biased zero points each run's out-of-range flag, and with
   /// shifted scales those scales and whether any of them is inexact.
-  int32_t groupAreaBytes() const {
-    return (biased_ ? 96 : 64) + (shiftedScales_ ? 64 : 0);
+  unsigned groupRuns() const override { return kGroupRuns; }
+  int32_t groupAreaBytes() const override {
+    const int32_t lastPart = shiftedScales_ ? stack::kGroupShiftInexact
+                             : biased_      ? stack::kGroupOutOfRange
+                                            : stack::kGroupZeroPoints;
+    return lastPart + stack::kGroupPartBytes;
   }
   /// Groups also prepare s · 2^-28 (kGroupRuns at once): the scales of
   /// codes loaded as i32 lanes q · 2^28 (X86PackedCodes::emitLoadTop),
@@ -120,22 +126,35 @@ public:
   void shiftGroupScales() { shiftedScales_ = biased_; }
   static constexpr float kGroupScaleShift = 0x1p-28f;
   /// Prepares parameters reg::paramIndex .. + kGroupRuns - 1 into `area`
-  /// (clobbers vec(0..7), kScalar*, the scratch registers and `counter`).
+  /// (laid out as X86StackSlots.h says; clobbers vec(0..7), kScalar*, the
+  /// scratch registers and `counter`).
   void emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
-                     const x86::Gp &counter);
+                     const x86::Gp &counter) override;
   /// Jumps to `withZeroPoints` unless the group prepared in `area` has
   /// only zero points of 0; zeroes vec(reg::kZeroPoint) (clobbers vec(0)).
-  void emitJumpUnlessGroupZeroPointsZero(x86::Assembler &a,
-                                         const x86::Mem &area,
-                                         const asmjit::Label &withZeroPoints);
+  void emitJumpUnlessGroupZeroPointsZero(
+      x86::Assembler &a, const x86::Mem &area,
+      const asmjit::Label &withZeroPoints) override;
+  /// RN(x·y + 0) and RN(x·y) (or x / s with and without + 0) differ only
+  /// in the sign of a zero, which stores as 0 either way, and q − 0 is q
+  /// (biased loads subtract the lane biases alone): symmetric groups skip
+  /// the zero point.
+  bool groupsSkipZeroPoints() const override { return true; }
   /// While set, zeroPointsAreZero() holds (biased: the zero point
   /// operands hold the lane biases) and emitGroupMember() loads only
   /// scales: for the runs of a group whose zero points are all 0.
-  void setGroupZeroPointsZero(bool zero) { groupZeroPointsZero_ = zero; }
+  void setGroupZeroPointsZero(bool zero) override {
+    groupZeroPointsZero_ = zero;
+    zeroFreeCopies_ += zero;
+  }
+  bool groupZeroPointsZero() const { return groupZeroPointsZero_; }
+  /// The zero-point-free copies of a group's runs begun so far: bodies
+  /// that share code between the two copies of the runs tell them apart.
+  unsigned zeroFreeCopies() const { return zeroFreeCopies_; }
   /// Loads one run of the prepared group as emitLoad() would: `member`
   /// addresses the area as area + 4·k for the run's index k < kGroupRuns
   /// (X86VectorBody::emitGroupMember).
-  void emitGroupMember(x86::Assembler &a, const x86::Mem &member);
+  void emitGroupMember(x86::Assembler &a, const x86::Mem &member) override;
 
 private:
   void emitRuntimeLoad(x86::Assembler &a);
@@ -158,6 +177,7 @@ private:
   bool zeroIsNegativeZero_;
   bool zeroPointsAreZero_ = true;
   bool groupZeroPointsZero_ = false;
+  unsigned zeroFreeCopies_ = 0;
   bool perElement_ = false;
   int32_t zeroPointTableOffset_ = 0;  ///< Per-element: bytes after scales.
   int32_t reciprocalTableOffset_ = 0; ///< Per-element: after zero points.

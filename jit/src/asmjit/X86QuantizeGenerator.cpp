@@ -191,37 +191,10 @@ public:
   int32_t parameterStackBytes() const override {
     return runtimeTables_ ? runtimeTables_->stackBytes() : 0;
   }
-  unsigned parameterGroup() const override {
+  X86ParameterGroups *parameterGroups() override {
     return !quantile_ && !floatEncoder_ && params_.groupsRuntimeLoads()
-               ? X86Parameters::kGroupRuns
-               : 0;
-  }
-  int32_t parameterGroupBytes() const override {
-    return params_.groupAreaBytes();
-  }
-  void emitGroupParameters(x86::Assembler &a, const x86::Mem &area,
-                           const x86::Gp &counter) override {
-    params_.emitGroupLoad(a, area, counter);
-  }
-  void emitGroupMember(x86::Assembler &a, const x86::Mem &member) override {
-    params_.emitGroupMember(a, member);
-  }
-  // RN(x·y + 0) and RN(x·y) (or x / s with and without + 0) differ only
-  // in the sign of a zero, which stores as 0 either way: symmetric groups
-  // skip the zero point.
-  bool groupsSkipZeroPoints() const override { return parameterGroup() != 0; }
-  void emitJumpUnlessGroupZeroPointsZero(
-      x86::Assembler &a, const x86::Mem &area,
-      const asmjit::Label &withZeroPoints) override {
-    params_.emitJumpUnlessGroupZeroPointsZero(a, area, withZeroPoints);
-  }
-  void setGroupZeroPointsZero(bool zero) override {
-    params_.setGroupZeroPointsZero(zero);
-    if (zero) {
-      zeroFreeDivisions_.clear();
-      nextTwin_ = 0;
-    }
-    inZeroFreeCopy_ = zero;
+               ? &params_
+               : nullptr;
   }
   void emitData(x86::Assembler &a) override {
     // The divisions of failing groups, out of the way of the fast path
@@ -250,7 +223,7 @@ public:
       return;
     // The half-away constant as a full vector, then vpermd's dword order
     // for the packed bytes of four vectors.
-    a.align(asmjit::AlignMode::kData, 32);
+    a.align(asmjit::AlignMode::kData, kDataAlignment);
     a.bind(dataLabel_);
     for (unsigned lane = 0; lane < 8; ++lane)
       a.embedUInt32(kBelowHalf);
@@ -411,13 +384,21 @@ private:
   };
 
   /// Records a division to emit out of line (emitData). The general copy
-  /// of a group's runs (setGroupZeroPointsZero) shares the code of its
+  /// of a group's runs (X86Parameters::setGroupZeroPointsZero) shares the
+  /// code of its
   /// divisions with the zero-point-free copy, whose division returns into
   /// the general copy: the zero point register holds 0 in both, and the
   /// general runs are exact for groups without zero points too (see
   /// groupsSkipZeroPoints).
   void addDivision(Division division) {
-    if (inZeroFreeCopy_) {
+    if (params_.zeroFreeCopies() != zeroFreeCopy_) {
+      // A new zero-point-free copy began: it pairs with the next general
+      // copy only.
+      zeroFreeCopy_ = params_.zeroFreeCopies();
+      zeroFreeDivisions_.clear();
+      nextTwin_ = 0;
+    }
+    if (params_.groupZeroPointsZero()) {
       zeroFreeDivisions_.push_back(divisions_.size());
     } else if (nextTwin_ < zeroFreeDivisions_.size()) {
       Division &twin = divisions_[zeroFreeDivisions_[nextTwin_]];
@@ -537,7 +518,7 @@ private:
                      const x86::Vec &temp2, const x86::Mem &dst) {
     packsSigned() ? a.vpacksswb(low, low, high) : a.vpackuswb(low, low, high);
     isa_.avx512() ? a.vmovdqu32(temp, dataAt(kZmmOrderOffset))
-                  : a.vmovdqu(temp, dataAt(32));
+                  : a.vmovdqu(temp, dataAt(kPackOrderOffset));
     a.vpermd(low, temp, low);
     if (packed_)
       packed_->emitStoreBytes(a, dst, low, temp2);
@@ -830,8 +811,8 @@ private:
       // but x = -0 keeps its sign (-0 - (+0·y) is -0, where the sum of
       // q = -0 and x - q·s = +0 would be +0).
       a.vmulps(t, v, dataAt(kReciprocalOffset));
-      a.vminps(t, t, dataAt(kReciprocalOffset + 32));
-      a.vmaxps(t, t, dataAt(kReciprocalOffset + 64));
+      a.vminps(t, t, dataAt(kQuotientHighOffset));
+      a.vmaxps(t, t, dataAt(kQuotientLowOffset));
       a.emit(x86::Inst::kIdVfmsub231ps, v, t, scale);
       a.vfnmadd132ps(v, t, dataAt(kReciprocalOffset));
       if (floatEncoder_->encodesNaN())
@@ -875,7 +856,7 @@ private:
                        const x86::Vec &t) {
     a.vandps(t, v, isa_.vec(reg::kSign));
     if (checked_)
-      a.vorps(t, t, dataAt(0));
+      a.vorps(t, t, dataAt(kHalfAwayOffset));
     else
       a.vorps(t, t, isa_.vec(reg::kHalf));
     a.vaddps(v, v, t);
@@ -926,17 +907,22 @@ private:
   /// group's runs, paired in order from nextTwin_ with the general copy's.
   std::vector<size_t> zeroFreeDivisions_;
   size_t nextTwin_ = 0;
-  bool inZeroFreeCopy_ = false;
+  unsigned zeroFreeCopy_ = 0; ///< X86Parameters::zeroFreeCopies() they are of.
   std::optional<X86PackedCodes> packed_;
   bool checkedClampLow_ = true, checkedClampHigh_ = true;
   bool bracket_ = false; ///< Main loop through emitBracketedFour.
+  /// The vectors of emitData at dataAt(offset): the half-away constant,
+  /// vpermd's order, then kZmmPackedDwordOrder (AVX-512) or fl(1/s) of
+  /// planCorrectedQuotient and the bounds ±plan::kMarksteinQuotientBound.
   asmjit::Label dataLabel_;
-  /// fl(1/s) of planCorrectedQuotient, at dataAt(kReciprocalOffset) with
-  /// the bounds ±plan::kMarksteinQuotientBound after it.
-  std::optional<float> reciprocal_;
-  static constexpr int32_t kReciprocalOffset = 64;
-  /// AVX-512: kZmmPackedDwordOrder at dataAt(kZmmOrderOffset).
+  static constexpr uint32_t kDataAlignment = 32;
+  static constexpr int32_t kHalfAwayOffset = 0;
+  static constexpr int32_t kPackOrderOffset = 32;
   static constexpr int32_t kZmmOrderOffset = 64;
+  static constexpr int32_t kReciprocalOffset = 64;
+  static constexpr int32_t kQuotientHighOffset = 96;
+  static constexpr int32_t kQuotientLowOffset = 128;
+  std::optional<float> reciprocal_;
   /// X of emitClampedQuotient (nullopt: the encoder clamps instead).
   std::optional<float> clampedInput_;
 };
