@@ -81,8 +81,11 @@ ParseResult parseTypeText(const TypeText &type) {
   SourcePosition position = positionOf(*type.source, offset);
   diagnostic.inputName = type.source->name;
   diagnostic.line = position.line;
-  diagnostic.column = position.column;
   diagnostic.sourceLine = lineAround(type.source->text, offset);
+  // Found by qjit_fuzz_mlir_types: an offset at the hidden '\r' of a
+  // "\r\n" break is the line's end, just past what is shown.
+  diagnostic.column = std::min<unsigned>(
+      position.column, static_cast<unsigned>(diagnostic.sourceLine.size()) + 1);
   return result;
 }
 

@@ -37,7 +37,9 @@ Diagnostic locateDiagnostic(std::string_view text, size_t offset,
   diagnostic.inputName = std::move(inputName);
   diagnostic.line = static_cast<unsigned>(
       std::count(text.begin(), text.begin() + lineStart, '\n') + 1);
-  diagnostic.column = static_cast<unsigned>(offset - lineStart + 1);
+  // An offset at a hidden '\r' is the line's end: just past what is shown.
+  diagnostic.column = static_cast<unsigned>(
+      std::min(offset - lineStart, sourceLine.size()) + 1);
   diagnostic.message = std::move(message);
   diagnostic.sourceLine = std::string(sourceLine);
   return diagnostic;

@@ -1,4 +1,5 @@
 //===- DiagnosticTest.cpp - Rendering located errors ----------------------===//
+#include "Diagnostics.h"
 #include "TypeTestUtil.h"
 
 #include <gtest/gtest.h>
@@ -67,6 +68,15 @@ TEST(DiagnosticTest, CaretAtTheEndStaysOnALoneCarriageReturnLine) {
   Diagnostic trailing = parseError("!quant.any<i8\r");
   EXPECT_EQ(trailing.column, 15u);
   EXPECT_EQ(trailing.sourceLine, "!quant.any<i8\r");
+}
+
+// Found by qjit_fuzz_mlir_types: an offset at the end of a "\r\n" break
+// (the end of a type in an .mlir line) is the end of the shown line.
+TEST(DiagnosticTest, CaretAtAHiddenCarriageReturnIsTheLinesEnd) {
+  Diagnostic diagnostic = detail::locateDiagnostic("ab\r\ncd", 3, "m", "f");
+  EXPECT_EQ(diagnostic.line, 1u);
+  EXPECT_EQ(diagnostic.sourceLine, "ab");
+  EXPECT_EQ(diagnostic.column, 3u);
 }
 
 TEST(DiagnosticTest, InputNameComesFromTheOptions) {
