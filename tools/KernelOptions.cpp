@@ -23,20 +23,28 @@ const char kKernelFlagsHelp[] =
     "  --shape=DxD...              fill a tensor type's dynamic dims, or\n"
     "                              shape a bare type\n"
     "  --unpacked                  1/2/4-bit storage one value per byte\n"
-    "  --semantics=default|mlir|onnx|pytorch|tflite\n"
+    "  --semantics=default|mlir|onnx|pytorch|tflite|xnnpack|ggml\n"
     "                              a named set of the three knobs below\n"
     "                              (pytorch: per-axis dcast in f64, as\n"
-    "                              PyTorch's per-channel dequantize)\n"
+    "                              PyTorch's per-channel dequantize;\n"
+    "                              xnnpack: dynamic minmax as XNNPACK's qd8;\n"
+    "                              ggml: dynamic absmax as llama.cpp's q8_0)\n"
     "  --rounding=nearest-even|nearest-away|toward-zero\n"
     "  --scale-op=divide|reciprocal\n"
     "  --zero-point=before-rounding|after-rounding\n"
     "                              knob flags override --semantics\n"
     "  --no-saturate               f8E4M3FN / f8E5M2 storage: overflow\n"
     "                              stores NaN / ±inf (ONNX saturate=0)\n"
-    "  --dynamic=absmax|minmax     qcast: compute each group's scale (and\n"
+    "  --dynamic=absmax|minmax|mx  qcast: compute each group's scale (and\n"
     "                              zero point) from the data\n"
     "                              (docs/semantics.md 11; --semantics=pytorch\n"
-    "                              selects PyTorch's formula)\n"
+    "                              selects PyTorch's formula; mx: OCP MX\n"
+    "                              power-of-two scales as e8m0 bytes)\n"
+    "  --scale-rounding=floor|ceil|even\n"
+    "                              --dynamic=mx: the scale's power of two\n"
+    "                              (floor: the OCP MX spec, default; ceil:\n"
+    "                              NVIDIA's RCEIL; even: PyTorch's\n"
+    "                              to(float8_e8m0fnu))\n"
     "  --scale-format=expressed|f32|f16|bf16|e8m0\n"
     "                              runtime scales in this format (default:\n"
     "                              the expressed type's; e8m0: OCP MX bytes,\n"
@@ -56,24 +64,6 @@ namespace {
 
 Status usage(std::string message) {
   return Status::error(ErrorCode::InvalidArgument, std::move(message));
-}
-
-std::string_view presetName(SemanticsPreset preset) {
-  switch (preset) {
-  case SemanticsPreset::Default:
-    return "default";
-  case SemanticsPreset::Mlir:
-    return "mlir";
-  case SemanticsPreset::Onnx:
-    return "onnx";
-  case SemanticsPreset::PyTorch:
-    return "pytorch";
-  case SemanticsPreset::TfLite:
-    return "tflite";
-  case SemanticsPreset::Xnnpack:
-    return "xnnpack";
-  }
-  return "?";
 }
 
 /// The value of --`flag` among `values` (named by `nameOf`); nullopt when
@@ -100,8 +90,9 @@ Expected<LoweringOptions> readSemantics(const CommandLine &flags) {
   auto preset = readChoice(flags, "semantics",
                            {SemanticsPreset::Default, SemanticsPreset::Mlir,
                             SemanticsPreset::Onnx, SemanticsPreset::PyTorch,
-                            SemanticsPreset::TfLite, SemanticsPreset::Xnnpack},
-                           presetName);
+                            SemanticsPreset::TfLite, SemanticsPreset::Xnnpack,
+                            SemanticsPreset::Ggml},
+                           semanticsPresetName);
   if (!preset)
     return preset.status();
   auto rounding =
@@ -145,6 +136,7 @@ void addKernelFlags(CommandLine &flags) {
       .value("zero-point")
       .flag("no-saturate")
       .value("dynamic")
+      .value("scale-rounding")
       .value("scale-format");
 }
 
@@ -172,13 +164,23 @@ Expected<KernelRequest> readKernelRequest(const CommandLine &flags) {
     if (flags.has(knob))
       request.knobFlags.push_back(knob);
   request.lowering.unpacked = flags.has("unpacked");
-  auto dynamic = readChoice(
-      flags, "dynamic",
-      {DynamicScheme::None, DynamicScheme::AbsMax, DynamicScheme::MinMax},
-      dynamicSchemeName);
+  auto dynamic = readChoice(flags, "dynamic",
+                            {DynamicScheme::None, DynamicScheme::AbsMax,
+                             DynamicScheme::MinMax, DynamicScheme::Mx},
+                            dynamicSchemeName);
   if (!dynamic)
     return dynamic.status();
   request.lowering.dynamicScheme = dynamic->value_or(DynamicScheme::None);
+  auto scaleRounding = readChoice(
+      flags, "scale-rounding",
+      {ScaleRounding::Floor, ScaleRounding::Ceil, ScaleRounding::Even},
+      scaleRoundingName);
+  if (!scaleRounding)
+    return scaleRounding.status();
+  if (*scaleRounding && request.lowering.dynamicScheme != DynamicScheme::Mx)
+    return usage("--scale-rounding is for --dynamic=mx");
+  request.lowering.scaleRounding =
+      scaleRounding->value_or(ScaleRounding::Floor);
   auto scaleFormat =
       readChoice(flags, "scale-format",
                  {ScaleFormat::Expressed, ScaleFormat::F32, ScaleFormat::F16,

@@ -448,7 +448,7 @@ Status checkDynamicFlags(bool dynamic, bool parameterInputs,
                     "--zero-points or --params");
   if (!dynamic && outputs.any())
     return mismatch("--params-out, --scales-out and --zero-points-out need "
-                    "--dynamic=absmax|minmax");
+                    "--dynamic=absmax|minmax|mx");
   return Status::ok();
 }
 

@@ -9,6 +9,8 @@
 //===----------------------------------------------------------------------===//
 #include "qjit/internal/DynamicParameters.h"
 
+#include "qjit/internal/FloatStorage.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -21,11 +23,13 @@ int64_t clampInteger(int64_t v, int64_t lo, int64_t hi) {
   return std::min(std::max(v, lo), hi);
 }
 
-/// 11.2: s = fl(a / Q); the pytorch rule first raises a to fl32(1e-5).
+/// 11.2: s = fl(a / Q); the pytorch rule first raises a to fl32(1e-5);
+/// ggml's d (11.9) keeps 0.
 template <typename C>
 DynamicParameter<C> chooseAbsMax(const KernelSpec &spec, GroupRange<C> range) {
   const StorageSpec &storage = spec.storage;
-  C amax = std::max(-range.lo, range.hi);
+  // hi first: with lo = hi = +0, -lo is -0, and ggml writes d = +0.
+  C amax = std::max(range.hi, -range.lo);
   C q = static_cast<C>(std::min(storage.max, -storage.min));
   DynamicParameter<C> result;
   if (spec.params.dynamicRule == DynamicRule::PyTorch) {
@@ -33,7 +37,17 @@ DynamicParameter<C> chooseAbsMax(const KernelSpec &spec, GroupRange<C> range) {
     return result;
   }
   C scale = amax / q;
-  result.scale = scale == 0 ? C(1) : scale;
+  bool keepZero = spec.params.dynamicRule == DynamicRule::Ggml;
+  result.scale = scale == 0 && !keepZero ? C(1) : scale;
+  return result;
+}
+
+/// 11.8: s = 2^E, E from the group's largest magnitude.
+DynamicParameter<float> chooseMx(const KernelSpec &spec,
+                                 GroupRange<float> range) {
+  DynamicParameter<float> result;
+  result.scale =
+      std::ldexp(1.0f, mxScaleExponent(spec, std::max(range.hi, -range.lo)));
   return result;
 }
 
@@ -129,6 +143,8 @@ DynamicParameter<float> chooseDynamicParameter(const KernelSpec &spec,
                                                GroupRange<float> range) {
   if (spec.params.dynamic == DynamicScheme::AbsMax)
     return chooseAbsMax(spec, range);
+  if (spec.params.dynamic == DynamicScheme::Mx)
+    return chooseMx(spec, range);
   if (spec.params.dynamicRule == DynamicRule::PyTorch)
     return choosePyTorchMinMax(spec, range);
   if (spec.params.dynamicRule == DynamicRule::Xnnpack)
@@ -138,10 +154,66 @@ DynamicParameter<float> chooseDynamicParameter(const KernelSpec &spec,
 
 DynamicParameter<double> chooseDynamicParameter(const KernelSpec &spec,
                                                 GroupRange<double> range) {
-  // The pytorch and xnnpack rules are for f32 values only (verifyKernelSpec).
+  // The pytorch and xnnpack rules and mx are for f32 values only
+  // (verifyKernelSpec).
   if (spec.params.dynamic == DynamicScheme::AbsMax)
     return chooseAbsMax(spec, range);
   return chooseMinMax(spec, range);
+}
+
+KernelSpec quantizeWithChosenParameters(const KernelSpec &dynamicSpec) {
+  KernelSpec spec = dynamicSpec;
+  spec.params.dynamic = DynamicScheme::None;
+  spec.params.dynamicRule = DynamicRule::Default;
+  spec.params.scaleRounding = ScaleRounding::Floor;
+  // ggml quantizes with its d, not the f16 it writes (11.9).
+  if (quantizesWithUnroundedScale(dynamicSpec))
+    spec.params.scaleFormat = ScaleFormat::Expressed;
+  return spec;
+}
+
+bool quantizesWithUnroundedScale(const KernelSpec &dynamicSpec) {
+  return dynamicSpec.params.dynamicRule == DynamicRule::Ggml;
+}
+
+double mxLargestElement(const StorageSpec &storage) {
+  if (storage.kind == StorageType::Kind::Float) {
+    FloatStorageBounds bounds = floatStorageBounds(storage);
+    return std::min(bounds.hi, -bounds.lo);
+  }
+  return static_cast<double>(std::min(storage.max, -storage.min));
+}
+
+/// floor: E = floor(log2 amax) - floor(log2 M), with floor(log2 0) = -inf.
+/// ceil and even round v = fl32(amax / fl32(M)) to a power of two 2^E:
+/// ceil to the smallest >= v; even as PyTorch's fp8e8m0fnu_from_fp32_value
+/// does, by v's bits: a normal v = 2^k * m (1 <= m < 2) goes up when
+/// m >= 1.5 (the nearest power, the midpoint up: every E8M0 value is odd),
+/// a subnormal v when it is above 2^-127. Then E is clamped to [-127, 127].
+int mxScaleExponent(const KernelSpec &spec, float amax) {
+  constexpr int kLowest = -127, kHighest = 127;
+  double largest = mxLargestElement(spec.storage);
+  int exponent = kLowest;
+  if (spec.params.scaleRounding == ScaleRounding::Floor) {
+    if (amax != 0)
+      exponent = std::ilogb(amax) - std::ilogb(largest);
+  } else {
+    float v = amax / static_cast<float>(largest);
+    if (v != 0) {
+      // k = kLowest exactly for the subnormal v (2^-127 * m, m < 2).
+      int k = std::max(std::ilogb(v), kLowest);
+      float m = std::ldexp(v, -k);
+      bool up = spec.params.scaleRounding == ScaleRounding::Ceil || k == kLowest
+                    ? m > 1
+                    : m >= 1.5f;
+      exponent = k + (up ? 1 : 0);
+    }
+  }
+  return std::min(std::max(exponent, kLowest), kHighest);
+}
+
+uint8_t e8m0Byte(float powerOfTwo) {
+  return static_cast<uint8_t>(std::ilogb(powerOfTwo) + 127);
 }
 
 } // namespace qjit

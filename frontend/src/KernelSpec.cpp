@@ -1,6 +1,7 @@
 //===- KernelSpec.cpp - Names, canonical form and checks of KernelSpec ----===//
 #include "qjit/KernelSpec.h"
 
+#include "qjit/internal/DynamicParameters.h"
 #include "qjit/internal/HostFloat.h"
 
 #include "ShortestDecimal.h"
@@ -30,8 +31,44 @@ QuantKnobs knobsForPreset(SemanticsPreset preset) {
   case SemanticsPreset::TfLite:
     return {ScaleOp::Divide, ZeroPointOrder::AfterRounding,
             RoundingMode::NearestAway};
+  case SemanticsPreset::Ggml: // roundf(x * id), id = 1/d
+    return {ScaleOp::Reciprocal, ZeroPointOrder::AfterRounding,
+            RoundingMode::NearestAway};
   }
   return {};
+}
+
+std::string_view semanticsPresetName(SemanticsPreset preset) {
+  switch (preset) {
+  case SemanticsPreset::Default:
+    return "default";
+  case SemanticsPreset::Mlir:
+    return "mlir";
+  case SemanticsPreset::Onnx:
+    return "onnx";
+  case SemanticsPreset::PyTorch:
+    return "pytorch";
+  case SemanticsPreset::TfLite:
+    return "tflite";
+  case SemanticsPreset::Xnnpack:
+    return "xnnpack";
+  case SemanticsPreset::Ggml:
+    return "ggml";
+  }
+  return "?";
+}
+
+Expected<SemanticsPreset> parseSemanticsPreset(std::string_view name) {
+  for (SemanticsPreset preset :
+       {SemanticsPreset::Default, SemanticsPreset::Mlir, SemanticsPreset::Onnx,
+        SemanticsPreset::PyTorch, SemanticsPreset::TfLite,
+        SemanticsPreset::Xnnpack, SemanticsPreset::Ggml})
+    if (name == semanticsPresetName(preset))
+      return preset;
+  return Status::error(ErrorCode::InvalidArgument,
+                       "semantics '" + std::string(name) +
+                           "' is not one of default, mlir, onnx, pytorch, "
+                           "tflite, xnnpack, ggml");
 }
 
 LoweringOptions loweringForPreset(SemanticsPreset preset) {
@@ -41,6 +78,7 @@ LoweringOptions loweringForPreset(SemanticsPreset preset) {
   options.dynamicRule =
       preset == SemanticsPreset::PyTorch   ? DynamicRule::PyTorch
       : preset == SemanticsPreset::Xnnpack ? DynamicRule::Xnnpack
+      : preset == SemanticsPreset::Ggml    ? DynamicRule::Ggml
                                            : DynamicRule::Default;
   return options;
 }
@@ -131,6 +169,8 @@ std::string_view dynamicSchemeName(DynamicScheme scheme) {
     return "absmax";
   case DynamicScheme::MinMax:
     return "minmax";
+  case DynamicScheme::Mx:
+    return "mx";
   }
   return "?";
 }
@@ -143,18 +183,42 @@ std::string_view dynamicRuleName(DynamicRule rule) {
     return "pytorch";
   case DynamicRule::Xnnpack:
     return "xnnpack";
+  case DynamicRule::Ggml:
+    return "ggml";
   }
   return "?";
 }
 
 Expected<DynamicScheme> parseDynamicScheme(std::string_view name) {
-  for (DynamicScheme scheme :
-       {DynamicScheme::None, DynamicScheme::AbsMax, DynamicScheme::MinMax})
+  for (DynamicScheme scheme : {DynamicScheme::None, DynamicScheme::AbsMax,
+                               DynamicScheme::MinMax, DynamicScheme::Mx})
     if (name == dynamicSchemeName(scheme))
       return scheme;
   return Status::error(ErrorCode::InvalidArgument,
                        "unknown dynamic scheme '" + std::string(name) +
-                           "' (none, absmax, minmax)");
+                           "' (none, absmax, minmax, mx)");
+}
+
+std::string_view scaleRoundingName(ScaleRounding rounding) {
+  switch (rounding) {
+  case ScaleRounding::Floor:
+    return "floor";
+  case ScaleRounding::Ceil:
+    return "ceil";
+  case ScaleRounding::Even:
+    return "even";
+  }
+  return "?";
+}
+
+Expected<ScaleRounding> parseScaleRounding(std::string_view name) {
+  for (ScaleRounding rounding :
+       {ScaleRounding::Floor, ScaleRounding::Ceil, ScaleRounding::Even})
+    if (name == scaleRoundingName(rounding))
+      return rounding;
+  return Status::error(ErrorCode::InvalidArgument, "unknown scale rounding '" +
+                                                       std::string(name) +
+                                                       "' (floor, ceil, even)");
 }
 
 std::string_view scaleFormatName(ScaleFormat format) {
@@ -427,9 +491,33 @@ Status verifyLayout(const LayoutSpec &layout) {
   return invalid("unknown layout kind");
 }
 
+/// The mx scheme (11.8): f32 values to integer or float storage, E8M0
+/// scales, no rule (its variants are the scale roundings).
+Status verifyMx(const KernelSpec &spec) {
+  const ParameterSpec &params = spec.params;
+  if (params.dynamicRule != DynamicRule::Default)
+    return invalid("the mx scheme has no " +
+                   std::string(dynamicRuleName(params.dynamicRule)) +
+                   " rule: its variants are its scale roundings (floor, "
+                   "ceil, even)");
+  if (spec.expressed != ValueType::F32)
+    return invalid("the mx scheme needs f32 expressed values");
+  if (spec.storage.kind == StorageType::Kind::Quantile)
+    return invalid("the mx scheme needs integer or float storage");
+  if (params.scaleFormat != ScaleFormat::E8M0)
+    return invalid("the mx scheme writes e8m0 scales, not " +
+                   std::string(scaleFormatName(params.scaleFormat)));
+  if (mxLargestElement(spec.storage) < 1)
+    return invalid("the mx scheme needs bounds with min <= -1 and max >= 1");
+  return Status::ok();
+}
+
 /// What docs/semantics.md section 11 defines a dynamic qcast for.
 Status verifyDynamic(const KernelSpec &spec) {
   const ParameterSpec &params = spec.params;
+  if (params.dynamic != DynamicScheme::Mx &&
+      params.scaleRounding != ScaleRounding::Floor)
+    return invalid("a scale rounding is for the mx scheme only");
   if (params.dynamic == DynamicScheme::None)
     return params.dynamicRule == DynamicRule::Default
                ? Status::ok()
@@ -437,6 +525,8 @@ Status verifyDynamic(const KernelSpec &spec) {
   if (spec.op != KernelOp::QCast || !params.runtime)
     return invalid("dynamic parameters are for qcast with runtime "
                    "parameters only");
+  if (params.dynamic == DynamicScheme::Mx)
+    return verifyMx(spec);
   if (spec.storage.kind != StorageType::Kind::Integer)
     return invalid("dynamic qcast needs integer storage");
   if (spec.expressed != ValueType::F32 && spec.expressed != ValueType::F64)
@@ -454,6 +544,14 @@ Status verifyDynamic(const KernelSpec &spec) {
   if (params.dynamicRule == DynamicRule::Xnnpack && !qd8)
     return invalid("the xnnpack dynamic rule is minmax of f32 values to i8 "
                    "storage of the full range (XNNPACK's qd8)");
+  if (params.dynamicRule == DynamicRule::Ggml &&
+      (spec.expressed != ValueType::F32 || !fullByte || !storage.isSigned ||
+       params.dynamic != DynamicScheme::AbsMax))
+    return invalid("the ggml dynamic rule is absmax of f32 values to i8 "
+                   "storage of the full range (llama.cpp's q8_0)");
+  if (params.dynamicRule == DynamicRule::Ggml &&
+      params.scaleFormat != ScaleFormat::F16)
+    return invalid("the ggml dynamic rule writes f16 scales");
   if (params.dynamic == DynamicScheme::AbsMax &&
       std::min(spec.storage.max, -spec.storage.min) < 1)
     return invalid("absmax needs bounds with min <= -1 and max >= 1");
@@ -478,6 +576,8 @@ Status verifyScaleFormat(const KernelSpec &spec) {
       spec.expressed == ValueType::F32
           ? format == ScaleFormat::F16 || format == ScaleFormat::BF16
           : format == ScaleFormat::F32;
+  if (spec.params.dynamic == DynamicScheme::Mx)
+    return Status::ok(); // verifyMx: E8M0.
   if (spec.params.dynamic != DynamicScheme::None && !dynamicFormat)
     return invalid("dynamic qcast writes scales as f16 or bf16 of f32 "
                    "values, or f32 of f64 values, not " +
@@ -553,6 +653,10 @@ std::string KernelSpec::canonicalString() const {
   if (params.dynamic != DynamicScheme::None) {
     out += " params=dynamic(";
     out += dynamicSchemeName(params.dynamic);
+    if (params.dynamic == DynamicScheme::Mx) {
+      out += ',';
+      out += scaleRoundingName(params.scaleRounding);
+    }
     if (params.dynamicRule != DynamicRule::Default) {
       out += ',';
       out += dynamicRuleName(params.dynamicRule);

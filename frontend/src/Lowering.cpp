@@ -367,9 +367,26 @@ LayoutSpec toLayoutSpec(const std::vector<LayoutDim> &dims) {
   return layout;
 }
 
+/// The one scale format a dynamic scheme or rule writes: E8M0 for mx
+/// (11.8), f16 for ggml's d (11.9).
+std::optional<ScaleFormat> fixedScaleFormat(const ParameterSpec &params) {
+  if (params.dynamic == DynamicScheme::Mx)
+    return ScaleFormat::E8M0;
+  if (params.dynamicRule == DynamicRule::Ggml)
+    return ScaleFormat::F16;
+  return std::nullopt;
+}
+
 /// A dynamic qcast takes its parameters from the data (semantics 11); what
 /// it cannot compute is Unsupported rather than an invalid spec.
 Status lowerDynamic(KernelSpec &spec, const LoweringOptions &options) {
+  if (options.dynamicScheme != DynamicScheme::Mx &&
+      options.scaleRounding != ScaleRounding::Floor)
+    return Status::error(
+        ErrorCode::InvalidArgument,
+        "a scale rounding (" +
+            std::string(scaleRoundingName(options.scaleRounding)) +
+            ") is for the mx dynamic scheme only");
   if (options.dynamicScheme == DynamicScheme::None)
     return Status::ok();
   if (spec.op != KernelOp::QCast)
@@ -377,6 +394,14 @@ Status lowerDynamic(KernelSpec &spec, const LoweringOptions &options) {
                        "dcast reads them as runtime parameters");
   spec.params.dynamic = options.dynamicScheme;
   spec.params.dynamicRule = options.dynamicRule;
+  spec.params.scaleRounding = options.scaleRounding;
+  // The mx scheme has no rule (a preset's is for absmax and minmax); mx
+  // and ggml write one scale format, and lowerScaleFormat checks a format
+  // the request names against it.
+  if (options.dynamicScheme == DynamicScheme::Mx)
+    spec.params.dynamicRule = DynamicRule::Default;
+  if (std::optional<ScaleFormat> fixed = fixedScaleFormat(spec.params))
+    spec.params.scaleFormat = *fixed;
   if (Status s = verifyKernelSpec(spec); !s)
     return Status::error(ErrorCode::Unsupported, s.message());
   return Status::ok();
@@ -390,6 +415,17 @@ Status lowerScaleFormat(KernelSpec &spec, const LoweringOptions &options) {
   ScaleFormat format = options.scaleFormat;
   if (spec.op == KernelOp::SCast)
     return Status::ok(); // scast reads no scales.
+  if (std::optional<ScaleFormat> fixed = fixedScaleFormat(spec.params)) {
+    if (format == ScaleFormat::Expressed || format == *fixed)
+      return Status::ok();
+    return Status::error(ErrorCode::InvalidArgument,
+                         std::string(spec.params.dynamic == DynamicScheme::Mx
+                                         ? "the mx scheme"
+                                         : "the ggml dynamic rule") +
+                             " writes " + std::string(scaleFormatName(*fixed)) +
+                             " scales, not " +
+                             std::string(scaleFormatName(format)));
+  }
   bool own = (format == ScaleFormat::F32 && spec.expressed == ValueType::F32) ||
              (format == ScaleFormat::F16 && spec.expressed == ValueType::F16) ||
              (format == ScaleFormat::BF16 && spec.expressed == ValueType::BF16);
@@ -404,8 +440,9 @@ Status lowerScaleFormat(KernelSpec &spec, const LoweringOptions &options) {
             "parameters (LoweringOptions::runtimeParameters; "
             "--runtime-params, --scales or --params)");
   if (spec.params.dynamic != DynamicScheme::None && format == ScaleFormat::E8M0)
-    return unsupported("dynamic qcast with E8M0 scales is the MX scheme, "
-                       "planned (docs/semantics.md 11)");
+    return Status::error(ErrorCode::InvalidArgument,
+                         "dynamic qcast writes e8m0 scales in the mx scheme "
+                         "only (--dynamic=mx)");
   spec.params.scaleFormat = format;
   return Status::ok();
 }

@@ -36,19 +36,7 @@ KernelOp parseOp(const std::string &name) {
 }
 
 SemanticsPreset parsePreset(const std::string &name) {
-  static const std::array<std::pair<const char *, SemanticsPreset>, 6> presets =
-      {{{"default", SemanticsPreset::Default},
-        {"mlir", SemanticsPreset::Mlir},
-        {"onnx", SemanticsPreset::Onnx},
-        {"pytorch", SemanticsPreset::PyTorch},
-        {"tflite", SemanticsPreset::TfLite},
-        {"xnnpack", SemanticsPreset::Xnnpack}}};
-  for (const auto &[presetName, preset] : presets)
-    if (name == presetName)
-      return preset;
-  invalidArgument("semantics '" + name +
-                  "' is not one of default, mlir, onnx, pytorch, tflite, "
-                  "xnnpack");
+  return unwrap(parseSemanticsPreset(name));
 }
 
 bool hasDynamicLayout(const LayoutSpec &layout) {

@@ -41,6 +41,16 @@ static_assert(static_cast<int>(ScaleFormat::Expressed) ==
               static_cast<int>(ScaleFormat::BF16) == QJIT_SCALE_FORMAT_BF16 &&
               static_cast<int>(ScaleFormat::E8M0) == QJIT_SCALE_FORMAT_E8M0);
 
+// qjit_compile_options::dynamic and scale_rounding convert by value.
+static_assert(static_cast<int>(DynamicScheme::None) == QJIT_DYNAMIC_NONE &&
+              static_cast<int>(DynamicScheme::AbsMax) == QJIT_DYNAMIC_ABSMAX &&
+              static_cast<int>(DynamicScheme::MinMax) == QJIT_DYNAMIC_MINMAX &&
+              static_cast<int>(DynamicScheme::Mx) == QJIT_DYNAMIC_MX);
+static_assert(
+    static_cast<int>(ScaleRounding::Floor) == QJIT_SCALE_ROUNDING_FLOOR &&
+    static_cast<int>(ScaleRounding::Ceil) == QJIT_SCALE_ROUNDING_CEIL &&
+    static_cast<int>(ScaleRounding::Even) == QJIT_SCALE_ROUNDING_EVEN);
+
 // qjit_kernel_params starts as KernelParams spelled in C (the counts
 // follow), so native param kernels can be handed to C callers as they are.
 static_assert(
@@ -60,8 +70,9 @@ constexpr size_t kRuntimeOptionsV1 =
 constexpr size_t kCompileOptionsV1 =
     offsetof(qjit_compile_options, runtime_parameters) +
     sizeof(qjit_compile_options::runtime_parameters);
-// Later versions appended saturate, then dynamic, then scale_format; a field
-// the caller's size does not cover keeps its default (readCallerOptions).
+// Later versions appended saturate, then dynamic, then scale_format, then
+// scale_rounding; a field the caller's size does not cover keeps its
+// default (readCallerOptions).
 constexpr size_t kParamInfoV1 =
     offsetof(qjit_param_info, dims) + sizeof(qjit_param_info::dims);
 
@@ -289,7 +300,7 @@ qjit_status qjit_runtime_create(const qjit_runtime_options *options,
       return s;
     if (!inRange(c.backend, QJIT_BACKEND_REFERENCE))
       return invalid("invalid backend " + std::to_string(rawValue(c.backend)));
-    if (!inRange(c.semantics, QJIT_SEMANTICS_XNNPACK))
+    if (!inRange(c.semantics, QJIT_SEMANTICS_GGML))
       return invalid("invalid semantics " +
                      std::to_string(rawValue(c.semantics)));
     RuntimeOptions cpp;
@@ -370,7 +381,8 @@ void qjit_compile_options_init(qjit_compile_options *options) {
                                   0,
                                   QJIT_SATURATE_DEFAULT,
                                   QJIT_DYNAMIC_NONE,
-                                  QJIT_SCALE_FORMAT_EXPRESSED};
+                                  QJIT_SCALE_FORMAT_EXPRESSED,
+                                  QJIT_SCALE_ROUNDING_FLOOR};
 }
 
 qjit_status qjit_kernel_compile(qjit_runtime *runtime, const char *type,
@@ -392,8 +404,11 @@ qjit_status qjit_kernel_compile(qjit_runtime *runtime, const char *type,
                                      "qjit_compile_options_init");
         !s)
       return s;
-    if (!inRange(c.dynamic, QJIT_DYNAMIC_MINMAX))
+    if (!inRange(c.dynamic, QJIT_DYNAMIC_MX))
       return invalid("invalid dynamic " + std::to_string(rawValue(c.dynamic)));
+    if (!inRange(c.scale_rounding, QJIT_SCALE_ROUNDING_EVEN))
+      return invalid("invalid scale_rounding " +
+                     std::to_string(rawValue(c.scale_rounding)));
     if (!inRange(c.scale_format, QJIT_SCALE_FORMAT_E8M0))
       return invalid("invalid scale_format " +
                      std::to_string(rawValue(c.scale_format)));
@@ -407,6 +422,7 @@ qjit_status qjit_kernel_compile(qjit_runtime *runtime, const char *type,
       lowering.knobs.saturate = c.saturate == QJIT_SATURATE_ON;
     lowering.dynamicScheme = static_cast<DynamicScheme>(c.dynamic);
     lowering.scaleFormat = static_cast<ScaleFormat>(c.scale_format);
+    lowering.scaleRounding = static_cast<ScaleRounding>(c.scale_rounding);
     Expected<std::shared_ptr<const Kernel>> compiled =
         runtime->runtime->compile(type, static_cast<KernelOp>(op), lowering);
     if (!compiled)

@@ -187,18 +187,28 @@ void convertDynamic(const KernelSpec &spec, const ParameterLayout &layout,
   // 11.7: a scale format other than E's rounds each scale once; the
   // codes use the scale written.
   ValueType written = scaleValueType(spec).value_or(spec.expressed);
-  Parameters<C> parameters;
+  // ggml (11.9) quantizes with the unrounded scale.
+  Parameters<C> parameters, quantizing;
   for (const GroupRange<C> &range : ranges) {
     DynamicParameter<C> chosen = chooseDynamicParameter(spec, range);
     parameters.scales.push_back(
         static_cast<C>(roundToValueType(chosen.scale, written)));
     parameters.zeroPoints.push_back(chosen.zeroPoint);
+    quantizing.scales.push_back(quantizesWithUnroundedScale(spec)
+                                    ? chosen.scale
+                                    : parameters.scales.back());
   }
+  quantizing.zeroPoints = parameters.zeroPoints;
   if (spec.storage.packed)
     std::memset(dst, 0, storageBytes(spec.storage, n));
-  quantizeAll(spec, layout, parameters, src, dst, 0, n);
+  quantizeAll(spec, layout, quantizing, src, dst, 0, n);
   for (size_t k = 0; k < count; ++k) {
-    reference::storeExpressed(written, outputs.scales, k, parameters.scales[k]);
+    if (spec.params.scaleFormat == ScaleFormat::E8M0) // mx: 2^E exactly.
+      static_cast<uint8_t *>(outputs.scales)[k] =
+          e8m0Byte(static_cast<float>(parameters.scales[k]));
+    else
+      reference::storeExpressed(written, outputs.scales, k,
+                                parameters.scales[k]);
     if (outputs.zeroPoints)
       outputs.zeroPoints[k] = parameters.zeroPoints[k];
   }

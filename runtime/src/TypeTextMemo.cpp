@@ -31,7 +31,8 @@ TypeTextMemo::TextKey::TextKey(std::string_view text, KernelOp op,
         uint64_t(options.knobs.saturate),
         uint64_t(options.perAxisDequantizeInF64), uint64_t(options.unpacked),
         uint64_t(options.runtimeParameters), uint64_t(options.dynamicScheme),
-        uint64_t(options.dynamicRule), uint64_t(options.scaleFormat)})
+        uint64_t(options.dynamicRule), uint64_t(options.scaleRounding),
+        uint64_t(options.scaleFormat)})
     state = mix(state, word);
   state = wordhash::mixWords(state, options.shape.size(), [&](size_t i) {
     return static_cast<uint64_t>(options.shape[i]);
@@ -46,7 +47,8 @@ bool TypeTextMemo::TextKey::sameOptions(const LoweringOptions &a,
          a.unpacked == b.unpacked &&
          a.runtimeParameters == b.runtimeParameters &&
          a.dynamicScheme == b.dynamicScheme && a.dynamicRule == b.dynamicRule &&
-         a.scaleFormat == b.scaleFormat && a.shape == b.shape;
+         a.scaleRounding == b.scaleRounding && a.scaleFormat == b.scaleFormat &&
+         a.shape == b.shape;
 }
 
 TypeTextMemo::TypeTextMemo(size_t capacity) : capacity_(capacity) {}

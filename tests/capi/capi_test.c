@@ -926,6 +926,73 @@ static void test_dynamic(void) {
   qjit_runtime_destroy(runtime);
 }
 
+/* QJIT_DYNAMIC_MX: f4E2M1FN codes and an E8M0 scale byte per group, the
+ * power of two rounded as scale_rounding says (docs/semantics.md 11.8); a
+ * caller of the previous version (size without the field) gets FLOOR. */
+static void test_dynamic_mx(void) {
+  qjit_runtime *runtime = create_runtime(QJIT_BACKEND_AUTO);
+  static const char mxfp4[] = "!quant.uniform<f4E2M1FN:f32, ?>";
+  const float x[4] = {7.0f, 5.0f, -2.5f, 0.2f};
+  qjit_compile_options options;
+  qjit_compile_options_init(&options);
+  CHECK(options.scale_rounding == QJIT_SCALE_ROUNDING_FLOOR);
+  options.dynamic = QJIT_DYNAMIC_MX;
+  options.scale_rounding = QJIT_SCALE_ROUNDING_CEIL;
+  qjit_kernel *kernel = NULL;
+  CHECK(qjit_kernel_compile(runtime, mxfp4, QJIT_OP_QCAST, &options, &kernel) ==
+        QJIT_OK);
+  qjit_param_info info;
+  info.size = sizeof info;
+  CHECK(qjit_kernel_param_info(kernel, &info) == QJIT_OK);
+  CHECK(info.scale_dtype == QJIT_DTYPE_U8 && info.scale_count == 1);
+  uint8_t codes[2] = {0, 0}, scale = 0;
+  qjit_param_outputs outputs = {&scale, NULL, 1, 0};
+  CHECK(qjit_kernel_run_dynamic(kernel, QJIT_DTYPE_F32, x, sizeof x,
+                                QJIT_DTYPE_BYTES, codes, sizeof codes, 4, NULL,
+                                &outputs) == QJIT_OK);
+  /* ceil: 7 / 6 goes up to 2^1; 3.5, 2.5, -1.25 tie to 4, 2, -1. */
+  CHECK(scale == 128 && codes[0] == 0x46 && codes[1] == 0x0A);
+  qjit_kernel_release(kernel);
+
+  qjit_compile_options previous = options;
+  previous.size = offsetof(qjit_compile_options, scale_rounding);
+  CHECK(qjit_kernel_compile(runtime, mxfp4, QJIT_OP_QCAST, &previous,
+                            &kernel) == QJIT_OK);
+  CHECK(qjit_kernel_run_dynamic(kernel, QJIT_DTYPE_F32, x, sizeof x,
+                                QJIT_DTYPE_BYTES, codes, sizeof codes, 4, NULL,
+                                &outputs) == QJIT_OK);
+  /* floor: 2^0; 7 saturates to 6, 5 ties to 4, -2.5 to -2. */
+  CHECK(scale == 127 && codes[0] == 0x67 && codes[1] == 0x0C);
+  qjit_kernel_release(kernel);
+
+  /* The ggml semantics: llama.cpp's q8_0, an f16 d per group. */
+  qjit_runtime_options ggml_options;
+  qjit_runtime_options_init(&ggml_options);
+  ggml_options.semantics = QJIT_SEMANTICS_GGML;
+  qjit_runtime *ggml = NULL;
+  CHECK(qjit_runtime_create(&ggml_options, &ggml) == QJIT_OK);
+  qjit_compile_options absmax;
+  qjit_compile_options_init(&absmax);
+  absmax.dynamic = QJIT_DYNAMIC_ABSMAX;
+  CHECK(qjit_kernel_compile(ggml, "!quant.uniform<i8:f32, ?>", QJIT_OP_QCAST,
+                            &absmax, &kernel) == QJIT_OK);
+  CHECK(qjit_kernel_param_info(kernel, &info) == QJIT_OK);
+  CHECK(info.scale_dtype == QJIT_DTYPE_F16);
+  qjit_kernel_release(kernel);
+  qjit_runtime_destroy(ggml);
+
+  qjit_compile_options bad = options;
+  bad.scale_rounding = (qjit_scale_rounding)3;
+  CHECK_ERROR(qjit_kernel_compile(runtime, mxfp4, QJIT_OP_QCAST, &bad, &kernel),
+              QJIT_ERROR_INVALID_ARGUMENT, "scale_rounding");
+  bad = options;
+  bad.dynamic = QJIT_DYNAMIC_ABSMAX;
+  CHECK_ERROR(qjit_kernel_compile(runtime, "!quant.uniform<i8:f32, ?>",
+                                  QJIT_OP_QCAST, &bad, &kernel),
+              QJIT_ERROR_INVALID_ARGUMENT, "mx");
+  qjit_runtime_destroy(runtime);
+}
+
 /* A caller's pool that runs its chunks in reverse order on the calling
  * thread. */
 static void run_reversed(void *pool, qjit_task_fn task, void *context,
@@ -1007,6 +1074,7 @@ int main(void) {
   test_extent_lengths();
   test_logging();
   test_dynamic();
+  test_dynamic_mx();
   test_parallel();
   if (failures) {
     fprintf(stderr, "%d check(s) failed\n", failures);

@@ -177,14 +177,28 @@ TEST(ScaleFormat, DynamicQcastWritesF16OrBf16OfF32AndF32OfF64) {
   EXPECT_EQ(own->params.scaleFormat, ScaleFormat::Expressed);
 }
 
-TEST(ScaleFormatErrors, DynamicQcastWritesNoE8m0AndNoHalfOfF64) {
-  // E8M0 scales are the planned MX scheme's.
-  Expected<KernelSpec> mx =
+TEST(ScaleFormatErrors, DynamicQcastWritesE8m0InMxOnlyAndNoHalfOfF64) {
+  // E8M0 scales are the mx scheme's (11.8), which writes nothing else.
+  Expected<KernelSpec> absmax =
       lower("!quant.uniform<i8:f32, ?>", KernelOp::QCast, ScaleFormat::E8M0,
             /*runtime=*/true, DynamicScheme::AbsMax);
+  ASSERT_FALSE(absmax);
+  EXPECT_EQ(absmax.status().code(), ErrorCode::InvalidArgument);
+  EXPECT_NE(absmax.status().message().find("--dynamic=mx"), std::string::npos)
+      << absmax.status().message();
+  Expected<KernelSpec> mx =
+      lower("!quant.uniform<i8:f32, ?>", KernelOp::QCast, ScaleFormat::F16,
+            /*runtime=*/true, DynamicScheme::Mx);
   ASSERT_FALSE(mx);
-  EXPECT_EQ(mx.status().code(), ErrorCode::Unsupported);
-  EXPECT_NE(mx.status().message().find("E8M0"), std::string::npos);
+  EXPECT_EQ(mx.status().code(), ErrorCode::InvalidArgument);
+  EXPECT_NE(mx.status().message().find("e8m0"), std::string::npos);
+  for (ScaleFormat format : {ScaleFormat::Expressed, ScaleFormat::E8M0}) {
+    Expected<KernelSpec> e8m0 =
+        lower("!quant.uniform<i8:f32, ?>", KernelOp::QCast, format,
+              /*runtime=*/true, DynamicScheme::Mx);
+    ASSERT_TRUE(e8m0) << e8m0.status().message();
+    EXPECT_EQ(e8m0->params.scaleFormat, ScaleFormat::E8M0);
+  }
   Expected<KernelSpec> half =
       lower("!quant.uniform<i8:f64, ?>", KernelOp::QCast, ScaleFormat::F16,
             /*runtime=*/true, DynamicScheme::AbsMax);

@@ -5,6 +5,7 @@
 
 #include "qjit/KernelCall.h"
 #include "qjit/internal/DynamicKernelAbi.h"
+#include "qjit/internal/DynamicParameters.h"
 #include "qjit/internal/Reference.h"
 
 #include <cmath>
@@ -87,10 +88,13 @@ std::vector<KernelSpec> dynamicSpecSweep() {
   std::vector<KernelSpec> specs;
   for (KernelSpec spec : specSweep(axes))
     for (DynamicScheme scheme : {DynamicScheme::AbsMax, DynamicScheme::MinMax})
-      for (DynamicRule rule :
-           {DynamicRule::Default, DynamicRule::PyTorch, DynamicRule::Xnnpack}) {
+      for (DynamicRule rule : {DynamicRule::Default, DynamicRule::PyTorch,
+                               DynamicRule::Xnnpack, DynamicRule::Ggml}) {
         spec.params.dynamic = scheme;
         spec.params.dynamicRule = rule;
+        spec.params.scaleFormat = rule == DynamicRule::Ggml
+                                      ? ScaleFormat::F16
+                                      : ScaleFormat::Expressed;
         if (!verifyKernelSpec(spec))
           continue;
         specs.push_back(spec);
@@ -106,6 +110,29 @@ std::vector<KernelSpec> dynamicSpecSweep() {
                                                           : ScaleFormat::BF16;
         specs.push_back(formatted);
       }
+  // The mx scheme (11.8): f32 values to float storages and signed integers,
+  // per tensor, channel, row and block of 32, the scale roundings by turns.
+  axes.widths = {4, 8};
+  axes.signedness = {true};
+  axes.expressed = {ValueType::F32};
+  axes.knobs = {QuantKnobs{}};
+  axes.layouts = {LayoutSpec{}, perAxis(3, 1), perAxis(2, kDyn),
+                  blocked({{2, 1}, {96, 32}})};
+  for (const StorageSpec &storage : compactStorages())
+    if (storage.kind == StorageType::Kind::Float)
+      axes.compact.push_back(storage);
+  const ScaleRounding roundings[] = {ScaleRounding::Floor, ScaleRounding::Ceil,
+                                     ScaleRounding::Even};
+  size_t turn = 0;
+  for (KernelSpec spec : specSweep(axes)) {
+    spec.params.dynamic = DynamicScheme::Mx;
+    spec.params.scaleFormat = ScaleFormat::E8M0;
+    spec.params.scaleRounding = roundings[turn % 3];
+    if (!verifyKernelSpec(spec))
+      continue;
+    specs.push_back(spec);
+    ++turn;
+  }
   return specs;
 }
 
@@ -211,6 +238,15 @@ double DynamicTester::value(unsigned flavour) {
     return unit(rng_) * 6.1e-5 * std::ldexp(1.0, int(rng_() % 16) - 4);
   case 6: // Both ends of the range: hi - lo overflows.
     return rng_() % 2 ? big : -big;
+  case 7: { // The mx roundings' edges: M * 2^k times 1, 1.5 or a neighbour.
+    const double factors[] = {1.0,           1.5,           1.0 + 0x1p-23,
+                              1.5 - 0x1p-23, 1.5 + 0x1p-23, 2.0 - 0x1p-23};
+    double largest = spec_.params.dynamic == DynamicScheme::Mx
+                         ? mxLargestElement(spec_.storage)
+                         : 1.0;
+    return (rng_() % 2 ? 1 : -1) * largest * factors[rng_() % 6] *
+           std::ldexp(1.0, int(rng_() % 170) - 152);
+  }
   default: { // Magnitudes from 2^-30 to 2^30, and specials.
     if (rng_() % 16 == 0) {
       const double special[] = {std::nan(""), -std::nan(""), inf, -inf,
@@ -225,7 +261,7 @@ double DynamicTester::value(unsigned flavour) {
 void DynamicTester::fill(uint8_t *src, size_t n) {
   std::vector<unsigned> flavours(count_);
   for (unsigned &flavour : flavours)
-    flavour = rng_() % 8;
+    flavour = rng_() % 9;
   size_t p = period();
   for (size_t i = 0; i < n; ++i) {
     double x = value(flavours[groupOf(i % p)]);

@@ -4,7 +4,8 @@
 // whose code takes DynamicKernelBuffers and writes parameters besides the
 // codes. Inputs are built to reach each formula's branches: all-zero
 // groups, groups of only NaN or ±inf, ±0, subnormals, ranges that overflow
-// hi - lo, PyTorch's small-scale adjustment, plain random values; each
+// hi - lo, PyTorch's small-scale adjustment, the mx roundings' edges (M *
+// 2^k times 1, 1.5 and their neighbours), plain random values; each
 // group draws one such flavour per call. Every output (codes, scales, zero
 // points) is poisoned and guarded, the input misaligned. The prepared
 // calls also run elsewhere (tests/aarch64 runs them under qemu).
@@ -20,11 +21,13 @@
 
 namespace qjit::testing {
 
-/// The dynamic specs the backends are swept over: absmax and minmax, both
-/// rules where they apply, scales in the values' format and another, integer
+/// The dynamic specs the backends are swept over: absmax and minmax, every
+/// rule where it applies, scales in the values' format and another, integer
 /// widths 4 (packed too), 8 and 32, f32 and f64, the presets' knobs, over
 /// per-tensor, per-axis (rows, strided channels, a dynamic row length) and
-/// blocked layouts.
+/// blocked layouts; and the mx scheme for f32 values to f8E4M3FN, f8E5M2,
+/// f4E2M1FN, i4 and i8 per tensor, channel, row and block, its roundings by
+/// turns.
 std::vector<KernelSpec> dynamicSpecSweep();
 
 class DynamicTester {

@@ -300,6 +300,62 @@ TEST(DynamicQcast, XnnpackQd8MatchesItsFormulaOnRandomRanges) {
   }
 }
 
+/// llama.cpp's quantize_row_q8_0_ref for one block, restated: d = amax /
+/// 127 in f32, stored as f16; q = roundf(x * id), id = 1 / d (0 for d = 0).
+void ggmlQ8_0(const float *x, size_t n, uint16_t &storedD, int8_t *q) {
+  float amax = 0;
+  for (size_t i = 0; i < n; ++i)
+    amax = std::max(amax, std::fabs(x[i]));
+  const float d = amax / 127.0f;
+  const float id = d != 0 ? 1.0f / d : 0.0f;
+  storedD = floatToHalfBits(d);
+  for (size_t i = 0; i < n; ++i)
+    q[i] = static_cast<int8_t>(std::round(x[i] * id));
+}
+
+TEST(DynamicQcast, GgmlQ8_0MatchesItsFormula) {
+  // docs/semantics.md 11.9: blocks of 32, f16 d, codes from the unrounded
+  // d with ties away from zero. Random blocks of many magnitudes, a zero
+  // block, and ties (amax 127 gives d = 1: 2.5 goes to 3).
+  const std::string type = "tensor<8x64x!quant.uniform<i8:f32:{0:1, 1:32}, ?>>";
+  std::mt19937_64 rng(testing::testSeed());
+  std::normal_distribution<float> normal;
+  std::vector<float> x(512);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = normal(rng) * std::ldexp(1.0f, static_cast<int>(i / 32) * 3 - 24);
+  std::fill(x.begin() + 32, x.begin() + 64, 0.0f);
+  const float ties[] = {127, 2.5f, -2.5f, 0.5f, -126.5f};
+  std::copy(std::begin(ties), std::end(ties), x.begin() + 64);
+  std::fill(x.begin() + 64 + 5, x.begin() + 96, 1.5f);
+  std::vector<uint16_t> wantScales(16);
+  std::vector<int8_t> want(x.size());
+  for (size_t block = 0; block < 16; ++block)
+    ggmlQ8_0(&x[32 * block], 32, wantScales[block], &want[32 * block]);
+  EXPECT_EQ(wantScales[1], 0); // The zero block stores d = 0.
+  EXPECT_EQ(want[64 + 1], 3);
+  EXPECT_EQ(want[64 + 2], -3);
+  for (BackendKind backend : {BackendKind::Reference, BackendKind::Llvm}) {
+    SCOPED_TRACE(backendKindName(backend));
+    auto runtime = makeRuntime(backend);
+    ASSERT_TRUE(runtime);
+    LoweringOptions lowering = loweringForPreset(SemanticsPreset::Ggml);
+    lowering.dynamicScheme = DynamicScheme::AbsMax;
+    Expected<std::shared_ptr<const Kernel>> kernel =
+        runtime->compile(type, KernelOp::QCast, lowering);
+    ASSERT_TRUE(kernel) << kernel.status().message();
+    EXPECT_NE((*kernel)->spec().canonicalString().find(
+                  " params=dynamic(absmax,ggml,scales=f16) "),
+              std::string::npos);
+    std::vector<uint16_t> scales(16, 0xAAAA);
+    std::vector<int8_t> codes(x.size());
+    ASSERT_TRUE((*kernel)->runDynamic(
+        x.data(), x.size() * sizeof(float), codes.data(), codes.size(),
+        x.size(), ParameterOutputs{scales.data(), nullptr}));
+    EXPECT_EQ(scales, wantScales);
+    EXPECT_EQ(codes, want);
+  }
+}
+
 TEST(DynamicQcast, RoundTripsThroughRuntimeParameterDcast) {
   auto runtime = makeRuntime();
   ASSERT_TRUE(runtime);

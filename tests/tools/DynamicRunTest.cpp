@@ -128,12 +128,51 @@ TEST_F(DynamicRun, BlocksRoundTripThroughTheArchive) {
   EXPECT_EQ(y[8], 0.0f);
 }
 
+TEST_F(DynamicRun, MxWritesE8m0BytesThatDcastReadsBack) {
+  writeArray<float>(dir.file("b.npy"), NpyDtype::F4, {2, 8},
+                    {127, 1, 2, 3, 254, 2, 0, -3, 0, 0, 0, 0, 1, 1, 1, 1});
+  const char *type = "tensor<2x8x!quant.uniform<f8E4M3FN:f32:{0:1, 1:4}, ?>>";
+  expectSuccess(run({type, "--op=qcast", "--dynamic=mx", flag("in", "b.npy"),
+                     flag("out", "q.npy"), flag("params-out", "p.npz")}));
+  // floor(log2 amax) - 8 (448 = 1.75 * 2^8), as E8M0 bytes; an all-zero
+  // block has 2^-127 (byte 0).
+  NpyArray scales = archived("scales");
+  EXPECT_EQ(scales.dtype, NpyDtype::U1);
+  EXPECT_EQ(valuesOf<uint8_t>(scales),
+            (std::vector<uint8_t>{125, 126, 0, 119}));
+  expectSuccess(run({type, "--op=dcast", flag("params", "p.npz"),
+                     flag("in", "q.npy"), flag("out", "y.npy")}));
+  std::vector<float> y = valuesOf<float>(readArray(dir.file("y.npy")));
+  EXPECT_EQ(y[0], 112.0f); // 127 / 2^-2 = 508 saturates to 448.
+  EXPECT_EQ(y[8], 0.0f);
+  EXPECT_EQ(y[12], 1.0f);
+  // ceil keeps 127 / 448 from saturating: 2^-1; 1 / 448 goes up to 2^-8.
+  expectSuccess(run({type, "--op=qcast", "--dynamic=mx",
+                     "--scale-rounding=ceil", flag("in", "b.npy"),
+                     flag("out", "q.npy"), flag("params-out", "p.npz")}));
+  EXPECT_EQ(valuesOf<uint8_t>(archived("scales")),
+            (std::vector<uint8_t>{126, 127, 0, 119}));
+  ToolResult spec = runQjit(
+      {"spec", type, "--op=qcast", "--dynamic=mx", "--scale-rounding=even"});
+  EXPECT_EQ(spec.exitCode, 0) << spec.err;
+  EXPECT_NE(spec.out.find("params=dynamic(mx,even,scales=e8m0)"),
+            std::string::npos)
+      << spec.out;
+}
+
 TEST_F(DynamicRun, SpecPrintsTheScheme) {
   ToolResult spec = runQjit({"spec", "!quant.uniform<u8:f32, ?>", "--op=qcast",
                              "--dynamic=minmax", "--semantics=pytorch"});
   EXPECT_EQ(spec.exitCode, 0) << spec.err;
   EXPECT_NE(spec.out.find("params=dynamic(minmax,pytorch)"), std::string::npos)
       << spec.out;
+  ToolResult ggml = runQjit({"spec", "!quant.uniform<i8:f32, ?>", "--op=qcast",
+                             "--dynamic=absmax", "--semantics=ggml"});
+  EXPECT_EQ(ggml.exitCode, 0) << ggml.err;
+  EXPECT_NE(ggml.out.find("params=dynamic(absmax,ggml,scales=f16) "
+                          "knobs=reciprocal,after-rounding,nearest-away"),
+            std::string::npos)
+      << ggml.out;
 }
 
 TEST_F(DynamicRun, FlagMisusesAreUsageErrorsAndWriteNothing) {
@@ -162,6 +201,12 @@ TEST_F(DynamicRun, FlagMisusesAreUsageErrorsAndWriteNothing) {
                       "--backend=asmjit", flag("params-out", "p.npz")}),
                 1, "dynamic qcast");
   expectFailure(with({kRows, "--op=dcast", flag("params", "x.npy")}), 1, "zip");
+  expectFailure(with({kRows, "--op=qcast", "--dynamic=absmax",
+                      "--scale-rounding=ceil", flag("params-out", "p.npz")}),
+                2, "--dynamic=mx");
+  expectFailure(with({kRows, "--op=qcast", "--dynamic=mx", "--scale-format=f16",
+                      flag("params-out", "p.npz")}),
+                1, "e8m0");
   EXPECT_FALSE(std::filesystem::exists(dir.file("q.npy")));
   EXPECT_FALSE(std::filesystem::exists(dir.file("p.npz")));
 }

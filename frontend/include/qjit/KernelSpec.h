@@ -54,8 +54,12 @@ enum class SemanticsPreset : uint8_t {
   PyTorch,
   TfLite,
   Xnnpack, ///< PyTorch's knobs; XNNPACK's qd8 dynamic rule (11.6).
+  Ggml,    ///< x · fl(1/s) ties away; llama.cpp's q8_0 dynamic rule (11.9).
 };
 QJIT_API QuantKnobs knobsForPreset(SemanticsPreset preset);
+/// "default", "mlir", "onnx", "pytorch", "tflite", "xnnpack", "ggml".
+QJIT_API std::string_view semanticsPresetName(SemanticsPreset preset);
+QJIT_API Expected<SemanticsPreset> parseSemanticsPreset(std::string_view name);
 
 /// How stored values are represented in host memory.
 struct QJIT_API StorageSpec {
@@ -117,9 +121,16 @@ enum class DynamicScheme : uint8_t {
   None,   ///< Parameters are baked or runtime inputs.
   AbsMax, ///< Symmetric: s from the largest magnitude, zero point 0.
   MinMax, ///< Asymmetric: s and zero point from [min(x, 0), max(x, 0)].
+  Mx,     ///< OCP MX: a power-of-two scale per group, written as E8M0.
 };
 /// Which system's formula a dynamic scheme follows (11.3, 11.4, 11.6).
-enum class DynamicRule : uint8_t { Default, PyTorch, Xnnpack };
+enum class DynamicRule : uint8_t { Default, PyTorch, Xnnpack, Ggml };
+/// How the mx scheme rounds a group's scale to a power of two (11.8).
+enum class ScaleRounding : uint8_t {
+  Floor, ///< OCP MX v1.0: 2^(floor(log2 amax) - emax of the element).
+  Ceil,  ///< The smallest power of two >= amax / largest (NVIDIA's RCEIL).
+  Even,  ///< amax / largest to E8M0 as PyTorch's to(float8_e8m0fnu) does.
+};
 
 /// The host format of runtime scales (docs/semantics.md, 2.3).
 enum class ScaleFormat : uint8_t {
@@ -140,8 +151,11 @@ struct QJIT_API ParameterSpec {
   /// parameters from its input and writes them (ParameterOutputs).
   DynamicScheme dynamic = DynamicScheme::None;
   DynamicRule dynamicRule = DynamicRule::Default; ///< Default unless dynamic.
-  /// Runtime (not dynamic) parameters only: the scales' host format.
-  /// Lowering normalizes the expressed type's own format to Expressed.
+  /// The mx scheme's power-of-two rounding; Floor for every other spec.
+  ScaleRounding scaleRounding = ScaleRounding::Floor;
+  /// Runtime parameters: the scales' host format (a dynamic qcast writes
+  /// them in it). Lowering normalizes the expressed type's own format to
+  /// Expressed.
   ScaleFormat scaleFormat = ScaleFormat::Expressed;
   /// Baked scales, already rounded to the expressed type (held as double);
   /// with an f64 compute type for f32 values, the literals' doubles.
@@ -216,8 +230,11 @@ struct QJIT_API LoweringOptions {
   /// parameters; the type's own scales, `?` or not, are not used).
   DynamicScheme dynamicScheme = DynamicScheme::None;
   DynamicRule dynamicRule = DynamicRule::Default;
-  /// With runtime parameters (not dynamic ones): the format of the scales
-  /// KernelParams holds. Anything but Expressed needs runtimeParameters.
+  /// DynamicScheme::Mx only: how its scales round to powers of two.
+  ScaleRounding scaleRounding = ScaleRounding::Floor;
+  /// With runtime parameters: the format of the scales KernelParams holds,
+  /// or a dynamic qcast writes. The mx scheme writes E8M0 (Expressed means
+  /// E8M0 for it). Anything but Expressed needs runtime parameters.
   ScaleFormat scaleFormat = ScaleFormat::Expressed;
   /// Fills dynamic dims, or shapes a bare type (empty: keep the type's).
   std::vector<int64_t> shape;
@@ -225,7 +242,7 @@ struct QJIT_API LoweringOptions {
 
 /// The lowering options a preset names: its knobs, for PyTorch
 /// perAxisDequantizeInF64 and DynamicRule::PyTorch, for XNNPACK
-/// DynamicRule::Xnnpack.
+/// DynamicRule::Xnnpack, for ggml DynamicRule::Ggml.
 QJIT_API LoweringOptions loweringForPreset(SemanticsPreset preset);
 
 /// Lowers a verified type to the spec of `op`. Normalizes first. Fails with
@@ -259,6 +276,9 @@ QJIT_API std::string_view zeroPointOrderName(ZeroPointOrder order);
 QJIT_API std::string_view dynamicSchemeName(DynamicScheme scheme);
 QJIT_API std::string_view dynamicRuleName(DynamicRule rule);
 QJIT_API Expected<DynamicScheme> parseDynamicScheme(std::string_view name);
+/// "floor", "ceil", "even".
+QJIT_API std::string_view scaleRoundingName(ScaleRounding rounding);
+QJIT_API Expected<ScaleRounding> parseScaleRounding(std::string_view name);
 /// "expressed", "f32", "f16", "bf16", "e8m0".
 QJIT_API std::string_view scaleFormatName(ScaleFormat format);
 QJIT_API Expected<ScaleFormat> parseScaleFormat(std::string_view name);

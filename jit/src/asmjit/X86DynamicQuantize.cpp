@@ -68,13 +68,6 @@ Status unsupported(std::string what) {
 
 } // namespace
 
-KernelSpec quantizeWithChosenParameters(const KernelSpec &dynamicSpec) {
-  KernelSpec spec = dynamicSpec;
-  spec.params.dynamic = DynamicScheme::None;
-  spec.params.dynamicRule = DynamicRule::Default;
-  return spec;
-}
-
 Status checkX86DynamicSupport(const KernelSpec &spec, const X86Isa &isa) {
   const LayoutSpec &layout = spec.layout;
   if (layout.kind == LayoutSpec::Kind::Blocked)
@@ -85,6 +78,11 @@ Status checkX86DynamicSupport(const KernelSpec &spec, const X86Isa &isa) {
       layout.inner < plan::kCheckedRunElements)
     return unsupported("with per-axis runs shorter than " +
                        std::to_string(plan::kCheckedRunElements) + " elements");
+  // The driver writes the scales it quantizes with, in the values' format.
+  if (spec.params.scaleFormat != ScaleFormat::Expressed)
+    return unsupported("writing " +
+                       std::string(scaleFormatName(spec.params.scaleFormat)) +
+                       " scales");
   return checkX86Support(quantizeWithChosenParameters(spec), isa);
 }
 

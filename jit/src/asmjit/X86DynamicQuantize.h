@@ -30,9 +30,6 @@ struct DynamicQuantizeParts {
   ParamKernelFn quantize = nullptr;
 };
 
-/// The runtime-parameter qcast that quantizes with the chosen parameters.
-KernelSpec quantizeWithChosenParameters(const KernelSpec &dynamicSpec);
-
 /// Ok when asmjit generates `spec`'s dynamic qcast at `isa`: per-tensor or
 /// per-axis layouts whose runs are long (static, at least 256), and a
 /// quantize pass checkX86Support accepts. Otherwise Unsupported, naming

@@ -14,6 +14,7 @@
 #include "DynamicIr.h"
 
 #include "ElementIo.h"
+#include "qjit/internal/DynamicParameters.h"
 
 #include <llvm/IR/MDBuilder.h>
 
@@ -265,6 +266,8 @@ public:
                                                  llvm::Value *hi) {
     if (spec_.params.dynamic == DynamicScheme::AbsMax)
       return absMax(lo, hi);
+    if (spec_.params.dynamic == DynamicScheme::Mx)
+      return {mxScale(lo, hi), zero()};
     if (spec_.params.dynamicRule == DynamicRule::PyTorch)
       return pytorchMinMax(lo, hi);
     if (spec_.params.dynamicRule == DynamicRule::Xnnpack)
@@ -302,14 +305,64 @@ private:
     int64_t q = std::min(storage.max, -storage.min);
     double qC = f64_ ? static_cast<double>(q)
                      : static_cast<double>(static_cast<float>(q));
-    llvm::Value *amax = stdMax(b_.CreateFNeg(lo), hi);
+    // hi first, as DynamicParameters.cpp: +0 for an all-zero group.
+    llvm::Value *amax = stdMax(hi, b_.CreateFNeg(lo));
     if (spec_.params.dynamicRule == DynamicRule::PyTorch) {
       llvm::Value *floor = constant(static_cast<double>(1e-5f));
       return {b_.CreateFDiv(stdMax(amax, floor), constant(qC)), zero()};
     }
     llvm::Value *scale = b_.CreateFDiv(amax, constant(qC));
+    if (spec_.params.dynamicRule == DynamicRule::Ggml)
+      return {scale, zero()}; // d = 0 stays.
     llvm::Value *isZero = b_.CreateFCmpOEQ(scale, constant(0));
     return {b_.CreateSelect(isZero, constant(1), scale), zero()};
+  }
+
+  /// DynamicParameters.cpp mxScaleExponent (f32 values) on the bits of
+  /// amax or v: for a finite w >= 0 they are its biased exponent b (0 for
+  /// zero and subnormals) and fraction f, and 2^E is the f32 of bits
+  /// (E + 127) << 23, or 0x400000 for E = -127.
+  llvm::Value *mxScale(llvm::Value *lo, llvm::Value *hi) {
+    llvm::Type *i32 = ir_.vectorOf(b_.getInt32Ty(), lanes_);
+    auto i32Constant = [&](int64_t value) {
+      return ir_.intConstant(b_.getInt32Ty(), value, lanes_);
+    };
+    double largest = mxLargestElement(spec_.storage);
+    // fabs: -lo is -0 for lo = +0, and its sign bit is no exponent bit.
+    llvm::Value *amax =
+        ir_.unary(llvm::Intrinsic::fabs, stdMax(b_.CreateFNeg(lo), hi));
+    llvm::Value *exponent;
+    if (spec_.params.scaleRounding == ScaleRounding::Floor) {
+      // b - 127 - emax; zero and subnormal amax clamp to -127 below.
+      llvm::Value *biased = b_.CreateLShr(b_.CreateBitCast(amax, i32), 23);
+      exponent = b_.CreateSub(biased, i32Constant(127 + std::ilogb(largest)));
+    } else {
+      llvm::Value *v =
+          b_.CreateFDiv(amax, constant(static_cast<float>(largest)));
+      llvm::Value *bits = b_.CreateBitCast(v, i32);
+      llvm::Value *biased = b_.CreateLShr(bits, 23);
+      llvm::Value *fraction = b_.CreateAnd(bits, i32Constant(0x7FFFFF));
+      llvm::Value *subnormal = b_.CreateICmpEQ(biased, i32Constant(0));
+      llvm::Value *normalUp =
+          spec_.params.scaleRounding == ScaleRounding::Ceil
+              ? b_.CreateICmpNE(fraction, i32Constant(0))
+              : b_.CreateICmpUGE(fraction, i32Constant(0x400000));
+      llvm::Value *up = b_.CreateSelect(
+          subnormal, b_.CreateICmpUGT(fraction, i32Constant(0x400000)),
+          normalUp);
+      exponent =
+          b_.CreateAdd(b_.CreateSelect(subnormal, i32Constant(-127),
+                                       b_.CreateSub(biased, i32Constant(127))),
+                       b_.CreateZExt(up, i32));
+    }
+    exponent = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smax, exponent,
+                                        i32Constant(-127));
+    exponent = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smin, exponent,
+                                        i32Constant(127));
+    llvm::Value *scaleBits = b_.CreateSelect(
+        b_.CreateICmpEQ(exponent, i32Constant(-127)), i32Constant(0x400000),
+        b_.CreateShl(b_.CreateAdd(exponent, i32Constant(127)), 23));
+    return b_.CreateBitCast(scaleBits, f32Type());
   }
 
   llvm::Value *clampZero(llvm::Value *z) {
@@ -469,7 +522,17 @@ void emitDynamicParameters(IrContext &ir, const KernelSpec &dynamicSpec,
   ValueType written =
       scaleValueType(dynamicSpec).value_or(dynamicSpec.expressed);
   uint64_t scaleBytes = valueTypeBytes(written);
+  bool e8m0 = dynamicSpec.params.scaleFormat == ScaleFormat::E8M0;
+  if (e8m0)
+    scaleBytes = 1;
   auto format = [&](llvm::Value *scale, unsigned width) -> llvm::Value * {
+    // mx: the power of two 2^E as its byte E + 127, the f32's exponent
+    // field (2^-127, the subnormal 0x400000, gives 0).
+    if (e8m0)
+      return b.CreateTrunc(
+          b.CreateLShr(
+              b.CreateBitCast(scale, ir.vectorOf(b.getInt32Ty(), width)), 23),
+          ir.vectorOf(b.getInt8Ty(), width));
     if (written == dynamicSpec.compute)
       return scale;
     switch (written) {
@@ -493,6 +556,10 @@ void emitDynamicParameters(IrContext &ir, const KernelSpec &dynamicSpec,
         ir.load(ir.compute, ir.byteAddress(arrays.high, offset), Lanes{width});
     auto [scale, zeroPoint] =
         ParameterEmitter(ir, dynamicSpec, width).choose(lo, hi);
+    // ggml: the quantizing pass reads the unrounded scales from `low`
+    // (its group's range is read above).
+    if (quantizesWithUnroundedScale(dynamicSpec))
+      ir.store(scale, ir.byteAddress(arrays.low, offset), Lanes{});
     ir.store(
         format(scale, width),
         ir.byteAddress(arrays.scales, b.CreateMul(k, b.getInt64(scaleBytes))),

@@ -20,6 +20,7 @@
 
 #include "plan/LayoutPeriod.h"
 #include "plan/PlanLimits.h"
+#include "qjit/internal/DynamicParameters.h"
 
 #include <llvm/Analysis/VectorUtils.h>
 #include <llvm/IR/IntrinsicsX86.h>
@@ -829,15 +830,18 @@ namespace {
 constexpr uint64_t kScalesOut = 0, kZeroPointsOut = 8, kLow = 16, kHigh = 24;
 
 /// The KernelParams (extents, scales, zero points) the quantizing pass of a
-/// dynamic qcast reads: the parameters the kernel just wrote.
-llvm::Value *writtenParameters(IrContext &ir, llvm::Value *extents,
+/// dynamic qcast reads: the parameters the kernel just wrote (ggml: its
+/// unrounded scales, which emitDynamicParameters leaves in `low`).
+llvm::Value *writtenParameters(IrContext &ir, const KernelSpec &spec,
+                               llvm::Value *extents,
                                const DynamicArrays &arrays) {
   llvm::IRBuilder<> &b = ir.builder;
   auto *type = llvm::ArrayType::get(ir.ptr, 3);
   llvm::Value *params = b.CreateAlloca(type);
-  llvm::Value *fields[] = {extents ? extents
-                                   : llvm::Constant::getNullValue(ir.ptr),
-                           arrays.scales, arrays.zeroPoints};
+  llvm::Value *fields[] = {
+      extents ? extents : llvm::Constant::getNullValue(ir.ptr),
+      quantizesWithUnroundedScale(spec) ? arrays.low : arrays.scales,
+      arrays.zeroPoints};
   for (uint64_t k = 0; k < 3; ++k)
     b.CreateStore(fields[k], ir.byteAddress(params, b.getInt64(8 * k)));
   return params;
@@ -853,9 +857,7 @@ buildKernelModule(llvm::LLVMContext &context, const KernelSpec &spec,
   // A dynamic qcast quantizes as its runtime-parameter twin does, after
   // computing the parameters (DynamicIr.h).
   bool dynamic = spec.params.dynamic != DynamicScheme::None;
-  KernelSpec quantizeSpec = spec;
-  quantizeSpec.params.dynamic = DynamicScheme::None;
-  quantizeSpec.params.dynamicRule = DynamicRule::Default;
+  KernelSpec quantizeSpec = quantizeWithChosenParameters(spec);
   auto module = std::make_unique<llvm::Module>(name, context);
   IrContext ir(*module, quantizeSpec, target);
   llvm::IRBuilder<> &b = ir.builder;
@@ -901,7 +903,7 @@ buildKernelModule(llvm::LLVMContext &context, const KernelSpec &spec,
     DynamicArrays arrays{field(kScalesOut), field(kZeroPointsOut), field(kLow),
                          field(kHigh)};
     emitDynamicParameters(ir, spec, src, levels, arrays);
-    kernelParams = writtenParameters(ir, extents, arrays);
+    kernelParams = writtenParameters(ir, spec, extents, arrays);
   }
   QuantPlan plan = planQuantization(quantizeSpec, target);
   adaptPlanToCompactStorage(plan, quantizeSpec);

@@ -114,6 +114,7 @@ KernelPlan planKernel(const KernelSpec &spec) {
   plan.streamingBytes = kStreamingOutputBytes;
   plan.dynamic = spec.params.dynamic;
   plan.dynamicRule = spec.params.dynamicRule;
+  plan.scaleRounding = spec.params.scaleRounding;
   if (spec.op != KernelOp::QCast)
     return plan;
   if (spec.knobs.scaleOp == ScaleOp::Reciprocal)
@@ -153,8 +154,12 @@ std::string describeKernelPlan(const KernelPlan &plan) {
   if (plan.dynamic != DynamicScheme::None)
     line("parameters",
          "from the data, " + std::string(dynamicSchemeName(plan.dynamic)) +
-             " (" + std::string(dynamicRuleName(plan.dynamicRule)) +
-             " rule): each group's range, then its scale and zero point, "
+             " (" +
+             (plan.dynamic == DynamicScheme::Mx
+                  ? std::string(scaleRoundingName(plan.scaleRounding)) +
+                        " scale rounding"
+                  : std::string(dynamicRuleName(plan.dynamicRule)) + " rule") +
+             "): each group's range, then its scale and zero point, "
              "then the quantizing pass below (llvm)");
   if (row(plan.family).op == KernelOp::QCast) {
     line("scaling", std::string(scalingName(plan.scaling)));

@@ -82,6 +82,7 @@ struct KernelPlan {
   /// parameters, then the quantizing pass the fields above describe.
   DynamicScheme dynamic = DynamicScheme::None;
   DynamicRule dynamicRule = DynamicRule::Default;
+  ScaleRounding scaleRounding = ScaleRounding::Floor; ///< Mx only.
 };
 
 KernelPlan planKernel(const KernelSpec &spec);

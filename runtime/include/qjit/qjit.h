@@ -67,7 +67,8 @@ typedef enum qjit_semantics {
   QJIT_SEMANTICS_ONNX = 2,
   QJIT_SEMANTICS_PYTORCH = 3, /* per-axis dcast in f64 (semantics 5.5) */
   QJIT_SEMANTICS_TFLITE = 4,
-  QJIT_SEMANTICS_XNNPACK = 5 /* dynamic minmax: XNNPACK's qd8 rule */
+  QJIT_SEMANTICS_XNNPACK = 5, /* dynamic minmax: XNNPACK's qd8 rule */
+  QJIT_SEMANTICS_GGML = 6     /* dynamic absmax: llama.cpp's q8_0 rule */
 } qjit_semantics;
 
 /* Element formats of kernel buffers (docs/semantics.md, host formats). */
@@ -122,11 +123,20 @@ typedef enum qjit_saturate {
 typedef enum qjit_dynamic {
   QJIT_DYNAMIC_NONE = 0,   /* parameters baked or given at call time */
   QJIT_DYNAMIC_ABSMAX = 1, /* symmetric: s = amax / qmax, zero point 0 */
-  QJIT_DYNAMIC_MINMAX = 2  /* asymmetric: from [min(x, 0), max(x, 0)] */
+  QJIT_DYNAMIC_MINMAX = 2, /* asymmetric: from [min(x, 0), max(x, 0)] */
+  QJIT_DYNAMIC_MX = 3      /* OCP MX: power-of-two scales as E8M0 bytes */
 } qjit_dynamic;
+/* QJIT_DYNAMIC_MX: how a group's scale rounds to a power of two
+ * (docs/semantics.md 11.8). */
+typedef enum qjit_scale_rounding {
+  QJIT_SCALE_ROUNDING_FLOOR = 0, /* the OCP MX spec's shared exponent */
+  QJIT_SCALE_ROUNDING_CEIL = 1,  /* smallest 2^E >= amax / largest */
+  QJIT_SCALE_ROUNDING_EVEN = 2   /* PyTorch's to(float8_e8m0fnu) */
+} qjit_scale_rounding;
 /* The format of runtime scales (docs/semantics.md 2.3; qjit_param_info's
- * scale_dtype names it). Anything but EXPRESSED needs runtime_parameters
- * and is not for dynamic qcast yet. */
+ * scale_dtype names it), or of the scales a dynamic qcast writes (11.7;
+ * QJIT_DYNAMIC_MX writes E8M0). Anything but EXPRESSED needs
+ * runtime_parameters or dynamic. */
 typedef enum qjit_scale_format {
   QJIT_SCALE_FORMAT_EXPRESSED = 0, /* the expressed dtype */
   QJIT_SCALE_FORMAT_F32 = 1,
@@ -137,7 +147,7 @@ typedef enum qjit_scale_format {
 /* As qjit_runtime_options: `size` first, fields only appended. The first
  * version ended after runtime_parameters; saturate came second (a caller
  * of the first version gets QJIT_SATURATE_DEFAULT), dynamic third,
- * scale_format fourth. */
+ * scale_format fourth, scale_rounding fifth. */
 typedef struct qjit_compile_options {
   size_t size;
   int unpacked;           /* keep sub-byte storage one value per byte */
@@ -145,6 +155,7 @@ typedef struct qjit_compile_options {
   qjit_saturate saturate;
   qjit_dynamic dynamic;           /* qcast only; QJIT_DYNAMIC_NONE by default */
   qjit_scale_format scale_format; /* QJIT_SCALE_FORMAT_EXPRESSED by default */
+  qjit_scale_rounding scale_rounding; /* QJIT_DYNAMIC_MX only; FLOOR */
 } qjit_compile_options;
 
 /* Call-time inputs of kernels that take them (qjit_kernel_takes_params).

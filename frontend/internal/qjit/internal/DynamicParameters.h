@@ -39,6 +39,23 @@ template <typename C> struct DynamicParameter {
 
 DynamicParameter<float> chooseDynamicParameter(const KernelSpec &spec,
                                                GroupRange<float> range);
+
+/// The runtime-parameter qcast a dynamic qcast quantizes with once it has
+/// chosen (and written) its parameters: the same spec without the scheme,
+/// reading the scales as written, or unrounded where the rule says so.
+KernelSpec quantizeWithChosenParameters(const KernelSpec &dynamicSpec);
+/// The ggml rule (11.9): the codes use each group's scale as computed in
+/// the expressed type, not the one written in the scale format.
+bool quantizesWithUnroundedScale(const KernelSpec &dynamicSpec);
+
+/// The mx scheme (11.8): the largest magnitude M an element of the storage
+/// holds within its bounds (f8E4M3FN 448, f8E5M2 57344, f4E2M1FN 6, i8
+/// 127), and the exponent E of a group's scale 2^E (-127 <= E <= 127)
+/// for its largest finite magnitude `amax`.
+double mxLargestElement(const StorageSpec &storage);
+int mxScaleExponent(const KernelSpec &spec, float amax);
+/// The E8M0 byte of the power of two 2^E, E in [-127, 127]: E + 127.
+uint8_t e8m0Byte(float powerOfTwo);
 DynamicParameter<double> chooseDynamicParameter(const KernelSpec &spec,
                                                 GroupRange<double> range);
 
