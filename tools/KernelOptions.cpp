@@ -23,12 +23,13 @@ const char kKernelFlagsHelp[] =
     "  --shape=DxD...              fill a tensor type's dynamic dims, or\n"
     "                              shape a bare type\n"
     "  --unpacked                  1/2/4-bit storage one value per byte\n"
-    "  --semantics=default|mlir|onnx|pytorch|tflite|xnnpack|ggml\n"
+    "  --semantics=default|mlir|onnx|pytorch|tflite|xnnpack|ggml|vllm\n"
     "                              a named set of the three knobs below\n"
     "                              (pytorch: per-axis dcast in f64, as\n"
     "                              PyTorch's per-channel dequantize;\n"
     "                              xnnpack: dynamic minmax as XNNPACK's qd8;\n"
-    "                              ggml: dynamic absmax as llama.cpp's q8_0)\n"
+    "                              ggml: dynamic absmax as llama.cpp's q8_0;\n"
+    "                              vllm: dynamic absmax as vLLM's fp8)\n"
     "  --rounding=nearest-even|nearest-away|toward-zero\n"
     "  --scale-op=divide|reciprocal\n"
     "  --zero-point=before-rounding|after-rounding\n"
@@ -91,7 +92,7 @@ Expected<LoweringOptions> readSemantics(const CommandLine &flags) {
                            {SemanticsPreset::Default, SemanticsPreset::Mlir,
                             SemanticsPreset::Onnx, SemanticsPreset::PyTorch,
                             SemanticsPreset::TfLite, SemanticsPreset::Xnnpack,
-                            SemanticsPreset::Ggml},
+                            SemanticsPreset::Ggml, SemanticsPreset::Vllm},
                            semanticsPresetName);
   if (!preset)
     return preset.status();

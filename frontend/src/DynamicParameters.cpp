@@ -24,16 +24,20 @@ int64_t clampInteger(int64_t v, int64_t lo, int64_t hi) {
 }
 
 /// 11.2: s = fl(a / Q); the pytorch rule first raises a to fl32(1e-5);
-/// ggml's d (11.9) keeps 0.
+/// ggml's d (11.9) keeps 0; vllm's (11.10) is at least its smallest.
 template <typename C>
 DynamicParameter<C> chooseAbsMax(const KernelSpec &spec, GroupRange<C> range) {
   const StorageSpec &storage = spec.storage;
   // hi first: with lo = hi = +0, -lo is -0, and ggml writes d = +0.
   C amax = std::max(range.hi, -range.lo);
-  C q = static_cast<C>(std::min(storage.max, -storage.min));
+  C q = static_cast<C>(largestStoredMagnitude(storage));
   DynamicParameter<C> result;
   if (spec.params.dynamicRule == DynamicRule::PyTorch) {
     result.scale = std::max(amax, static_cast<C>(1e-5f)) / q;
+    return result;
+  }
+  if (spec.params.dynamicRule == DynamicRule::Vllm) {
+    result.scale = std::max(amax / q, static_cast<C>(kVllmSmallestScale));
     return result;
   }
   C scale = amax / q;
@@ -176,7 +180,7 @@ bool quantizesWithUnroundedScale(const KernelSpec &dynamicSpec) {
   return dynamicSpec.params.dynamicRule == DynamicRule::Ggml;
 }
 
-double mxLargestElement(const StorageSpec &storage) {
+double largestStoredMagnitude(const StorageSpec &storage) {
   if (storage.kind == StorageType::Kind::Float) {
     FloatStorageBounds bounds = floatStorageBounds(storage);
     return std::min(bounds.hi, -bounds.lo);
@@ -192,7 +196,7 @@ double mxLargestElement(const StorageSpec &storage) {
 /// a subnormal v when it is above 2^-127. Then E is clamped to [-127, 127].
 int mxScaleExponent(const KernelSpec &spec, float amax) {
   constexpr int kLowest = -127, kHighest = 127;
-  double largest = mxLargestElement(spec.storage);
+  double largest = largestStoredMagnitude(spec.storage);
   int exponent = kLowest;
   if (spec.params.scaleRounding == ScaleRounding::Floor) {
     if (amax != 0)

@@ -17,6 +17,7 @@ namespace qjit {
 QuantKnobs knobsForPreset(SemanticsPreset preset) {
   switch (preset) {
   case SemanticsPreset::Default:
+  case SemanticsPreset::Vllm: // x / scale, as its per-token kernel divides
     return {};
   case SemanticsPreset::Mlir:
     return {ScaleOp::Divide, ZeroPointOrder::BeforeRounding,
@@ -54,6 +55,8 @@ std::string_view semanticsPresetName(SemanticsPreset preset) {
     return "xnnpack";
   case SemanticsPreset::Ggml:
     return "ggml";
+  case SemanticsPreset::Vllm:
+    return "vllm";
   }
   return "?";
 }
@@ -62,13 +65,13 @@ Expected<SemanticsPreset> parseSemanticsPreset(std::string_view name) {
   for (SemanticsPreset preset :
        {SemanticsPreset::Default, SemanticsPreset::Mlir, SemanticsPreset::Onnx,
         SemanticsPreset::PyTorch, SemanticsPreset::TfLite,
-        SemanticsPreset::Xnnpack, SemanticsPreset::Ggml})
+        SemanticsPreset::Xnnpack, SemanticsPreset::Ggml, SemanticsPreset::Vllm})
     if (name == semanticsPresetName(preset))
       return preset;
   return Status::error(ErrorCode::InvalidArgument,
                        "semantics '" + std::string(name) +
                            "' is not one of default, mlir, onnx, pytorch, "
-                           "tflite, xnnpack, ggml");
+                           "tflite, xnnpack, ggml, vllm");
 }
 
 LoweringOptions loweringForPreset(SemanticsPreset preset) {
@@ -79,6 +82,7 @@ LoweringOptions loweringForPreset(SemanticsPreset preset) {
       preset == SemanticsPreset::PyTorch   ? DynamicRule::PyTorch
       : preset == SemanticsPreset::Xnnpack ? DynamicRule::Xnnpack
       : preset == SemanticsPreset::Ggml    ? DynamicRule::Ggml
+      : preset == SemanticsPreset::Vllm    ? DynamicRule::Vllm
                                            : DynamicRule::Default;
   return options;
 }
@@ -185,6 +189,8 @@ std::string_view dynamicRuleName(DynamicRule rule) {
     return "xnnpack";
   case DynamicRule::Ggml:
     return "ggml";
+  case DynamicRule::Vllm:
+    return "vllm";
   }
   return "?";
 }
@@ -507,7 +513,7 @@ Status verifyMx(const KernelSpec &spec) {
   if (params.scaleFormat != ScaleFormat::E8M0)
     return invalid("the mx scheme writes e8m0 scales, not " +
                    std::string(scaleFormatName(params.scaleFormat)));
-  if (mxLargestElement(spec.storage) < 1)
+  if (largestStoredMagnitude(spec.storage) < 1)
     return invalid("the mx scheme needs bounds with min <= -1 and max >= 1");
   return Status::ok();
 }
@@ -527,8 +533,11 @@ Status verifyDynamic(const KernelSpec &spec) {
                    "parameters only");
   if (params.dynamic == DynamicScheme::Mx)
     return verifyMx(spec);
-  if (spec.storage.kind != StorageType::Kind::Integer)
-    return invalid("dynamic qcast needs integer storage");
+  bool floatAbsMax = spec.storage.kind == StorageType::Kind::Float &&
+                     params.dynamic == DynamicScheme::AbsMax;
+  if (spec.storage.kind != StorageType::Kind::Integer && !floatAbsMax)
+    return invalid("dynamic qcast needs integer storage (absmax: integer or "
+                   "float storage)");
   if (spec.expressed != ValueType::F32 && spec.expressed != ValueType::F64)
     return invalid("dynamic qcast needs f32 or f64 expressed values");
   const StorageSpec &storage = spec.storage;
@@ -552,8 +561,17 @@ Status verifyDynamic(const KernelSpec &spec) {
   if (params.dynamicRule == DynamicRule::Ggml &&
       params.scaleFormat != ScaleFormat::F16)
     return invalid("the ggml dynamic rule writes f16 scales");
+  bool e4m3 = spec.storage.kind == StorageType::Kind::Float &&
+              spec.storage.floatFormat == FloatType::F8E4M3FN &&
+              largestStoredMagnitude(storage) == 448;
+  if (params.dynamicRule == DynamicRule::Vllm &&
+      (spec.expressed != ValueType::F32 || !e4m3 ||
+       params.dynamic != DynamicScheme::AbsMax))
+    return invalid("the vllm dynamic rule is absmax of f32 values to "
+                   "f8E4M3FN storage of the full range (vLLM's per-token "
+                   "fp8)");
   if (params.dynamic == DynamicScheme::AbsMax &&
-      std::min(spec.storage.max, -spec.storage.min) < 1)
+      largestStoredMagnitude(spec.storage) < 1)
     return invalid("absmax needs bounds with min <= -1 and max >= 1");
   if (params.dynamic == DynamicScheme::MinMax &&
       spec.storage.min >= spec.storage.max)

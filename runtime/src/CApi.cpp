@@ -300,7 +300,7 @@ qjit_status qjit_runtime_create(const qjit_runtime_options *options,
       return s;
     if (!inRange(c.backend, QJIT_BACKEND_REFERENCE))
       return invalid("invalid backend " + std::to_string(rawValue(c.backend)));
-    if (!inRange(c.semantics, QJIT_SEMANTICS_GGML))
+    if (!inRange(c.semantics, QJIT_SEMANTICS_VLLM))
       return invalid("invalid semantics " +
                      std::to_string(rawValue(c.semantics)));
     RuntimeOptions cpp;

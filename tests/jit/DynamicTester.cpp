@@ -125,13 +125,24 @@ std::vector<KernelSpec> dynamicSpecSweep() {
                                      ScaleRounding::Even};
   size_t turn = 0;
   for (KernelSpec spec : specSweep(axes)) {
-    spec.params.dynamic = DynamicScheme::Mx;
-    spec.params.scaleFormat = ScaleFormat::E8M0;
-    spec.params.scaleRounding = roundings[turn % 3];
-    if (!verifyKernelSpec(spec))
+    KernelSpec mx = spec;
+    mx.params.dynamic = DynamicScheme::Mx;
+    mx.params.scaleFormat = ScaleFormat::E8M0;
+    mx.params.scaleRounding = roundings[turn % 3];
+    if (!verifyKernelSpec(mx))
       continue;
-    specs.push_back(spec);
+    specs.push_back(mx);
     ++turn;
+    // absmax to float storage: the default rule and vLLM's by turns.
+    if (spec.storage.kind != StorageType::Kind::Float)
+      continue;
+    KernelSpec absmax = spec;
+    absmax.params.dynamic = DynamicScheme::AbsMax;
+    absmax.params.dynamicRule =
+        turn % 2 ? DynamicRule::Vllm : DynamicRule::Default;
+    if (!verifyKernelSpec(absmax))
+      absmax.params.dynamicRule = DynamicRule::Default;
+    specs.push_back(absmax);
   }
   return specs;
 }
@@ -242,7 +253,7 @@ double DynamicTester::value(unsigned flavour) {
     const double factors[] = {1.0,           1.5,           1.0 + 0x1p-23,
                               1.5 - 0x1p-23, 1.5 + 0x1p-23, 2.0 - 0x1p-23};
     double largest = spec_.params.dynamic == DynamicScheme::Mx
-                         ? mxLargestElement(spec_.storage)
+                         ? largestStoredMagnitude(spec_.storage)
                          : 1.0;
     return (rng_() % 2 ? 1 : -1) * largest * factors[rng_() % 6] *
            std::ldexp(1.0, int(rng_() % 170) - 152);

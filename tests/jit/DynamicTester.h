@@ -27,7 +27,7 @@ namespace qjit::testing {
 /// per-tensor, per-axis (rows, strided channels, a dynamic row length) and
 /// blocked layouts; and the mx scheme for f32 values to f8E4M3FN, f8E5M2,
 /// f4E2M1FN, i4 and i8 per tensor, channel, row and block, its roundings by
-/// turns.
+/// turns, with absmax (default and vllm rules) to the float storages.
 std::vector<KernelSpec> dynamicSpecSweep();
 
 class DynamicTester {

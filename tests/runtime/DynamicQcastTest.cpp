@@ -356,6 +356,61 @@ TEST(DynamicQcast, GgmlQ8_0MatchesItsFormula) {
   }
 }
 
+TEST(DynamicQcast, VllmPerTokenFp8MatchesItsFormula) {
+  // docs/semantics.md 11.10: s = max(amax / 448, 1 / (448 * 512)) per
+  // token, codes x / s to f8E4M3FN (8.2): what a runtime-parameter qcast
+  // with those scales stores. Rows of many magnitudes, one below the
+  // smallest scale, and a zero row.
+  const std::string type = "tensor<6x40x!quant.uniform<f8E4M3FN:f32:0, ?>>";
+  std::mt19937_64 rng(testing::testSeed());
+  std::normal_distribution<float> normal;
+  std::vector<float> x(240);
+  for (size_t i = 0; i < x.size(); ++i)
+    x[i] = normal(rng) * std::ldexp(1.0f, static_cast<int>(i / 40) * 6 - 20);
+  std::fill(x.begin() + 40, x.begin() + 80, 0.0f);
+  std::vector<float> want(6);
+  for (size_t row = 0; row < 6; ++row) {
+    float amax = 0;
+    for (size_t i = 0; i < 40; ++i)
+      amax = std::max(amax, std::fabs(x[40 * row + i]));
+    want[row] = std::max(amax / 448.0f, 1.0f / (448.0f * 512.0f));
+  }
+  EXPECT_EQ(want[0], 1.0f / (448.0f * 512.0f)); // 2^-20 magnitudes.
+  auto runtime = makeRuntime(BackendKind::Reference);
+  ASSERT_TRUE(runtime);
+  LoweringOptions runtimeScales;
+  runtimeScales.runtimeParameters = true;
+  Expected<std::shared_ptr<const Kernel>> qcast =
+      runtime->compile(type, KernelOp::QCast, runtimeScales);
+  ASSERT_TRUE(qcast) << qcast.status().message();
+  std::vector<uint8_t> wantCodes(x.size());
+  KernelParams params;
+  params.scales = want.data();
+  ASSERT_TRUE((*qcast)->run(x.data(), x.size() * sizeof(float),
+                            wantCodes.data(), wantCodes.size(), x.size(),
+                            &params));
+  for (BackendKind backend : {BackendKind::Reference, BackendKind::Llvm}) {
+    SCOPED_TRACE(backendKindName(backend));
+    auto on = makeRuntime(backend);
+    ASSERT_TRUE(on);
+    LoweringOptions lowering = loweringForPreset(SemanticsPreset::Vllm);
+    lowering.dynamicScheme = DynamicScheme::AbsMax;
+    Expected<std::shared_ptr<const Kernel>> kernel =
+        on->compile(type, KernelOp::QCast, lowering);
+    ASSERT_TRUE(kernel) << kernel.status().message();
+    EXPECT_NE((*kernel)->spec().canonicalString().find(
+                  " params=dynamic(absmax,vllm) "),
+              std::string::npos);
+    std::vector<float> scales(6, -1);
+    std::vector<uint8_t> codes(x.size());
+    ASSERT_TRUE((*kernel)->runDynamic(
+        x.data(), x.size() * sizeof(float), codes.data(), codes.size(),
+        x.size(), ParameterOutputs{scales.data(), nullptr}));
+    EXPECT_EQ(scales, want);
+    EXPECT_EQ(codes, wantCodes);
+  }
+}
+
 TEST(DynamicQcast, RoundTripsThroughRuntimeParameterDcast) {
   auto runtime = makeRuntime();
   ASSERT_TRUE(runtime);
@@ -485,7 +540,9 @@ TEST(DynamicQcastSpec, WhatIsNotDefinedIsUnsupported) {
            Case{"!quant.uniform<i8:f16, ?>", KernelOp::QCast,
                 DynamicScheme::AbsMax, SemanticsPreset::Default},
            Case{"!quant.uniform<f8E4M3FN:f32, ?>", KernelOp::QCast,
-                DynamicScheme::AbsMax, SemanticsPreset::Default},
+                DynamicScheme::MinMax, SemanticsPreset::Default},
+           Case{"!quant.uniform<f8E5M2:f32, ?>", KernelOp::QCast,
+                DynamicScheme::AbsMax, SemanticsPreset::Vllm},
            Case{"!quant.uniform<u8:f32, ?>", KernelOp::QCast,
                 DynamicScheme::AbsMax, SemanticsPreset::Default},
            Case{"!quant.uniform<i4:f32, ?>", KernelOp::QCast,

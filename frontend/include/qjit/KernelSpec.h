@@ -55,9 +55,11 @@ enum class SemanticsPreset : uint8_t {
   TfLite,
   Xnnpack, ///< PyTorch's knobs; XNNPACK's qd8 dynamic rule (11.6).
   Ggml,    ///< x · fl(1/s) ties away; llama.cpp's q8_0 dynamic rule (11.9).
+  Vllm,    ///< The default knobs; vLLM's per-token fp8 dynamic rule (11.10).
 };
 QJIT_API QuantKnobs knobsForPreset(SemanticsPreset preset);
-/// "default", "mlir", "onnx", "pytorch", "tflite", "xnnpack", "ggml".
+/// "default", "mlir", "onnx", "pytorch", "tflite", "xnnpack", "ggml",
+/// "vllm".
 QJIT_API std::string_view semanticsPresetName(SemanticsPreset preset);
 QJIT_API Expected<SemanticsPreset> parseSemanticsPreset(std::string_view name);
 
@@ -124,7 +126,7 @@ enum class DynamicScheme : uint8_t {
   Mx,     ///< OCP MX: a power-of-two scale per group, written as E8M0.
 };
 /// Which system's formula a dynamic scheme follows (11.3, 11.4, 11.6).
-enum class DynamicRule : uint8_t { Default, PyTorch, Xnnpack, Ggml };
+enum class DynamicRule : uint8_t { Default, PyTorch, Xnnpack, Ggml, Vllm };
 /// How the mx scheme rounds a group's scale to a power of two (11.8).
 enum class ScaleRounding : uint8_t {
   Floor, ///< OCP MX v1.0: 2^(floor(log2 amax) - emax of the element).
@@ -242,7 +244,8 @@ struct QJIT_API LoweringOptions {
 
 /// The lowering options a preset names: its knobs, for PyTorch
 /// perAxisDequantizeInF64 and DynamicRule::PyTorch, for XNNPACK
-/// DynamicRule::Xnnpack, for ggml DynamicRule::Ggml.
+/// DynamicRule::Xnnpack, for ggml DynamicRule::Ggml, for vLLM
+/// DynamicRule::Vllm.
 QJIT_API LoweringOptions loweringForPreset(SemanticsPreset preset);
 
 /// Lowers a verified type to the spec of `op`. Normalizes first. Fails with

@@ -301,10 +301,8 @@ private:
 
   std::pair<llvm::Value *, llvm::Value *> absMax(llvm::Value *lo,
                                                  llvm::Value *hi) {
-    const StorageSpec &storage = spec_.storage;
-    int64_t q = std::min(storage.max, -storage.min);
-    double qC = f64_ ? static_cast<double>(q)
-                     : static_cast<double>(static_cast<float>(q));
+    double q = largestStoredMagnitude(spec_.storage);
+    double qC = f64_ ? q : static_cast<double>(static_cast<float>(q));
     // hi first, as DynamicParameters.cpp: +0 for an all-zero group.
     llvm::Value *amax = stdMax(hi, b_.CreateFNeg(lo));
     if (spec_.params.dynamicRule == DynamicRule::PyTorch) {
@@ -312,6 +310,8 @@ private:
       return {b_.CreateFDiv(stdMax(amax, floor), constant(qC)), zero()};
     }
     llvm::Value *scale = b_.CreateFDiv(amax, constant(qC));
+    if (spec_.params.dynamicRule == DynamicRule::Vllm) // f32 values
+      return {stdMax(scale, f32(kVllmSmallestScale)), zero()};
     if (spec_.params.dynamicRule == DynamicRule::Ggml)
       return {scale, zero()}; // d = 0 stays.
     llvm::Value *isZero = b_.CreateFCmpOEQ(scale, constant(0));
@@ -327,7 +327,7 @@ private:
     auto i32Constant = [&](int64_t value) {
       return ir_.intConstant(b_.getInt32Ty(), value, lanes_);
     };
-    double largest = mxLargestElement(spec_.storage);
+    double largest = largestStoredMagnitude(spec_.storage);
     // fabs: -lo is -0 for lo = +0, and its sign bit is no exponent bit.
     llvm::Value *amax =
         ir_.unary(llvm::Intrinsic::fabs, stdMax(b_.CreateFNeg(lo), hi));

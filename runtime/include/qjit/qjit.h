@@ -68,7 +68,8 @@ typedef enum qjit_semantics {
   QJIT_SEMANTICS_PYTORCH = 3, /* per-axis dcast in f64 (semantics 5.5) */
   QJIT_SEMANTICS_TFLITE = 4,
   QJIT_SEMANTICS_XNNPACK = 5, /* dynamic minmax: XNNPACK's qd8 rule */
-  QJIT_SEMANTICS_GGML = 6     /* dynamic absmax: llama.cpp's q8_0 rule */
+  QJIT_SEMANTICS_GGML = 6,    /* dynamic absmax: llama.cpp's q8_0 rule */
+  QJIT_SEMANTICS_VLLM = 7     /* dynamic absmax: vLLM's per-token fp8 */
 } qjit_semantics;
 
 /* Element formats of kernel buffers (docs/semantics.md, host formats). */

@@ -40,6 +40,10 @@ template <typename C> struct DynamicParameter {
 DynamicParameter<float> chooseDynamicParameter(const KernelSpec &spec,
                                                GroupRange<float> range);
 
+/// vLLM's min_scaling_factor, 1.0f / (FP8_E4M3_MAX * 512.f): the vllm
+/// rule's smallest scale (11.10).
+constexpr float kVllmSmallestScale = 1.0f / (448.0f * 512.0f);
+
 /// The runtime-parameter qcast a dynamic qcast quantizes with once it has
 /// chosen (and written) its parameters: the same spec without the scheme,
 /// reading the scales as written, or unrounded where the rule says so.
@@ -52,7 +56,7 @@ bool quantizesWithUnroundedScale(const KernelSpec &dynamicSpec);
 /// holds within its bounds (f8E4M3FN 448, f8E5M2 57344, f4E2M1FN 6, i8
 /// 127), and the exponent E of a group's scale 2^E (-127 <= E <= 127)
 /// for its largest finite magnitude `amax`.
-double mxLargestElement(const StorageSpec &storage);
+double largestStoredMagnitude(const StorageSpec &storage);
 int mxScaleExponent(const KernelSpec &spec, float amax);
 /// The E8M0 byte of the power of two 2^E, E in [-127, 127]: E + 127.
 uint8_t e8m0Byte(float powerOfTwo);
