@@ -26,10 +26,11 @@ public:
 
   Status prepare(Workload &w) override {
     const KernelSpec &spec = w.spec();
-    if (spec.op != KernelOp::QCast ||
-        spec.storage.kind != StorageType::Kind::Integer)
+    if (spec.op != KernelOp::QCast)
+      return Status::error(ErrorCode::Unsupported, "dynamic qcast is a qcast");
+    if (spec.storage.kind == StorageType::Kind::Quantile)
       return Status::error(ErrorCode::Unsupported,
-                           "dynamic qcast takes integer storage only");
+                           "dynamic qcast takes integer or float storage");
     RuntimeOptions options;
     options.backend = backend_;
     auto runtime = Runtime::create(options);
@@ -38,8 +39,11 @@ public:
     LoweringOptions lowering = w.request().lowering;
     bool asymmetric = std::any_of(w.zeroPoints().begin(), w.zeroPoints().end(),
                                   [](int32_t z) { return z != 0; });
-    lowering.dynamicScheme =
-        asymmetric ? DynamicScheme::MinMax : DynamicScheme::AbsMax;
+    // E8M0 scales (MXFP4) are the mx scheme's; absmax and minmax otherwise.
+    lowering.dynamicScheme = spec.params.scaleFormat == ScaleFormat::E8M0
+                                 ? DynamicScheme::Mx
+                             : asymmetric ? DynamicScheme::MinMax
+                                          : DynamicScheme::AbsMax;
     auto kernel =
         (*runtime)->compile(w.request().typeText, KernelOp::QCast, lowering);
     if (!kernel)
