@@ -125,7 +125,8 @@ void registerThroughputBenchmarks(
     for (KernelOp op : {KernelOp::QCast, KernelOp::DCast})
       for (int64_t n : kBenchSizes)
         for (const ImplementationFactory &row : rows) {
-          if (static_cast<size_t>(n) < row.minElements)
+          if (!caseRunsAs(benchCase, op) ||
+              static_cast<size_t>(n) < row.minElements)
             continue;
           std::string name = std::string(kernelOpName(op)) + "/" +
                              std::string(benchCase.name) + "/" + row.name +

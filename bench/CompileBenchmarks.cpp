@@ -98,6 +98,8 @@ void cacheHit(benchmark::State &state, CompileCase c, bool fromText) {
 void registerCompileBenchmarks() {
   for (const BenchCase &benchCase : benchCases())
     for (KernelOp op : {KernelOp::QCast, KernelOp::DCast}) {
+      if (!caseRunsAs(benchCase, op))
+        continue;
       CompileCase c{&benchCase, op};
       std::string stem = std::string(kernelOpName(op)) + "/" +
                          std::string(benchCase.name) + "/";

@@ -71,17 +71,20 @@ def host_cpu():
 
 
 def bench_cases(qjit, n):
-    """(name, runtime parameters?, type text) of every harness case."""
+    """(name, runtime parameters?, type text, extra qjit flags) of every
+    harness case."""
     cases = []
     for line in run([qjit, "bench", "--list-types", "--n=%d" % n]).splitlines():
         name, parameters, text = line.split(" ", 2)
-        cases.append((name, parameters == "runtime", text))
+        kind, *options = parameters.split(",")
+        cases.append((name, kind == "runtime", text,
+                      ["--" + option for option in options]))
     return cases
 
 
 def listing(qjit, case, op, backend, isa, cpu):
-    _, runtime, text = case
-    command = [qjit, "asm", text, "--op=" + op, "--backend=" + backend]
+    _, runtime, text, flags = case
+    command = [qjit, "asm", text, "--op=" + op, "--backend=" + backend] + flags
     if isa:
         command.append("--isa=" + isa)
     if backend == "llvm":

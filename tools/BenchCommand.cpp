@@ -100,8 +100,13 @@ int listCaseTypes(const CommandLine &flags) {
     auto text = bench::caseTypeText(c, *n);
     if (!text)
       return reportUsageError(kCommand, text.status());
-    std::printf("%s %s %s\n", std::string(c.name).c_str(),
-                c.runtimeParameters ? "runtime" : "baked", text->c_str());
+    // Second field: "runtime" or "baked", then ",semantics=P" for a case
+    // with a preset.
+    std::string parameters = c.runtimeParameters ? "runtime" : "baked";
+    if (c.preset != SemanticsPreset::Default)
+      parameters += ",semantics=" + std::string(semanticsPresetName(c.preset));
+    std::printf("%s %s %s\n", std::string(c.name).c_str(), parameters.c_str(),
+                text->c_str());
   }
   return kExitSuccess;
 }
@@ -114,6 +119,8 @@ struct Target {
   bool runtimeParameters = false;
   /// A case's own scale format (MXFP4's E8M0), over --scale-format.
   std::optional<ScaleFormat> scaleFormat;
+  /// A case's preset's knobs (XNNPACK's formula), over the knob flags.
+  std::optional<QuantKnobs> knobs;
 };
 
 Expected<Target> readTarget(const CommandLine &flags) {
@@ -135,6 +142,8 @@ Expected<Target> readTarget(const CommandLine &flags) {
     target.runtimeParameters |= c->runtimeParameters;
     if (c->scaleFormat != ScaleFormat::Expressed)
       target.scaleFormat = c->scaleFormat;
+    if (c->preset != SemanticsPreset::Default)
+      target.knobs = knobsForPreset(c->preset);
     auto text = bench::caseTypeText(*c, target.n);
     if (!text)
       return text.status();
@@ -309,6 +318,8 @@ int runBench(const Target &target, KernelRequest request, double minSeconds,
   workloadRequest.lowering.runtimeParameters = target.runtimeParameters;
   if (target.scaleFormat)
     workloadRequest.lowering.scaleFormat = *target.scaleFormat;
+  if (target.knobs)
+    workloadRequest.lowering.knobs = *target.knobs;
   workloadRequest.n = target.n;
   auto workload = bench::Workload::create(std::move(workloadRequest));
   if (!workload)

@@ -19,6 +19,9 @@ constexpr std::string_view kNf4Storage =
 constexpr BenchCase kCases[] = {
     {"i8_per_tensor", "i8", CaseLayout::PerTensor, true, false},
     {"u8_per_tensor", "u8", CaseLayout::PerTensor, true, false},
+    // XNNPACK's own formula (x · fl(1/s), zero point after rounding).
+    {"i8_per_tensor_xnnpack_knobs", "i8", CaseLayout::PerTensor, true, false,
+     ScaleFormat::Expressed, SemanticsPreset::Xnnpack},
     {"i8_per_axis_last", "i8", CaseLayout::PerAxisLast, false, false},
     {"i8_per_axis_first", "i8", CaseLayout::PerAxisFirst, false, false},
     {"i8_block32", "i8", CaseLayout::Block32, false, true},
@@ -82,7 +85,12 @@ LoweringOptions caseLowering(const BenchCase &benchCase) {
   LoweringOptions options;
   options.runtimeParameters = benchCase.runtimeParameters;
   options.scaleFormat = benchCase.scaleFormat;
+  options.knobs = knobsForPreset(benchCase.preset);
   return options;
+}
+
+bool caseRunsAs(const BenchCase &benchCase, KernelOp op) {
+  return op == KernelOp::QCast || benchCase.preset == SemanticsPreset::Default;
 }
 
 const BenchCase *findBenchCase(std::string_view name) {

@@ -40,6 +40,9 @@ struct BenchCase {
   bool runtimeParameters;
   /// The runtime scales' format (E8M0: each type scale's power of two).
   ScaleFormat scaleFormat = ScaleFormat::Expressed;
+  /// The knobs of this preset (docs/semantics.md 11). They select among
+  /// qcast computations only, so a case with a preset has no dcast rows.
+  SemanticsPreset preset = SemanticsPreset::Default;
 };
 
 inline constexpr int64_t kChannels = 256;
@@ -54,6 +57,8 @@ std::span<const BenchCase> benchCases();
 /// their scale format.
 LoweringOptions caseLowering(const BenchCase &benchCase);
 const BenchCase *findBenchCase(std::string_view name);
+/// Whether `benchCase` runs as `op` (see BenchCase::preset).
+bool caseRunsAs(const BenchCase &benchCase, KernelOp op);
 
 /// The full MLIR type of `benchCase` over n elements (n a multiple of
 /// kBlockRow and kChannels). Fails when n does not fit the case.

@@ -496,6 +496,17 @@ TEST(FixedPointBracket, PlansTheBracketsSpecsOnly) {
   QuantKnobs away;
   away.rounding = RoundingMode::NearestAway;
   EXPECT_FALSE(plan::planFixedPointBracket(eightBitSpec(true, away, 0.1f, 3)));
+  // XNNPACK's formula: the zero point after rounding, with baked
+  // parameters only (failing runtime lanes add z before rounding).
+  QuantKnobs xnnpack = knobsForPreset(SemanticsPreset::Xnnpack);
+  KernelSpec after = eightBitSpec(true, xnnpack, 0.1f, 3);
+  auto afterPlan = plan::planFixedPointBracket(after);
+  ASSERT_TRUE(afterPlan);
+  EXPECT_EQ(afterPlan->failBelow, 6u);
+  after.params.runtime = true;
+  after.params.scales.clear();
+  after.params.zeroPoints.clear();
+  EXPECT_FALSE(plan::planFixedPointBracket(after));
   // Exact reciprocals multiply; L <= 512 only.
   EXPECT_FALSE(
       plan::planFixedPointBracket(eightBitSpec(true, knobs, 0.25f, 3)));
@@ -505,8 +516,9 @@ TEST(FixedPointBracket, PlansTheBracketsSpecsOnly) {
 
 /// Every x within 64 ulps of each rounding boundary (x/s + z a
 /// half-integer) of the 8-bit range and a little beyond, for scales and
-/// zero points drawn at random: the fixed-point bracket's window edges
-/// (a few ulps of v wide) pass and fail on both sides.
+/// zero points drawn at random, either zero-point order: the fixed-point
+/// bracket's window edges (a few ulps of v wide) pass and fail on both
+/// sides.
 TEST_P(CheckedReciprocalKernels, SweepsEveryRoundingBoundary) {
   std::uniform_real_distribution<double> mantissa(1.0, 2.0);
   for (int round = 0; round < 12; ++round) {
@@ -514,6 +526,10 @@ TEST_P(CheckedReciprocalKernels, SweepsEveryRoundingBoundary) {
     QuantKnobs knobs;
     if (round % 3 == 2)
       knobs.scaleOp = ScaleOp::Reciprocal;
+    // After rounding, odd zero points round ties otherwise (XNNPACK's
+    // formula is reciprocal and after).
+    if (round % 4 >= 2)
+      knobs.zeroPoint = ZeroPointOrder::AfterRounding;
     float scale = static_cast<float>(
         std::ldexp(mantissa(rng), static_cast<int>(rng() % 41) - 20));
     int64_t zeroPoint = isSigned ? static_cast<int64_t>(rng() % 256) - 128

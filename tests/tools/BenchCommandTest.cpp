@@ -1,7 +1,8 @@
 //===- BenchCommandTest.cpp - `qjit bench` listings for scripts -----------===//
 //
 // --list-types is how bench/model.py learns the harness's cases: one line
-// per case of --list, NAME baked|runtime TYPE, the type complete and valid.
+// per case of --list, NAME baked|runtime[,semantics=PRESET] TYPE, the type
+// complete and valid.
 //
 //===----------------------------------------------------------------------===//
 #include "ToolTestSupport.h"
@@ -41,11 +42,17 @@ TEST(BenchCommand, ListTypesPrintsEveryCaseWithItsFullType) {
     row >> name >> parameters;
     std::getline(row >> std::ws, type);
     EXPECT_EQ(names[i].substr(0, names[i].find(' ')), name);
-    EXPECT_TRUE(parameters == "baked" || parameters == "runtime") << rows[i];
+    std::string kind = parameters.substr(0, parameters.find(','));
+    EXPECT_TRUE(kind == "baked" || kind == "runtime") << rows[i];
     ToolResult parsed = runQjit({"parse", type});
     EXPECT_EQ(parsed.exitCode, 0) << name << ": " << parsed.err;
   }
   EXPECT_NE(types.out.find("i8_block32 runtime tensor<64x1024x"),
+            std::string::npos)
+      << types.out;
+  // A preset's knobs follow as a qjit flag.
+  EXPECT_NE(types.out.find("i8_per_tensor_xnnpack_knobs baked,semantics="
+                           "xnnpack !quant.uniform<i8:f32, "),
             std::string::npos)
       << types.out;
   EXPECT_EQ(runQjit({"bench", "--list-types", "--n=100"}).exitCode, 2);

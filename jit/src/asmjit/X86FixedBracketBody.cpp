@@ -54,6 +54,8 @@ inline const x86::KReg kOrdered = x86::k2;
 } // namespace fx
 
 constexpr uint8_t kCmpOrdered = 7;
+/// vrndscaleps: to nearest even, no precision exception.
+constexpr uint8_t kRoundNearestEven = 8;
 constexpr unsigned kLanes = 16;
 
 x86::Zmm zmm(unsigned id) { return x86::zmm(id); }
@@ -65,6 +67,7 @@ public:
                       plan::FixedPointBracketPlan plan)
       : spec_(spec), isa_(isa), plan_(std::move(plan)) {
     reciprocal_ = spec.knobs.scaleOp == ScaleOp::Reciprocal;
+    roundsFirst_ = spec.knobs.zeroPoint == ZeroPointOrder::AfterRounding;
     if (plan_.runtime) {
       source_ = Source::Runtime;
       return;
@@ -560,8 +563,13 @@ private:
       a.vcmpps(fx::kOrdered, v, v, kCmpOrdered);
       a.k(fx::kOrdered).z().emit(scaleOp, v, v, p.divisor);
     }
-    if (!zeroFree_)
+    if (!zeroFree_) {
+      // `after-rounding` (baked parameters only): round(u) + z, exact in
+      // f32 for the plan's small z where it does not saturate anyway.
+      if (roundsFirst_)
+        a.vrndscaleps(v, v, kRoundNearestEven);
       a.emit(x86::Inst::kIdVaddps, v, v, p.zero);
+    }
     spec_.storage.isSigned ? a.vminps(v, v, zmm(fx::kClamp))
                            : a.vmaxps(v, v, zmm(fx::kClamp));
     a.rn_sae().vcvtps2dq(v, v);
@@ -578,8 +586,9 @@ private:
   X86Isa isa_;
   plan::FixedPointBracketPlan plan_;
   bool reciprocal_ = false;
-  bool oneOffset_ = false; ///< Every offset equal: one register.
-  bool zeroFree_ = false;  ///< Every zero point 0.
+  bool oneOffset_ = false;   ///< Every offset equal: one register.
+  bool zeroFree_ = false;    ///< Every zero point 0.
+  bool roundsFirst_ = false; ///< `after-rounding`: round, then add z.
   Source source_ = Source::Tensor;
   std::vector<float> y_, offsets_, divisors_, zeros_;
   int64_t tableEntries_ = 0;

@@ -26,6 +26,13 @@
 // 7 and 14 for u8 with |z| <= 133; about F·2^-16 of uniformly spread
 // lanes fail (the two-FMA bracket's margin fails L/8·2^-16, 32·2^-16 for
 // L = 256).
+// `after-rounding`: the reference is sat(round(u) + z), u = RN(Q) or
+// RN(x·y). Its value w_ref = u + z (exact) is within 2^-24·2(M + Z)(1 +
+// 2^-23) + 2^-149 of v, inside the bound above (which also covers the
+// rounding of u + z). So a passing lane has u + z strictly inside
+// (N + β − 1/2, N + β + 1/2): u is no tie and round(u) = N + β − z, and
+// round(u) + z = N + β saturates as before; beyond ±M likewise. Failing
+// lanes round u first, then add z (exact in f32: |z| <= Z is small).
 // Runtime parameters: Z is zeroPointLimit, which the kernel checks per
 // parameter (and s in [2^-60, 2^60], so that y is normal); a parameter
 // outside gets 2^16·y = NaN, which fails every lane.
@@ -60,11 +67,13 @@ planFixedPointBracket(const KernelSpec &spec) {
   const StorageSpec &s = spec.storage;
   bool fullRange =
       s.min == (s.isSigned ? -128 : 0) && s.max == (s.isSigned ? 127 : 255);
-  bool runtimeBracket =
-      spec.params.runtime && fullRange &&
-      spec.knobs.zeroPoint == ZeroPointOrder::BeforeRounding &&
-      spec.knobs.rounding == RoundingMode::NearestEven;
-  if (!checked || !(checked->bracket || runtimeBracket) || checked->limit > 512)
+  // Either zero-point order (see above); runtime parameters only with
+  // `before-rounding`, whose failing lanes add z before rounding.
+  bool bracketKnobs = fullRange &&
+                      spec.knobs.rounding == RoundingMode::NearestEven &&
+                      (spec.knobs.zeroPoint == ZeroPointOrder::BeforeRounding ||
+                       !spec.params.runtime);
+  if (!checked || !bracketKnobs || checked->limit > 512)
     return std::nullopt;
   FixedPointBracketPlan plan;
   plan.bias = spec.storage.isSigned ? 0 : 128;

@@ -44,11 +44,11 @@ struct FixedPointBracketPlan {
   int64_t zeroPointLimit = 0;
 };
 
-/// The plan when the bracket applies to `spec` (planCheckedReciprocal's
-/// `bracket`, for `divide`; the same conditions under `reciprocal`, whose
-/// reference is closer to x·y + z still, and for runtime parameters, whose
-/// L holds for every z within zeroPointLimit), f32 expressed values,
-/// L <= 512,
+/// The plan when the bracket applies to `spec`: storage [-128, 127] or
+/// [0, 255], `nearest-even`, `divide` or `reciprocal` (whose reference is
+/// closer to x·y + z still), the zero point before rounding or, with baked
+/// parameters, after it (XNNPACK's formula); runtime parameters' L holds
+/// for every z within zeroPointLimit. f32 expressed values, L <= 512,
 /// every offset exact in f32 and, for `divide`, scales without exact
 /// reciprocals. Otherwise nullopt.
 std::optional<FixedPointBracketPlan>
