@@ -486,9 +486,13 @@ TEST(FixedPointBracket, PlansTheBracketsSpecsOnly) {
   EXPECT_EQ(plan->bias, 0);
   auto unsignedPlan =
       plan::planFixedPointBracket(eightBitSpec(false, knobs, 0.1f, 200));
-  ASSERT_TRUE(unsignedPlan); // E = 6.59: D = 7, F = 14.
+  // v in [-2, 257]: U = 130, V = 257, P = |-2 - 200| = 202, E = 1/2 +
+  // (131 + 258 + 2·202·(1 + 2^-23)) / 256 = 3.60: D = 4, F = 8.
+  ASSERT_TRUE(unsignedPlan);
   EXPECT_EQ(unsignedPlan->bias, 128);
-  EXPECT_EQ(unsignedPlan->failBelow, 14u);
+  EXPECT_EQ(unsignedPlan->failBelow, 8u);
+  EXPECT_EQ(unsignedPlan->offsets,
+            std::vector<float>{65536.0f * (200 + 0.5f - 128) + 4.0f});
   QuantKnobs reciprocal;
   reciprocal.scaleOp = ScaleOp::Reciprocal;
   EXPECT_TRUE(

@@ -3,36 +3,39 @@
 // Why a passing lane is exact. Notation of CheckedReciprocal.cpp: Q = x/s,
 // y = RN(1/s) = (1/s)(1 + d), |d| <= 2^-24, v = x·y + z (real), w_ref the
 // reference's value before rounding: RN(RN(Q) + z) (`divide`) or
-// RN(RN(x·y) + z) (`reciprocal`, closer still). B bounds |min| and |max|,
-// Z bounds |z|, β = 128 for [0, 255] and 0 for [-128, 127], M = B + 2.
+// RN(RN(x·y) + z) (`reciprocal`, closer still). β = 128 for [0, 255] and
+// 0 for [-128, 127]. Over v in [lo, hi] = [min − 2, max + 2]: V bounds
+// |v|, U bounds |v − β| and P bounds |v − z| for every zero point (runtime
+// parameters: P = V + Z, Z = zeroPointLimit).
 // The kernel forms t = RN(X), X = 2^16·(v − β + 1/2) + D, by one FMA
 // (2^16·y is exact, a power of two times a normal float, and so is the
 // offset: checked below), and n = RNE(t).
-//  * |v| <= M: |x·y| <= M + Z, |Q| <= (M + Z)(1 + 2^-23), so |RN(Q) − Q|,
+//  * lo <= v <= hi: |x·y| <= P, |Q| <= P(1 + 2^-23), so |RN(Q) − Q|,
 //    |Q − x·y| <= 2^-24·|Q| (+ 2^-150) and |w_ref − (RN(Q) + z)| <=
-//    2^-24·(M + 1): |w_ref − v| <= 2^-24·((M + 1) + 2(M + Z)(1 + 2^-23))
-//    + 2^-149. |t − X| <= 2^-24·2^16·(M + β + 1), |n − t| <= 1/2. So
-//    |n − (2^16·(w_ref − β + 1/2) + D)| <= E = 1/2 + ((M + β + 1) +
-//    (M + 1) + 2(M + Z)(1 + 2^-23)) / 256 + 2^-133. Write n = 2^16·N + f,
+//    2^-24·(V + 1): |w_ref − v| <= 2^-24·((V + 1) + 2P(1 + 2^-23))
+//    + 2^-149. |t − X| <= 2^-24·2^16·(U + 1), |n − t| <= 1/2. So
+//    |n − (2^16·(w_ref − β + 1/2) + D)| <= E = 1/2 + ((U + 1) +
+//    (V + 1) + 2P(1 + 2^-23)) / 256 + 2^-133. Write n = 2^16·N + f,
 //    0 <= f < 2^16. A passing lane has f >= F, and D > E, F − D > E put
 //    2^16·(w_ref − β + 1/2) inside (2^16·N, 2^16·(N + 1)): w_ref rounds to
 //    N + β in every nearest mode (no tie), and saturating N to i8 and
 //    adding β is the reference's saturation to the container.
-//  * v > M: every error above is relative (2^-22 at most, or ±inf of the
-//    same sign), so w_ref > B + 1 and n / 2^16 > B + 1 − β: both saturate
-//    to max; v < −M likewise to min. (|t| >= 2^31, ±inf and NaN convert
-//    to INT32_MIN, whose f = 0 fails.)
+//  * v > hi: every error above is at most 2^-22·(|v| + |z| + 1) (or an
+//    infinity of v's sign), below v − max − 1/2 and, times 2^16, below
+//    X − 2^16·(max + 1 − β) while |t| < 2^31: w_ref rounds above max and
+//    N + β > max, so both saturate to max; v < lo likewise to min.
+//    (|t| >= 2^31, ±inf and NaN convert to INT32_MIN, whose f = 0 fails.)
 // D = floor(E) + 1 and F = D + floor(E) + 1: 3 and 6 for i8 with |z| <= 3,
-// 7 and 14 for u8 with |z| <= 133; about F·2^-16 of uniformly spread
+// 4 and 8 for u8 with 4 <= z <= 251; about F·2^-16 of uniformly spread
 // lanes fail (the two-FMA bracket's margin fails L/8·2^-16, 32·2^-16 for
 // L = 256).
 // `after-rounding`: the reference is sat(round(u) + z), u = RN(Q) or
-// RN(x·y). Its value w_ref = u + z (exact) is within 2^-24·2(M + Z)(1 +
-// 2^-23) + 2^-149 of v, inside the bound above (which also covers the
-// rounding of u + z). So a passing lane has u + z strictly inside
-// (N + β − 1/2, N + β + 1/2): u is no tie and round(u) = N + β − z, and
-// round(u) + z = N + β saturates as before; beyond ±M likewise. Failing
-// lanes round u first, then add z (exact in f32: |z| <= Z is small).
+// RN(x·y). Its value w_ref = u + z (exact) is within 2^-24·2P(1 + 2^-23)
+// + 2^-149 of v, inside the bound above (which also covers the rounding of
+// u + z). So a passing lane has u + z strictly inside (N + β − 1/2,
+// N + β + 1/2): u is no tie and round(u) = N + β − z, and round(u) + z =
+// N + β saturates as before; beyond [lo, hi] likewise. Failing lanes
+// round u first, then add z (exact in f32: |z| is small).
 // Runtime parameters: Z is zeroPointLimit, which the kernel checks per
 // parameter (and s in [2^-60, 2^60], so that y is normal); a parameter
 // outside gets 2^16·y = NaN, which fails every lane.
@@ -87,15 +90,20 @@ planFixedPointBracket(const KernelSpec &spec) {
     plan.runtime = true;
     plan.zeroPointLimit = limit - bound - 2;
   }
-  int64_t bound = std::max(std::abs(s.min), std::abs(s.max));
-  int64_t zeroBound = plan.zeroPointLimit;
-  for (int64_t z : spec.params.zeroPoints)
-    zeroBound = std::max(zeroBound, std::abs(z));
-  double m = static_cast<double>(bound + 2), z = static_cast<double>(zeroBound);
-  double e =
-      0.5 +
-      ((m + plan.bias + 1) + (m + 1) + 2 * (m + z) * (1 + 0x1p-23)) / 256 +
-      0x1p-40; // 2^-133, rounded up.
+  // The bounds of the proof (above): V, U and P over v in [lo, hi].
+  const double lo = static_cast<double>(s.min - 2),
+               hi = static_cast<double>(s.max + 2),
+               bias = static_cast<double>(plan.bias);
+  const double v = std::max(std::abs(lo), std::abs(hi));
+  const double u = std::max(std::abs(lo - bias), std::abs(hi - bias));
+  // Runtime zero points: any |z| <= zeroPointLimit.
+  double p = plan.runtime ? v + static_cast<double>(plan.zeroPointLimit) : 0.0;
+  for (int64_t zeroPoint : spec.params.zeroPoints) {
+    auto z = static_cast<double>(zeroPoint);
+    p = std::max({p, std::abs(lo - z), std::abs(hi - z)});
+  }
+  double e = 0.5 + ((u + 1) + (v + 1) + 2 * p * (1 + 0x1p-23)) / 256 +
+             0x1p-40; // 2^-133, rounded up.
   auto error = static_cast<uint32_t>(std::floor(e));
   uint32_t shift = error + 1; // D > E; F − D > E.
   plan.failBelow = shift + error + 1;
