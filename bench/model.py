@@ -289,8 +289,8 @@ def markdown(records, cpus, meta):
                  meta["llvm_mca"], ITERATIONS), "",
              "- Cases: the harness's (`qjit bench --list-types --n=%d`); "
              "listings from `qjit asm TYPE --op=OP --backend=B "
-             "--isa=ISA`, blockwise cases with `--runtime-params` as in "
-             "the harness. llvm also gets `-mcpu=CPU`: that CPU's features "
+             "--isa=ISA`, blockwise cases with `--runtime-params` and a "
+             "preset's case with its `--semantics` as in the harness. llvm also gets `-mcpu=CPU`: that CPU's features "
              "(capped at ISA) and its scheduling. asmjit generates for "
              "the ISA level alone, so its Zen 4 and Sapphire Rapids loops "
              "are the same code." % meta["n"],
