@@ -151,6 +151,24 @@ TEST_F(AsmjitAssemblyTest, Avx512QuantizeNarrowsSaturatingWithMaskedTail) {
   EXPECT_THAT(avx512(specOf(kU8, KernelOp::QCast)), HasSubstr("vpmovusdb"));
 }
 
+// XNNPACK's formula (x · fl(1/s), the zero point after rounding) takes the
+// 16.16 fixed-point bracket: one FMA and one conversion per vector, packs,
+// one verdict per 64 lanes; failing lanes round, then add z.
+TEST_F(AsmjitAssemblyTest, Avx512XnnpackFormulaBracketsInFixedPoint) {
+  LoweringOptions xnnpack;
+  xnnpack.knobs = knobsForPreset(SemanticsPreset::Xnnpack);
+  for (const char *type : {kI8, kU8}) {
+    std::string text = avx512(specOf(type, KernelOp::QCast, xnnpack));
+    EXPECT_THAT(text, HasSubstr("vfmadd132ps zmm0"));
+    EXPECT_THAT(text, HasSubstr("vpacksswb zmm"));
+    EXPECT_THAT(text, HasSubstr("kortestq"));
+    EXPECT_THAT(text, HasSubstr("vrndscaleps zmm15, zmm15, 8"));
+    // One byte gather with VBMI (the host's), otherwise shifts and packs.
+    EXPECT_THAT(text, ::testing::AnyOf(HasSubstr("vpermt2b zmm4"),
+                                       HasSubstr("vpackuswb zmm4")));
+  }
+}
+
 TEST_F(AsmjitAssemblyTest, DivideByAPowerOfTwoMultipliesExactly) {
   std::string text =
       avx512(specOf("!quant.uniform<i8:f32, 0.25:1>", KernelOp::QCast));

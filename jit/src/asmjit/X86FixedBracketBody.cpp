@@ -42,12 +42,12 @@ constexpr unsigned kY = reg::kScale;          ///< 2^16·y of the run.
 constexpr unsigned kOffset = reg::kZeroPoint; ///< The run's offset.
 constexpr unsigned kFailBytes = 10;           ///< failBelow in each byte.
 constexpr unsigned kFailHigh = 11;            ///< failBelow << 16.
-constexpr unsigned kOrder = 12; ///< kZmmPackedDwordOrder or oddByteOrder().
-constexpr unsigned kBias = 13;       ///< 0x80 per byte (unsigned storage).
-constexpr unsigned kWork = 15;       ///< The exact path's vector.
-constexpr unsigned kDivisor = 16;    ///< s (or y under `reciprocal`).
-constexpr unsigned kZero = 17;       ///< z in f32.
-constexpr unsigned kClamp = 18;      ///< 127 (signed) or 0 (unsigned).
+constexpr unsigned kOrder = 12;   ///< kZmmPackedDwordOrder or oddByteOrder().
+constexpr unsigned kBias = 13;    ///< 0x80 per byte (unsigned storage).
+constexpr unsigned kWork = 15;    ///< The exact path's vector.
+constexpr unsigned kDivisor = 16; ///< s (or y under `reciprocal`).
+constexpr unsigned kZero = 17;    ///< z in f32.
+constexpr unsigned kClamp = 18;   ///< 127 (signed) or 0 (unsigned).
 constexpr unsigned kSlotOffset = 20; ///< Per-slot offsets of multi-run steps.
 constexpr unsigned kSlotY = 24;      ///< Per-run 2^16·y of multi-run steps.
 inline const x86::KReg kEvenBytes = x86::k6;
@@ -66,8 +66,9 @@ constexpr std::array<uint8_t, 64> oddByteOrder() {
   std::array<uint8_t, 64> order{};
   for (unsigned e = 0; e < 64; ++e) {
     unsigned vector = e / 16, element = e % 16;
-    order[e] = static_cast<uint8_t>((vector >= 2 ? 64 : 0) + 16 * (element / 4) +
-                                    8 * (vector % 2) + 2 * (element % 4) + 1);
+    order[e] =
+        static_cast<uint8_t>((vector >= 2 ? 64 : 0) + 16 * (element / 4) +
+                             8 * (vector % 2) + 2 * (element % 4) + 1);
   }
   return order;
 }
