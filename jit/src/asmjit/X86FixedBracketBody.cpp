@@ -86,6 +86,7 @@ public:
       : spec_(spec), isa_(isa), plan_(std::move(plan)) {
     reciprocal_ = spec.knobs.scaleOp == ScaleOp::Reciprocal;
     roundsFirst_ = spec.knobs.zeroPoint == ZeroPointOrder::AfterRounding;
+    gathersOddBytes_ = isa_.vbmi();
     if (plan_.runtime) {
       source_ = Source::Runtime;
       return;
@@ -239,7 +240,7 @@ public:
       emitSlow(a, slow);
     a.align(asmjit::AlignMode::kData, 64);
     a.bind(data_);
-    if (isa_.vbmi()) {
+    if (gathersOddBytes_) {
       static constexpr std::array<uint8_t, 64> kOddBytes = oddByteOrder();
       a.embed(kOddBytes.data(), kOddBytes.size());
     } else {
@@ -427,7 +428,7 @@ private:
     a.vpacksswb(high, zmm(2), zmm(3));
     a.vpminub(verdict, low, high);
     a.k(fx::kEvenBytes).vpcmpub(fx::kFail, verdict, zmm(fx::kFailBytes), 1);
-    if (isa_.vbmi()) {
+    if (gathersOddBytes_) {
       a.vpermt2b(low, zmm(fx::kOrder), high);
     } else {
       a.vpsrlw(low, low, 8);
@@ -616,6 +617,8 @@ private:
   bool oneOffset_ = false;   ///< Every offset equal: one register.
   bool zeroFree_ = false;    ///< Every zero point 0.
   bool roundsFirst_ = false; ///< `after-rounding`: round, then add z.
+  /// VBMI: kOrder holds oddByteOrder() for one vpermt2b per store.
+  bool gathersOddBytes_ = false;
   Source source_ = Source::Tensor;
   std::vector<float> y_, offsets_, divisors_, zeros_;
   int64_t tableEntries_ = 0;
