@@ -170,6 +170,8 @@ KernelSpec quantizeWithChosenParameters(const KernelSpec &dynamicSpec) {
   spec.params.dynamic = DynamicScheme::None;
   spec.params.dynamicRule = DynamicRule::Default;
   spec.params.scaleRounding = ScaleRounding::Floor;
+  // Every scheme's zero point is 0 or nudged into [qmin, qmax] (11.2-11.6).
+  spec.params.zeroPointsInStorage = true;
   // ggml quantizes with its d, not the f16 it writes (11.9).
   if (quantizesWithUnroundedScale(dynamicSpec))
     spec.params.scaleFormat = ScaleFormat::Expressed;

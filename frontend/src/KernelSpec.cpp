@@ -11,6 +11,7 @@
 #include <cmath>
 #include <optional>
 #include <string>
+#include <utility>
 
 namespace qjit {
 
@@ -642,6 +643,10 @@ Status verifyKernelSpec(const KernelSpec &spec) {
   } else if (!spec.params.scales.empty() || !spec.params.zeroPoints.empty()) {
     return invalid("runtime parameters with baked values");
   }
+  if (spec.params.zeroPointsInStorage &&
+      (!spec.params.runtime || spec.params.dynamic != DynamicScheme::None))
+    return invalid("zero points promised within the storage range are for "
+                   "runtime parameters that the caller supplies");
   if (Status status = verifyScaleFormat(spec); !status)
     return status;
   return verifyDynamic(spec);
@@ -686,11 +691,18 @@ std::string KernelSpec::canonicalString() const {
     out += ')';
   } else if (params.runtime) {
     out += " params=runtime";
+    char open = '(';
     if (params.scaleFormat != ScaleFormat::Expressed) {
-      out += "(scales=";
+      out += std::exchange(open, ',');
+      out += "scales=";
       out += scaleFormatName(params.scaleFormat);
-      out += ')';
     }
+    if (params.zeroPointsInStorage) {
+      out += std::exchange(open, ',');
+      out += "zero-points=in-storage";
+    }
+    if (open == ',')
+      out += ')';
   } else {
     out += " scales=";
     appendList(out, params.scales);

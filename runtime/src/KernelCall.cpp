@@ -99,6 +99,24 @@ Status checkPeriods(const KernelSpec &spec, size_t n,
   return Status::ok();
 }
 
+/// A spec promising zero points within the storage range (its f32 kernels
+/// add them after rounding) takes no others.
+Status checkZeroPointsInStorage(const KernelSpec &spec,
+                                const KernelParams *params) {
+  if (!spec.params.zeroPointsInStorage || !params->zeroPoints)
+    return Status::ok();
+  size_t count = parameterCounts(spec).zeroPoints;
+  for (size_t k = 0; k < count; ++k) {
+    int64_t z = params->zeroPoints[k];
+    if (z < spec.storage.min || z > spec.storage.max)
+      return badCall("kernel " + spec.kernelName() + " takes zero points in [" +
+                     std::to_string(spec.storage.min) + ", " +
+                     std::to_string(spec.storage.max) + "]; zero point " +
+                     std::to_string(k) + " is " + std::to_string(z));
+  }
+  return Status::ok();
+}
+
 } // namespace
 
 Status checkKernelCall(const KernelSpec &spec, size_t n,
@@ -135,7 +153,9 @@ Status checkKernelCall(const KernelSpec &spec, size_t n,
           return s;
     }
   }
-  return checkPeriods(spec, n, params);
+  if (Status s = checkPeriods(spec, n, params); !s)
+    return s;
+  return n == 0 ? Status::ok() : checkZeroPointsInStorage(spec, params);
 }
 
 Status checkDynamicCall(const KernelSpec &spec, size_t n,

@@ -43,7 +43,8 @@ uint64_t smallFields(const KernelSpec &spec) {
         wordOf(spec.compute), wordOf(spec.layout.kind),
         wordOf(spec.params.runtime), wordOf(spec.params.dynamic),
         wordOf(spec.params.dynamicRule), wordOf(spec.params.scaleRounding),
-        wordOf(spec.params.scaleFormat), wordOf(spec.knobs.scaleOp),
+        wordOf(spec.params.scaleFormat),
+        wordOf(spec.params.zeroPointsInStorage), wordOf(spec.knobs.scaleOp),
         wordOf(spec.knobs.zeroPoint), wordOf(spec.knobs.rounding)})
     word = std::rotl(word, 8) ^ field;
   return word;
@@ -86,7 +87,7 @@ bool sameSpec(const KernelSpec &a, const KernelSpec &b) {
     return std::tie(s.op, s.expressed, s.compute, s.layout, s.knobs,
                     s.params.runtime, s.params.dynamic, s.params.dynamicRule,
                     s.params.scaleRounding, s.params.scaleFormat,
-                    s.params.zeroPoints);
+                    s.params.zeroPointsInStorage, s.params.zeroPoints);
   };
   return storage(a.storage) == storage(b.storage) && code(a) == code(b);
 }

@@ -111,6 +111,22 @@ std::vector<Sweep> sweeps() {
     axes.knobs = {QuantKnobs{}, kAfterTowardZero};
     add("EveryLayout", axes);
   }
+  {
+    // Runtime zero points promised within the storage range (a dynamic
+    // qcast's quantize pass): after rounding, f32 kernels add them.
+    SweepAxes axes;
+    axes.ops = {KernelOp::QCast};
+    axes.widths = {4, 8, 16};
+    axes.narrowBounds = true;
+    axes.knobs = allKnobs();
+    axes.layouts = {LayoutSpec{}, perAxis(3, 300), perAxis(16, 32)};
+    axes.runtimeParams = {true};
+    std::vector<KernelSpec> specs = specSweep(axes);
+    for (KernelSpec &spec : specs)
+      spec.params.zeroPointsInStorage = true;
+    all.push_back({"RuntimeZeroPointsInStorageEveryKnob", SweepAxes{},
+                   std::move(specs), kNarrowZeroPoints, true});
+  }
   add("LongPerAxisRunsWithDistinctZeroPoints", longPerAxisRunSweep(),
       {.lanes = 16, .largeSize = 1200});
   // Baked zero points up to the ends of int64: the after-rounding sum

@@ -501,7 +501,8 @@ TEST(FixedPointBracket, PlansTheBracketsSpecsOnly) {
   away.rounding = RoundingMode::NearestAway;
   EXPECT_FALSE(plan::planFixedPointBracket(eightBitSpec(true, away, 0.1f, 3)));
   // XNNPACK's formula: the zero point after rounding, with baked
-  // parameters only (failing runtime lanes add z before rounding).
+  // parameters or runtime ones promised within the storage range (failing
+  // lanes add z after rounding in f32).
   QuantKnobs xnnpack = knobsForPreset(SemanticsPreset::Xnnpack);
   KernelSpec after = eightBitSpec(true, xnnpack, 0.1f, 3);
   auto afterPlan = plan::planFixedPointBracket(after);
@@ -511,6 +512,8 @@ TEST(FixedPointBracket, PlansTheBracketsSpecsOnly) {
   after.params.scales.clear();
   after.params.zeroPoints.clear();
   EXPECT_FALSE(plan::planFixedPointBracket(after));
+  after.params.zeroPointsInStorage = true;
+  EXPECT_TRUE(plan::planFixedPointBracket(after));
   // Exact reciprocals multiply; L <= 512 only.
   EXPECT_FALSE(
       plan::planFixedPointBracket(eightBitSpec(true, knobs, 0.25f, 3)));
@@ -557,6 +560,23 @@ TEST_P(CheckedReciprocalKernels, SweepsEveryRoundingBoundary) {
     ASSERT_NO_FATAL_FAILURE(
         expectReferenceCodes(spec, *code, input, nullptr,
                              [&](size_t) { return "s=" + hexFloat(scale); }));
+    // The same as runtime parameters within the storage range (a dynamic
+    // qcast's quantize pass), whose bracket takes either order too.
+    KernelSpec runtime = spec;
+    runtime.params.runtime = true;
+    runtime.params.zeroPointsInStorage = true;
+    runtime.params.scales.clear();
+    runtime.params.zeroPoints.clear();
+    Expected<CompiledCode> runtimeCode = backend_->compile(runtime);
+    ASSERT_TRUE(runtimeCode) << runtimeCode.status().message();
+    KernelParams params;
+    params.scales = &scale;
+    params.zeroPoints = &zeroPoint;
+    ASSERT_NO_FATAL_FAILURE(expectReferenceCodes(
+        runtime, *runtimeCode, input, &params, [&](size_t) {
+          return "runtime s=" + hexFloat(scale) +
+                 " z=" + std::to_string(zeroPoint);
+        }));
   }
 }
 

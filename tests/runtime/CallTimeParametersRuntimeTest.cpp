@@ -10,6 +10,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <iterator>
 #include <vector>
 
 namespace qjit {
@@ -45,6 +47,46 @@ TEST(CallTimeParametersRuntime, CompilesTheWrittenListsKernelAndRunsIt) {
   ASSERT_TRUE((*questionMark)->run(x, sizeof x, q, sizeof q, 6, &params));
   EXPECT_EQ(std::vector<int8_t>(q, q + 6),
             (std::vector<int8_t>{3, 3, 3, 7, 7, 7}));
+}
+
+/// A spec whose runtime zero points are promised within the storage range
+/// (a dynamic qcast's quantize pass adds them after rounding in f32)
+/// refuses a call with one outside, naming it, and writes nothing.
+TEST(CallTimeParametersRuntimeErrors, ZeroPointsPromisedInStorageAreChecked) {
+  auto runtime = makeRuntime();
+  ASSERT_TRUE(runtime);
+  LoweringOptions lowering = runtime->defaultLowering();
+  lowering.runtimeParameters = true;
+  lowering.knobs.zeroPoint = ZeroPointOrder::AfterRounding;
+  Expected<std::shared_ptr<const Kernel>> lowered = runtime->compile(
+      "tensor<2x3x!quant.uniform<i8:f32:0, ?>>", KernelOp::QCast, lowering);
+  ASSERT_TRUE(lowered) << lowered.status().message();
+  KernelSpec spec = (*lowered)->spec();
+  spec.params.zeroPointsInStorage = true;
+  Expected<std::shared_ptr<const Kernel>> kernel = runtime->compile(spec);
+  ASSERT_TRUE(kernel) << kernel.status().message();
+  EXPECT_NE((*kernel)->spec().canonicalString().find(
+                " params=runtime(zero-points=in-storage) "),
+            std::string::npos);
+
+  const float x[6] = {8.0f, 8.0f, 8.0f, 4.0f, 4.0f, 4.0f};
+  int8_t q[6] = {};
+  const float scales[2] = {4.0f, 0.5f};
+  int64_t zeroPoints[2] = {1, -1};
+  KernelParams params;
+  params.scales = scales;
+  params.zeroPoints = zeroPoints;
+  ASSERT_TRUE((*kernel)->run(x, sizeof x, q, sizeof q, 6, &params));
+  EXPECT_EQ(std::vector<int8_t>(q, q + 6),
+            (std::vector<int8_t>{3, 3, 3, 7, 7, 7}));
+  std::fill(std::begin(q), std::end(q), int8_t(42));
+  zeroPoints[1] = 128;
+  Status outside = (*kernel)->run(x, sizeof x, q, sizeof q, 6, &params);
+  ASSERT_FALSE(outside);
+  EXPECT_EQ(outside.code(), ErrorCode::InvalidArgument);
+  EXPECT_NE(outside.message().find("zero point 1 is 128"), std::string::npos)
+      << outside.message();
+  EXPECT_EQ(std::vector<int8_t>(q, q + 6), std::vector<int8_t>(6, 42));
 }
 
 TEST(CallTimeParametersRuntimeErrors, BakedCompileSaysToUseRuntimeParameters) {

@@ -99,6 +99,10 @@ std::vector<std::function<void(KernelSpec &)>> mutations() {
         s.layout.inner = 3;
       },
       [](KernelSpec &s) { s.params.runtime = true; },
+      [](KernelSpec &s) {
+        s.params.runtime = true;
+        s.params.zeroPointsInStorage = true;
+      },
       [](KernelSpec &s) { s.params.scales = {0.5}; },
       [](KernelSpec &s) { s.params.scales = {2.0000000000000004}; },
       [](KernelSpec &s) { s.params.zeroPoints = {-10}; },
@@ -155,6 +159,8 @@ TEST(KernelSpec, VerifyRejectsBrokenSpecs) {
       [](KernelSpec &s) { s.compute = ValueType::F16; },
       [](KernelSpec &s) { s.params.zeroPoints = {}; },
       [](KernelSpec &s) { s.params.runtime = true; },
+      // Zero points promised within the storage range are runtime ones.
+      [](KernelSpec &s) { s.params.zeroPointsInStorage = true; },
       [](KernelSpec &s) {
         s.layout.kind = LayoutSpec::Kind::PerAxis;
         s.layout.channels = 0;

@@ -159,6 +159,12 @@ struct QJIT_API ParameterSpec {
   /// them in it). Lowering normalizes the expressed type's own format to
   /// Expressed.
   ScaleFormat scaleFormat = ScaleFormat::Expressed;
+  /// Runtime parameters: every zero point lies within [storage.min,
+  /// storage.max], as every dynamic scheme chooses them (a dynamic qcast's
+  /// quantize pass has this set). f32 arithmetic then adds them exactly
+  /// after rounding, so `after-rounding` qcast need not take the f64 kernels;
+  /// calls are checked against it (checkKernelCall).
+  bool zeroPointsInStorage = false;
   /// Baked scales, already rounded to the expressed type (held as double);
   /// with an f64 compute type for f32 values, the literals' doubles.
   std::vector<double> scales;

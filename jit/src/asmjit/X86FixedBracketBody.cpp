@@ -592,8 +592,9 @@ private:
       a.k(fx::kOrdered).z().emit(scaleOp, v, v, p.divisor);
     }
     if (!zeroFree_) {
-      // `after-rounding` (baked parameters only): round(u) + z, exact in
-      // f32 for the plan's small z where it does not saturate anyway.
+      // `after-rounding`: round(u) + z, exact in f32 for the plan's small
+      // z (baked, or runtime within the storage range) where it does not
+      // saturate anyway.
       if (roundsFirst_)
         a.vrndscaleps(v, v, kRoundNearestEven);
       a.emit(x86::Inst::kIdVaddps, v, v, p.zero);

@@ -137,7 +137,7 @@ public:
       emitBroadcastImmediate(a, isa_, isa_.vec(fast::kThreshold),
                              floatBits(checked_->threshold) - 1);
       emitBroadcastImmediate(a, isa_, isa_.vec(reg::kSign), kSignBit);
-      if (spec_.knobs.zeroPoint == ZeroPointOrder::AfterRounding)
+      if (setsLimitsOnce())
         emitLimits(a);
       if (bracket_) {
         // m = 1/2 - threshold; z ± m are exact (|z| < L, m = 2^-20·L).
@@ -173,8 +173,6 @@ public:
   }
 
   void emitParameters(x86::Assembler &a) override {
-    // (Runtime parameters, which use the kScalar* registers, only come
-    // here before rounding: after rounding they take the wide kernels.)
     // The search of nibbles_ reads x itself: the parameter registers hold
     // its tables, reloaded per run (heads and tails clobber kLow and
     // kHigh at most).
@@ -184,6 +182,9 @@ public:
       runtimeTables_->emitLoad(a);
     else
       params_.emitLoad(a);
+    // Runtime loads use kScalar*, the limits' registers (planChecked).
+    if (checked_ && roundsFirst() && !setsLimitsOnce())
+      emitLimits(a);
   }
   unsigned parameterBytes() const override {
     return runtimeTables_ ? 4 : params_.parameterBytes();
@@ -620,6 +621,13 @@ private:
                                        markstein ? t : third);
   }
 
+  bool roundsFirst() const {
+    return spec_.knobs.zeroPoint == ZeroPointOrder::AfterRounding;
+  }
+  /// The checked mode's limits (after rounding) in kScalar*: set with the
+  /// constants unless runtime parameter loads clobber them.
+  bool setsLimitsOnce() const { return roundsFirst() && !spec_.params.runtime; }
+
   void emitLimits(x86::Assembler &a) {
     emitBroadcastImmediate(a, isa_, isa_.vec(fast::kLimit),
                            floatBits(checked_->limit));
@@ -631,6 +639,11 @@ private:
   void planChecked() {
     if (spec_.storage.containerBytes() != 1 ||
         params_.scaleInstruction() != x86::Inst::kIdVdivps)
+      return;
+    // Runtime parameters after rounding: the limits follow each load of
+    // the parameters (emitParameters), which per-axis groups do mid-loop.
+    if (spec_.params.runtime && roundsFirst() &&
+        spec_.layout.kind != LayoutSpec::Kind::PerTensor)
       return;
     checked_ = plan::planCheckedReciprocal(spec_);
     bracket_ = planBracket();

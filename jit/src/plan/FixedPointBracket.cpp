@@ -35,7 +35,8 @@
 // u + z). So a passing lane has u + z strictly inside (N + β − 1/2,
 // N + β + 1/2): u is no tie and round(u) = N + β − z, and round(u) + z =
 // N + β saturates as before; beyond [lo, hi] likewise. Failing lanes
-// round u first, then add z (exact in f32: |z| is small).
+// round u first, then add z (exact in f32: |z| is small, baked or runtime
+// zero points promised within the storage range).
 // Runtime parameters: Z is zeroPointLimit, which the kernel checks per
 // parameter (and s in [2^-60, 2^60], so that y is normal); a parameter
 // outside gets 2^16·y = NaN, which fails every lane.
@@ -70,12 +71,12 @@ planFixedPointBracket(const KernelSpec &spec) {
   const StorageSpec &s = spec.storage;
   bool fullRange =
       s.min == (s.isSigned ? -128 : 0) && s.max == (s.isSigned ? 127 : 255);
-  // Either zero-point order (see above); runtime parameters only with
-  // `before-rounding`, whose failing lanes add z before rounding.
+  // Either zero-point order (see above). Failing lanes add z after
+  // rounding in f32: runtime parameters need it within the storage range.
   bool bracketKnobs = fullRange &&
                       spec.knobs.rounding == RoundingMode::NearestEven &&
                       (spec.knobs.zeroPoint == ZeroPointOrder::BeforeRounding ||
-                       !spec.params.runtime);
+                       !spec.params.runtime || spec.params.zeroPointsInStorage);
   if (!checked || !bracketKnobs || checked->limit > 512)
     return std::nullopt;
   FixedPointBracketPlan plan;

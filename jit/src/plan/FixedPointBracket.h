@@ -47,7 +47,8 @@ struct FixedPointBracketPlan {
 /// The plan when the bracket applies to `spec`: storage [-128, 127] or
 /// [0, 255], `nearest-even`, `divide` or `reciprocal` (whose reference is
 /// closer to x·y + z still), the zero point before rounding or, with baked
-/// parameters, after it (XNNPACK's formula); runtime parameters' L holds
+/// parameters or runtime ones promised within the storage range, after it
+/// (XNNPACK's formula); runtime parameters' L holds
 /// for every z within zeroPointLimit. f32 expressed values, L <= 512,
 /// every offset exact in f32 and, for `divide`, scales without exact
 /// reciprocals. Otherwise nullopt.

@@ -36,9 +36,12 @@ bool integerQuantizeIsWide(const KernelSpec &spec) {
     return true;
   if (spec.knobs.zeroPoint != ZeroPointOrder::AfterRounding)
     return false;
-  // f32 adds fl(z) after rounding: exact only for |z| <= 2^24.
+  // f32 adds fl(z) after rounding: exact only for |z| <= 2^24, as zero
+  // points within storage of up to 24 bits are (a dynamic qcast chooses
+  // them there).
   if (spec.params.runtime)
-    return true;
+    return !spec.params.zeroPointsInStorage &&
+           spec.params.dynamic == DynamicScheme::None;
   constexpr int64_t kExactInF32 = int64_t(1) << 24;
   for (int64_t zero : spec.params.zeroPoints)
     if (zero < -kExactInF32 || zero > kExactInF32)
