@@ -178,6 +178,11 @@ KernelSpec quantizeWithChosenParameters(const KernelSpec &dynamicSpec) {
   return spec;
 }
 
+bool runtimeZeroPointsInStorage(const KernelSpec &spec) {
+  return spec.params.runtime && (spec.params.zeroPointsInStorage ||
+                                 spec.params.dynamic != DynamicScheme::None);
+}
+
 bool quantizesWithUnroundedScale(const KernelSpec &dynamicSpec) {
   return dynamicSpec.params.dynamicRule == DynamicRule::Ggml;
 }

@@ -47,6 +47,8 @@
 #include "CheckedReciprocal.h"
 #include "ExactReciprocal.h"
 
+#include "qjit/internal/DynamicParameters.h"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -73,10 +75,10 @@ planFixedPointBracket(const KernelSpec &spec) {
       s.min == (s.isSigned ? -128 : 0) && s.max == (s.isSigned ? 127 : 255);
   // Either zero-point order (see above). Failing lanes add z after
   // rounding in f32: runtime parameters need it within the storage range.
-  bool bracketKnobs = fullRange &&
-                      spec.knobs.rounding == RoundingMode::NearestEven &&
-                      (spec.knobs.zeroPoint == ZeroPointOrder::BeforeRounding ||
-                       !spec.params.runtime || spec.params.zeroPointsInStorage);
+  bool bracketKnobs =
+      fullRange && spec.knobs.rounding == RoundingMode::NearestEven &&
+      (spec.knobs.zeroPoint == ZeroPointOrder::BeforeRounding ||
+       !spec.params.runtime || runtimeZeroPointsInStorage(spec));
   if (!checked || !bracketKnobs || checked->limit > 512)
     return std::nullopt;
   FixedPointBracketPlan plan;

@@ -7,6 +7,8 @@
 #include "PlanLimits.h"
 #include "QuantileInputThresholds.h"
 
+#include "qjit/internal/DynamicParameters.h"
+
 #include <cstdio>
 
 namespace qjit::plan {
@@ -40,8 +42,7 @@ bool integerQuantizeIsWide(const KernelSpec &spec) {
   // points within storage of up to 24 bits are (a dynamic qcast chooses
   // them there).
   if (spec.params.runtime)
-    return !spec.params.zeroPointsInStorage &&
-           spec.params.dynamic == DynamicScheme::None;
+    return !runtimeZeroPointsInStorage(spec);
   constexpr int64_t kExactInF32 = int64_t(1) << 24;
   for (int64_t zero : spec.params.zeroPoints)
     if (zero < -kExactInF32 || zero > kExactInF32)

@@ -48,6 +48,9 @@ constexpr float kVllmSmallestScale = 1.0f / (448.0f * 512.0f);
 /// chosen (and written) its parameters: the same spec without the scheme,
 /// reading the scales as written, or unrounded where the rule says so.
 KernelSpec quantizeWithChosenParameters(const KernelSpec &dynamicSpec);
+/// Runtime zero points known within the storage range: promised by the
+/// spec, or chosen there by its dynamic scheme (11.2-11.6).
+bool runtimeZeroPointsInStorage(const KernelSpec &spec);
 /// The ggml rule (11.9): the codes use each group's scale as computed in
 /// the expressed type, not the one written in the scale format.
 bool quantizesWithUnroundedScale(const KernelSpec &dynamicSpec);
