@@ -27,6 +27,7 @@ std::vector<LayoutSpec> dynamicLayouts() {
           perAxis(3, 1),    // per channel of a row-major activation
           perAxis(5, 7),    // per row
           perAxis(3, 300),  // per token: long rows, not whole vectors
+          perAxis(20, 256), // per token: asmjit's chunks of 16 rows
           perAxis(2, kDyn), // per token, rows of any length
           blocked({{2, 1}, {96, 32}}),
           blocked({{4, 2}, {6, 3}}),

@@ -17,6 +17,37 @@ namespace qjit::asmjit_backend {
 
 namespace {
 
+/// Input bytes a per-axis call ranges and then quantizes before going on:
+/// the quantize pass reads them again from L1.
+constexpr size_t kChunkBytes = size_t(16) << 10;
+
+/// Groups [first, first + count): parameters from their ranges.
+template <typename C>
+void chooseGroups(const KernelSpec &spec, const DynamicKernelBuffers *buffers,
+                  size_t first, size_t count) {
+  const C *lo = static_cast<const C *>(buffers->low);
+  const C *hi = static_cast<const C *>(buffers->high);
+  C *scales = static_cast<C *>(buffers->scales);
+  for (size_t k = first; k < first + count; ++k) {
+    DynamicParameter<C> chosen =
+        chooseDynamicParameter(spec, GroupRange<C>{lo[k], hi[k]});
+    scales[k] = chosen.scale;
+    buffers->zeroPoints[k] = chosen.zeroPoint;
+  }
+}
+
+/// Whether a per-axis call of `runs` runs of `inner` elements is one run
+/// per group, each starting on a byte of the codes: then each chunk of runs
+/// is ranged, given its parameters and quantized in turn (the quantize
+/// pass runs a prefix of its period, its parameters advanced, as
+/// Kernel::invokeRange does), one pass over memory.
+bool quantizesRunByRun(const KernelSpec &spec, size_t inner, size_t runs,
+                       size_t count) {
+  const StorageSpec &storage = spec.storage;
+  return runs != 0 && runs == count &&
+         (!storage.packed || inner * storage.bits % 8 == 0);
+}
+
 /// docs/semantics.md 11: every group's range (the range pass over each
 /// period's runs), every group's parameters, then the quantize pass with
 /// them as its runtime parameters.
@@ -30,30 +61,47 @@ void runDynamicQuantize(const void *src, void *dst, size_t n,
   size_t count = static_cast<size_t>(layout.parameterCount());
   C *lo = static_cast<C *>(buffers->low);
   C *hi = static_cast<C *>(buffers->high);
+  C *scales = static_cast<C *>(buffers->scales);
+  const C *values = static_cast<const C *>(src);
+  KernelParams chosen;
+  chosen.extents = params ? params->extents : nullptr;
+  size_t inner = 0, runs = 0;
+  if (layout.kind != LayoutSpec::Kind::PerTensor) {
+    inner = static_cast<size_t>(layout.inner == LayoutSpec::kDynamic
+                                    ? params->extents[0]
+                                    : layout.inner);
+    runs = n / inner;
+  }
+  if (layout.kind != LayoutSpec::Kind::PerTensor &&
+      quantizesRunByRun(spec, inner, runs, count)) {
+    size_t chunkRuns = std::max<size_t>(1, kChunkBytes / (inner * sizeof(C)));
+    unsigned codeBits = spec.storage.packed ? spec.storage.bits
+                                            : spec.storage.containerBytes() * 8;
+    for (size_t r = 0; r < runs; r += chunkRuns) {
+      size_t k = std::min(chunkRuns, runs - r);
+      std::fill_n(lo + r, k, C(0));
+      std::fill_n(hi + r, k, C(0));
+      parts->range(values + r * inner, inner, k, lo + r, hi + r);
+      chooseGroups<C>(spec, buffers, r, k);
+      chosen.scales = scales + r;
+      chosen.zeroPoints = buffers->zeroPoints + r;
+      parts->quantize(values + r * inner,
+                      static_cast<char *>(dst) + r * inner * codeBits / 8,
+                      k * inner, &chosen);
+    }
+    return;
+  }
   std::fill_n(lo, count, C(0));
   std::fill_n(hi, count, C(0));
   if (layout.kind == LayoutSpec::Kind::PerTensor) {
     if (n != 0)
       parts->range(src, n, 1, lo, hi);
   } else {
-    size_t inner = static_cast<size_t>(layout.inner == LayoutSpec::kDynamic
-                                           ? params->extents[0]
-                                           : layout.inner);
-    size_t runs = n / inner;
-    const C *values = static_cast<const C *>(src);
     for (size_t r = 0; r < runs; r += count)
       parts->range(values + r * inner, inner, std::min(count, runs - r), lo,
                    hi);
   }
-  C *scales = static_cast<C *>(buffers->scales);
-  for (size_t k = 0; k < count; ++k) {
-    DynamicParameter<C> chosen =
-        chooseDynamicParameter(spec, GroupRange<C>{lo[k], hi[k]});
-    scales[k] = chosen.scale;
-    buffers->zeroPoints[k] = chosen.zeroPoint;
-  }
-  KernelParams chosen;
-  chosen.extents = params ? params->extents : nullptr;
+  chooseGroups<C>(spec, buffers, 0, count);
   chosen.scales = scales;
   chosen.zeroPoints = buffers->zeroPoints;
   parts->quantize(src, dst, n, &chosen);

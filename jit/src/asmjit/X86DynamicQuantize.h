@@ -6,7 +6,9 @@
 // group. The kernel's entry is a stub that passes the passes (and the
 // spec) to runDynamicQuantize. Groups are runs of at least
 // plan::kCheckedRunElements elements, so the choice on the host costs
-// little beside the runs' conversions.
+// little beside the runs' conversions. When each group is one run (a call
+// of one period), the driver takes the passes in turn over chunks of about
+// 16 KiB of input, so the quantize pass reads each chunk from L1.
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_ASMJIT_X86DYNAMICQUANTIZE_H
