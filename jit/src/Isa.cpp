@@ -1,5 +1,7 @@
-//===- Isa.cpp - Host ISA detection and the QJIT_MAX_ISA cap --------------===//
+//===- Isa.cpp - Host ISA detection, the QJIT_MAX_ISA cap, feature masks --===//
 #include "qjit/Isa.h"
+
+#include "HostFeatures.h"
 
 #include <asmjit/core.h>
 
@@ -35,7 +37,43 @@ IsaLevel hostIsaLevel() {
   return IsaLevel::Scalar;
 }
 
+namespace {
+
+/// QJIT_X86_FEATURES: comma-separated host features kernels may not use,
+/// each as `-name`. VBMI is the only optional one the generators pick
+/// (X86Isa::vbmi); masking it runs, on a VBMI host, the AVX-512 code a
+/// host without it (Skylake-X, Cascade Lake) runs.
+constexpr std::string_view kVbmiMask = "-avx512vbmi";
+
+Status checkX86FeatureMask() {
+  const char *env = std::getenv("QJIT_X86_FEATURES");
+  std::string_view rest = env ? env : "";
+  while (!rest.empty()) {
+    size_t comma = rest.find(',');
+    std::string_view entry = rest.substr(0, comma);
+    if (entry != kVbmiMask)
+      return Status::error(ErrorCode::InvalidArgument,
+                           "QJIT_X86_FEATURES: unknown entry '" +
+                               std::string(entry) + "' (expected " +
+                               std::string(kVbmiMask) + ")");
+    rest = comma == std::string_view::npos ? "" : rest.substr(comma + 1);
+  }
+  return Status::ok();
+}
+
+} // namespace
+
+bool hostX86VbmiUsable() {
+  if (!asmjit::CpuInfo::host().features().x86().hasAVX512_VBMI())
+    return false;
+  const char *env = std::getenv("QJIT_X86_FEATURES");
+  return !env ||
+         std::string_view(env).find(kVbmiMask) == std::string_view::npos;
+}
+
 Expected<IsaLevel> effectiveIsaLevel(std::optional<IsaLevel> requested) {
+  if (Status mask = checkX86FeatureMask(); !mask)
+    return mask;
   IsaLevel level = hostIsaLevel();
   if (const char *env = std::getenv("QJIT_MAX_ISA"); env && *env) {
     Expected<IsaLevel> cap = parseIsaLevel(env);

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Nf4Table.h"
+#include "ScopedEnv.h"
 #include "asmjit/X86ListingSyntax.h"
 #include "qjit/TypeParser.h"
 #include "qjit/internal/Backend.h"
@@ -21,6 +22,7 @@
 namespace qjit {
 namespace {
 
+using qjit::testing::ScopedEnv;
 using ::testing::HasSubstr;
 using ::testing::Not;
 
@@ -167,6 +169,17 @@ TEST_F(AsmjitAssemblyTest, Avx512XnnpackFormulaBracketsInFixedPoint) {
     EXPECT_THAT(text, ::testing::AnyOf(HasSubstr("vpermt2b zmm4"),
                                        HasSubstr("vpackuswb zmm4")));
   }
+}
+
+// QJIT_X86_FEATURES=-avx512vbmi: the code of an AVX-512 host without VBMI
+// (Skylake-X), whatever this host has: scripts/test-capped.sh runs the
+// AVX-512 suites so on VBMI hosts.
+TEST_F(AsmjitAssemblyTest, MaskedVbmiGathersWithShiftsAndPacks) {
+  ScopedEnv noVbmi("QJIT_X86_FEATURES", "-avx512vbmi");
+  std::string text = avx512(specOf(kI8, KernelOp::QCast));
+  EXPECT_THAT(text, Not(HasSubstr("vpermt2b")));
+  EXPECT_THAT(text, HasSubstr("vpackuswb zmm4"));
+  EXPECT_THAT(avx512(specOf(kI8, KernelOp::DCast)), Not(HasSubstr("vpermb")));
 }
 
 TEST_F(AsmjitAssemblyTest, DivideByAPowerOfTwoMultipliesExactly) {

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "qjit/Runtime.h"
+#include "ScopedEnv.h"
 #include "qjit/KernelCall.h"
 #include "qjit/TypeParser.h"
 #include "qjit/internal/Backend.h"
@@ -54,25 +55,7 @@ compileOrFail(Runtime &runtime, std::string_view type, KernelOp op) {
   return kernel ? *kernel : nullptr;
 }
 
-/// Sets an environment variable for one scope.
-class ScopedEnv {
-public:
-  ScopedEnv(const char *name, const char *value) : name_(name) {
-    if (const char *old = std::getenv(name))
-      old_ = old;
-    ::setenv(name, value, 1);
-  }
-  ~ScopedEnv() {
-    if (old_)
-      ::setenv(name_, old_->c_str(), 1);
-    else
-      ::unsetenv(name_);
-  }
-
-private:
-  const char *name_;
-  std::optional<std::string> old_;
-};
+using testing::ScopedEnv;
 
 TEST(Runtime, QuantizesAndDequantizesTheSeedExamples) {
   auto runtime = makeRuntime();
@@ -507,6 +490,20 @@ TEST(Runtime, IsaCapHonoursQjitMaxIsa) {
     ASSERT_FALSE(runtime);
     EXPECT_NE(runtime.status().message().find("QJIT_MAX_ISA"),
               std::string::npos);
+  }
+  {
+    // A feature mask names what it masks; an unknown entry is an error.
+    ScopedEnv env("QJIT_X86_FEATURES", "-avx512vbmi,-sse9");
+    Expected<std::unique_ptr<Runtime>> runtime = Runtime::create();
+    ASSERT_FALSE(runtime);
+    EXPECT_NE(runtime.status().message().find("QJIT_X86_FEATURES: unknown "
+                                              "entry '-sse9'"),
+              std::string::npos)
+        << runtime.status().message();
+  }
+  {
+    ScopedEnv env("QJIT_X86_FEATURES", "-avx512vbmi");
+    EXPECT_TRUE(makeRuntime({}));
   }
   auto capped = makeRuntime(withMaxIsa(IsaLevel::Sse4));
   ASSERT_TRUE(capped);

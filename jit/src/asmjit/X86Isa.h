@@ -8,6 +8,7 @@
 #ifndef QJIT_JIT_ASMJIT_X86ISA_H
 #define QJIT_JIT_ASMJIT_X86ISA_H
 
+#include "HostFeatures.h"
 #include "qjit/Isa.h"
 
 #include <asmjit/x86.h>
@@ -24,12 +25,10 @@ public:
   /// AVX-512 (F, BW, VL, DQ): zmm vectors, k-register tails, vpmov narrows.
   bool avx512() const { return level_ >= IsaLevel::Avx512; }
   unsigned vectorBytes() const { return avx512() ? 64 : 32; }
-  /// AVX-512 VBMI (vpermb), where the host has it: kernels run on the
-  /// host, so listings for other CPUs show the host's choice.
-  bool vbmi() const {
-    return avx512() &&
-           asmjit::CpuInfo::host().features().x86().hasAVX512_VBMI();
-  }
+  /// AVX-512 VBMI (vpermb), where the host has it and QJIT_X86_FEATURES
+  /// does not mask it: kernels run on the host, so listings for other CPUs
+  /// show the host's choice.
+  bool vbmi() const { return avx512() && hostX86VbmiUsable(); }
   /// Full-width vector register `id`.
   x86::Vec vec(unsigned id) const {
     return avx512() ? x86::Vec(x86::zmm(id)) : x86::Vec(x86::ymm(id));
