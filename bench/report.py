@@ -371,8 +371,9 @@ def dynamic_lines(results):
             "The case's type as a dynamic qcast on each backend (absmax for "
             "symmetric cases, minmax for asymmetric ones: every group's "
             "scale computed from the data), over qjit's fastest static "
-            "kernel of the same case, el/ns. asmjit makes it per tensor and "
-            "per axis in runs of 256 or more (llvm every layout).", "",
+            "kernel of the same case, el/ns. asmjit makes it per tensor, per "
+            "axis and in rows of blocks, in runs of 256 or more or of whole "
+            "vectors of f32 values (llvm every layout).", "",
             "| case | row | N | dynamic (el/ns) | × best static qjit | |",
             "|---|---|---|---:|---:|---|"] + lines + [""]
 

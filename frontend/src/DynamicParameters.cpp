@@ -13,7 +13,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
+#include <type_traits>
 
 namespace qjit {
 
@@ -23,26 +25,58 @@ int64_t clampInteger(int64_t v, int64_t lo, int64_t hi) {
   return std::min(std::max(v, lo), hi);
 }
 
+/// std::max(a, b), lane by lane for vectors: b where a < b, else a.
+template <typename V> V maxOf(V a, V b) { return a < b ? b : a; }
+
+/// Four f32 lanes (GCC's vector extension, SSE or NEON): the absmax rules
+/// are four divisions at once with the same IEEE results.
+using Floats4 = float __attribute__((vector_size(16)));
+
 /// 11.2: s = fl(a / Q); the pytorch rule first raises a to fl32(1e-5);
-/// ggml's d (11.9) keeps 0; vllm's (11.10) is at least its smallest.
-template <typename C>
-DynamicParameter<C> chooseAbsMax(const KernelSpec &spec, GroupRange<C> range) {
-  const StorageSpec &storage = spec.storage;
+/// ggml's d (11.9) keeps 0; vllm's (11.10) is at least its smallest. Q
+/// is largestStoredMagnitude in C. V is C or Floats4; the rule is a
+/// template argument, so a loop over groups has no branch on it.
+template <typename V, typename C, DynamicRule Rule>
+V absMaxScale(V lo, V hi, C q) {
+  auto all = [](C value) { return V{} + value; };
   // hi first: with lo = hi = +0, -lo is -0, and ggml writes d = +0.
-  C amax = std::max(range.hi, -range.lo);
-  C q = static_cast<C>(largestStoredMagnitude(storage));
+  V amax = maxOf(hi, -lo);
+  if constexpr (Rule == DynamicRule::PyTorch) {
+    return maxOf(amax, all(static_cast<C>(1e-5f))) / all(q);
+  } else if constexpr (Rule == DynamicRule::Vllm) {
+    return maxOf(amax / all(q), all(static_cast<C>(kVllmSmallestScale)));
+  } else if constexpr (Rule == DynamicRule::Ggml) {
+    return amax / all(q);
+  } else {
+    V scale = amax / all(q);
+    return scale == 0 ? all(1) : scale;
+  }
+}
+
+/// `choose`(rule) with the spec's absmax rule as a compile-time value.
+template <typename Choose>
+auto byAbsMaxRule(const KernelSpec &spec, Choose choose) {
+  switch (spec.params.dynamicRule) {
+  case DynamicRule::PyTorch:
+    return choose(std::integral_constant<DynamicRule, DynamicRule::PyTorch>{});
+  case DynamicRule::Vllm:
+    return choose(std::integral_constant<DynamicRule, DynamicRule::Vllm>{});
+  case DynamicRule::Ggml:
+    return choose(std::integral_constant<DynamicRule, DynamicRule::Ggml>{});
+  case DynamicRule::Default:
+  case DynamicRule::Xnnpack:
+    break;
+  }
+  return choose(std::integral_constant<DynamicRule, DynamicRule::Default>{});
+}
+
+template <typename C>
+DynamicParameter<C> chooseAbsMax(const KernelSpec &spec, C q,
+                                 GroupRange<C> range) {
   DynamicParameter<C> result;
-  if (spec.params.dynamicRule == DynamicRule::PyTorch) {
-    result.scale = std::max(amax, static_cast<C>(1e-5f)) / q;
-    return result;
-  }
-  if (spec.params.dynamicRule == DynamicRule::Vllm) {
-    result.scale = std::max(amax / q, static_cast<C>(kVllmSmallestScale));
-    return result;
-  }
-  C scale = amax / q;
-  bool keepZero = spec.params.dynamicRule == DynamicRule::Ggml;
-  result.scale = scale == 0 && !keepZero ? C(1) : scale;
+  result.scale = byAbsMaxRule(spec, [&](auto rule) {
+    return absMaxScale<C, C, decltype(rule)::value>(range.lo, range.hi, q);
+  });
   return result;
 }
 
@@ -141,12 +175,27 @@ DynamicParameter<float> chooseXnnpackMinMax(const KernelSpec &spec,
   return result;
 }
 
+template <typename C> C storedMagnitude(const KernelSpec &spec) {
+  return static_cast<C>(largestStoredMagnitude(spec.storage));
+}
+
+/// `choose` of each group's range into scales[k] and zeroPoints[k].
+template <typename C, typename Choose>
+void chooseEach(const C *lo, const C *hi, size_t count, C *scales,
+                int64_t *zeroPoints, Choose choose) {
+  for (size_t k = 0; k < count; ++k) {
+    DynamicParameter<C> chosen = choose(GroupRange<C>{lo[k], hi[k]});
+    scales[k] = chosen.scale;
+    zeroPoints[k] = chosen.zeroPoint;
+  }
+}
+
 } // namespace
 
 DynamicParameter<float> chooseDynamicParameter(const KernelSpec &spec,
                                                GroupRange<float> range) {
   if (spec.params.dynamic == DynamicScheme::AbsMax)
-    return chooseAbsMax(spec, range);
+    return chooseAbsMax(spec, storedMagnitude<float>(spec), range);
   if (spec.params.dynamic == DynamicScheme::Mx)
     return chooseMx(spec, range);
   if (spec.params.dynamicRule == DynamicRule::PyTorch)
@@ -161,8 +210,42 @@ DynamicParameter<double> chooseDynamicParameter(const KernelSpec &spec,
   // The pytorch and xnnpack rules and mx are for f32 values only
   // (verifyKernelSpec).
   if (spec.params.dynamic == DynamicScheme::AbsMax)
-    return chooseAbsMax(spec, range);
+    return chooseAbsMax(spec, storedMagnitude<double>(spec), range);
   return chooseMinMax(spec, range);
+}
+
+void chooseDynamicParameters(const KernelSpec &spec, const float *lo,
+                             const float *hi, size_t count, float *scales,
+                             int64_t *zeroPoints) {
+  if (spec.params.dynamic == DynamicScheme::AbsMax) {
+    float q = storedMagnitude<float>(spec);
+    byAbsMaxRule(spec, [&](auto rule) {
+      constexpr DynamicRule kRule = decltype(rule)::value;
+      size_t k = 0;
+      for (; k + 4 <= count; k += 4) {
+        Floats4 low, high;
+        std::memcpy(&low, lo + k, sizeof low);
+        std::memcpy(&high, hi + k, sizeof high);
+        Floats4 chosen = absMaxScale<Floats4, float, kRule>(low, high, q);
+        std::memcpy(scales + k, &chosen, sizeof chosen);
+      }
+      for (; k < count; ++k)
+        scales[k] = absMaxScale<float, float, kRule>(lo[k], hi[k], q);
+    });
+    std::fill_n(zeroPoints, count, int64_t(0));
+    return;
+  }
+  chooseEach(lo, hi, count, scales, zeroPoints, [&](GroupRange<float> r) {
+    return chooseDynamicParameter(spec, r);
+  });
+}
+
+void chooseDynamicParameters(const KernelSpec &spec, const double *lo,
+                             const double *hi, size_t count, double *scales,
+                             int64_t *zeroPoints) {
+  chooseEach(lo, hi, count, scales, zeroPoints, [&](GroupRange<double> r) {
+    return chooseDynamicParameter(spec, r);
+  });
 }
 
 KernelSpec quantizeWithChosenParameters(const KernelSpec &dynamicSpec) {

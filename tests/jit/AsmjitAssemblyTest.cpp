@@ -292,12 +292,42 @@ TEST_F(AsmjitAssemblyTest, DynamicQcastReducesRangesThenQuantizes) {
   EXPECT_THAT(f64, HasSubstr("vminpd ymm0, ymm8, ymm0"));
 }
 
-TEST_F(AsmjitAssemblyTest, DynamicQcastRefusesShortRunsAndBlocks) {
-  LoweringOptions options = withShape({4, 32});
+TEST_F(AsmjitAssemblyTest, DynamicQcastRangesBlocksInBatchesOfRuns) {
+  // Rows of blocks of 32: a vector's lanes of blocks at a time, their
+  // bounds folded across lanes by shuffles (X86RangeBatchGenerator.cpp),
+  // a batch with ±inf or NaN left to the run-by-run pass.
+  LoweringOptions options = withShape({4, 64});
   options.dynamicScheme = DynamicScheme::AbsMax;
-  for (const char *type : {"!quant.uniform<i8:f32:0, {1.0, 1.0, 1.0, 1.0}>",
-                           "!quant.uniform<i8:f32:{0:1, 1:16}, {{1.0, 1.0}, "
-                           "{1.0, 1.0}, {1.0, 1.0}, {1.0, 1.0}}>"}) {
+  KernelSpec spec =
+      specOf("!quant.uniform<i8:f32:{0:1, 1:32}, ?>", KernelOp::QCast, options);
+  std::string text = avx512(spec);
+  EXPECT_THAT(text, HasSubstr("vshufi64x2"));
+  EXPECT_THAT(text, HasSubstr("vshufi32x4"));
+  EXPECT_THAT(text, HasSubstr("vpunpckhqdq"));
+  EXPECT_THAT(text, HasSubstr("vshufps"));
+  // absmax folds magnitudes only (vrangeps: the larger, sign cleared,
+  // a signalling NaN's kept, so compared unsigned); minmax both bounds.
+  EXPECT_THAT(text, HasSubstr("vrangeps"));
+  EXPECT_THAT(text, HasSubstr("vpcmpud k1"));
+  EXPECT_THAT(text, HasSubstr("kortestw k1, k1"));
+  std::string ymm = avx2(spec);
+  EXPECT_THAT(ymm, HasSubstr("vpand ymm"));
+  EXPECT_THAT(ymm, HasSubstr("vperm2i128"));
+  EXPECT_THAT(ymm, HasSubstr("vptest"));
+  EXPECT_THAT(ymm, Not(HasSubstr("zmm")));
+  spec.params.dynamic = DynamicScheme::MinMax;
+  EXPECT_THAT(avx512(spec), HasSubstr("kortestw k1, k2"));
+}
+
+TEST_F(AsmjitAssemblyTest, DynamicQcastRefusesBlocksAcrossRowsAndRaggedRuns) {
+  // Blocks spanning rows, runs of part of a vector, short f64 runs: each
+  // group's parameters would be chosen on the host for a handful of
+  // elements (llvm makes these).
+  LoweringOptions options = withShape({4, 36});
+  options.dynamicScheme = DynamicScheme::AbsMax;
+  for (const char *type :
+       {"!quant.uniform<i8:f32:{0:2, 1:12}, ?>", "!quant.uniform<i8:f32:0, ?>",
+        "!quant.uniform<i8:f64:{0:1, 1:12}, ?>"}) {
     SCOPED_TRACE(type);
     KernelSpec spec = specOf(type, KernelOp::QCast, options);
     EXPECT_EQ(backend_->fit(spec), KernelFit::Unsupported);

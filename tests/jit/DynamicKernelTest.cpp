@@ -54,9 +54,9 @@ TEST_P(DynamicKernelTest, CodesAndParametersMatchTheReference) {
   for (const KernelSpec &spec : dynamicSpecSweep()) {
     SCOPED_TRACE(spec.canonicalString());
     compileOnly.generate(spec);
-    // llvm computes every dynamic qcast; asmjit per tensor and per axis
-    // with static runs of 256 or more, with scales in the values' format
-    // (X86DynamicQuantize.h).
+    // llvm computes every dynamic qcast; asmjit per tensor, per axis and
+    // in rows of blocks, with runs of 256 or more or of whole vectors of
+    // f32 values, with scales in the values' format (X86DynamicQuantize.h).
     bool asmjitMakes = spec.layout.kind == LayoutSpec::Kind::PerTensor &&
                        spec.params.scaleFormat == ScaleFormat::Expressed;
     if (backend.fit(spec) == KernelFit::Unsupported && c.backend == "asmjit" &&

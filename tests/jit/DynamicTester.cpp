@@ -29,9 +29,26 @@ std::vector<LayoutSpec> dynamicLayouts() {
           perAxis(3, 300),  // per token: long rows, not whole vectors
           perAxis(20, 256), // per token: asmjit's chunks of 16 rows
           perAxis(2, kDyn), // per token, rows of any length
+          perAxis(40, 16),  // short rows, one vector or two
           blocked({{2, 1}, {96, 32}}),
+          blocked({{5, 1}, {160, 32}}), // 25 blocks: batches and a rest
           blocked({{4, 2}, {6, 3}}),
           blocked({{3, 1}, {kDyn, kDyn}})};
+}
+
+constexpr double kSignallingNan = std::numeric_limits<double>::signaling_NaN();
+
+/// x as f32; a signalling NaN stays one, of its sign (the conversion would
+/// quiet it).
+float toFloat(double x) {
+  uint64_t bits;
+  std::memcpy(&bits, &x, sizeof bits);
+  if (!std::isnan(x) || bits & (uint64_t(1) << 51))
+    return static_cast<float>(x);
+  uint32_t narrow = (bits >> 63 ? 0xff800000u : 0x7f800000u) | 0x200000u;
+  float f;
+  std::memcpy(&f, &narrow, sizeof f);
+  return f;
 }
 
 /// `bytes` of `what` as hex, most significant byte first.
@@ -238,9 +255,11 @@ double DynamicTester::value(unsigned flavour) {
   case 1: // All zero, of both signs.
     return rng_() % 2 ? 0.0 : -0.0;
   case 2: { // No finite value at all.
-    // NaN of both signs: as integers they fall on both sides of 0.
-    const double special[] = {std::nan(""), -std::nan(""), inf, -inf};
-    return special[rng_() % 4];
+    // NaN of both signs: as integers they fall on both sides of 0. Quiet
+    // and signalling: instructions that drop the one propagate the other.
+    const double special[] = {std::nan(""), -std::nan(""),  inf,
+                              -inf,         kSignallingNan, -kSignallingNan};
+    return special[rng_() % 6];
   }
   case 3: // One sign only, with some zeros.
     return rng_() % 4 ? std::fabs(unit(rng_)) * 3.0 : 0.0;
@@ -259,11 +278,15 @@ double DynamicTester::value(unsigned flavour) {
     return (rng_() % 2 ? 1 : -1) * largest * factors[rng_() % 6] *
            std::ldexp(1.0, int(rng_() % 170) - 152);
   }
+  case 8: // Finite values and infinities, no NaN: an infinite bound that
+          // only NaN would otherwise hide.
+    return rng_() % 8 ? unit(rng_) * 10.0 : rng_() % 2 ? inf : -inf;
   default: { // Magnitudes from 2^-30 to 2^30, and specials.
     if (rng_() % 16 == 0) {
-      const double special[] = {std::nan(""), -std::nan(""), inf, -inf,
-                                0.0,          -0.0,          big};
-      return special[rng_() % 7];
+      const double special[] = {
+          std::nan(""),   -std::nan(""),  inf, -inf, 0.0, -0.0, big,
+          kSignallingNan, -kSignallingNan};
+      return special[rng_() % 9];
     }
     return unit(rng_) * std::ldexp(1.0, int(rng_() % 61) - 30);
   }
@@ -273,14 +296,14 @@ double DynamicTester::value(unsigned flavour) {
 void DynamicTester::fill(uint8_t *src, size_t n) {
   std::vector<unsigned> flavours(count_);
   for (unsigned &flavour : flavours)
-    flavour = rng_() % 9;
+    flavour = rng_() % 10;
   size_t p = period();
   for (size_t i = 0; i < n; ++i) {
     double x = value(flavours[groupOf(i % p)]);
     if (valueBytes_ == 8) {
       std::memcpy(src + 8 * i, &x, 8);
     } else {
-      float f = static_cast<float>(x);
+      float f = toFloat(x);
       std::memcpy(src + 4 * i, &f, 4);
     }
   }

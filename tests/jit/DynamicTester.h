@@ -3,12 +3,13 @@
 // KernelTester's counterpart for dynamic qcast (docs/semantics.md 11),
 // whose code takes DynamicKernelBuffers and writes parameters besides the
 // codes. Inputs are built to reach each formula's branches: all-zero
-// groups, groups of only NaN or ±inf, ±0, subnormals, ranges that overflow
-// hi - lo, PyTorch's small-scale adjustment, the mx roundings' edges (M *
-// 2^k times 1, 1.5 and their neighbours), plain random values; each
-// group draws one such flavour per call. Every output (codes, scales, zero
-// points) is poisoned and guarded, the input misaligned. The prepared
-// calls also run elsewhere (tests/aarch64 runs them under qemu).
+// groups, groups of only NaN (quiet and signalling) or ±inf, finite values
+// with infinities but no NaN, ±0, subnormals, ranges that overflow hi - lo,
+// PyTorch's small-scale adjustment, the mx roundings' edges (M * 2^k times
+// 1, 1.5 and their neighbours), plain random values; each group draws one such
+// flavour per call. Every output (codes, scales, zero points) is poisoned and
+// guarded, the input misaligned. The prepared calls also run elsewhere
+// (tests/aarch64 runs them under qemu).
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_TESTS_JIT_DYNAMICTESTER_H

@@ -558,34 +558,42 @@ TEST(DynamicQcastSpec, WhatIsNotDefinedIsUnsupported) {
   }
 }
 
-TEST(DynamicQcastBackends, AutoTakesAsmjitForLongRunsAndLlvmForBlocks) {
+TEST(DynamicQcastBackends, AutoTakesAsmjitForRowsOfBlocksAndLlvmAcrossRows) {
   const char *perTensor = "!quant.uniform<i8:f32, ?>";
-  const char *blocked = "tensor<2x64x!quant.uniform<i8:f32:{0:1, 1:32}, ?>>";
+  const char *rowBlocks = "tensor<2x64x!quant.uniform<i8:f32:{0:1, 1:32}, ?>>";
+  const char *squares = "tensor<4x64x!quant.uniform<i8:f32:{0:2, 1:32}, ?>>";
   // asmjit needs AVX2 (a runtime capped below makes none): there it
-  // computes per-tensor and long per-axis groups, and refuses blocks.
+  // computes per-tensor groups, long runs and rows of blocks of whole
+  // vectors, and refuses blocks across rows.
   bool asmjitDynamic = false;
   if (auto asmjit = makeRuntime(BackendKind::Asmjit)) {
-    Expected<std::shared_ptr<const Kernel>> kernel =
-        compileDynamic(*asmjit, perTensor, DynamicScheme::AbsMax);
-    ASSERT_TRUE(kernel) << kernel.status().message();
-    EXPECT_EQ((*kernel)->backend(), BackendKind::Asmjit);
+    for (const char *type : {perTensor, rowBlocks}) {
+      Expected<std::shared_ptr<const Kernel>> kernel =
+          compileDynamic(*asmjit, type, DynamicScheme::AbsMax);
+      ASSERT_TRUE(kernel) << kernel.status().message();
+      EXPECT_EQ((*kernel)->backend(), BackendKind::Asmjit);
+    }
     asmjitDynamic = true;
-    kernel = compileDynamic(*asmjit, blocked, DynamicScheme::AbsMax);
+    Expected<std::shared_ptr<const Kernel>> kernel =
+        compileDynamic(*asmjit, squares, DynamicScheme::AbsMax);
     ASSERT_FALSE(kernel);
     EXPECT_EQ(kernel.status().code(), ErrorCode::Unsupported)
         << kernel.status().message();
   }
   auto runtime = makeRuntime();
   ASSERT_TRUE(runtime);
+  for (const char *type : {perTensor, rowBlocks}) {
+    Expected<std::shared_ptr<const Kernel>> kernel =
+        compileDynamic(*runtime, type, DynamicScheme::AbsMax);
+    ASSERT_TRUE(kernel) << kernel.status().message();
+    EXPECT_EQ((*kernel)->backend(),
+              asmjitDynamic ? BackendKind::Asmjit : BackendKind::Llvm);
+    // Its code has its own ABI: no ParamKernelFn to hand out.
+    EXPECT_EQ((*kernel)->paramFunction(), nullptr);
+    EXPECT_EQ((*kernel)->function(), nullptr);
+  }
   Expected<std::shared_ptr<const Kernel>> kernel =
-      compileDynamic(*runtime, perTensor, DynamicScheme::AbsMax);
-  ASSERT_TRUE(kernel) << kernel.status().message();
-  EXPECT_EQ((*kernel)->backend(),
-            asmjitDynamic ? BackendKind::Asmjit : BackendKind::Llvm);
-  // Its code has its own ABI: no ParamKernelFn to hand out.
-  EXPECT_EQ((*kernel)->paramFunction(), nullptr);
-  EXPECT_EQ((*kernel)->function(), nullptr);
-  kernel = compileDynamic(*runtime, blocked, DynamicScheme::AbsMax);
+      compileDynamic(*runtime, squares, DynamicScheme::AbsMax);
   ASSERT_TRUE(kernel) << kernel.status().message();
   EXPECT_EQ((*kernel)->backend(), BackendKind::Llvm);
 }

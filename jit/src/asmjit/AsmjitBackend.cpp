@@ -51,6 +51,7 @@ public:
     if (spec.params.dynamic != DynamicScheme::None) {
       parts = std::make_shared<DynamicQuantizeParts>();
       parts->spec = spec;
+      parts->runLength = x86DynamicRunLength(spec.layout);
       if (Status status = assembleX86DynamicKernel(code, X86Isa(isa_), spec,
                                                    parts.get(), labels);
           !status)
@@ -72,6 +73,10 @@ public:
       };
       parts->range = reinterpret_cast<RangeRunsFn>(at(labels.range));
       parts->quantize = reinterpret_cast<ParamKernelFn>(at(labels.quantize));
+      if (labels.batches.isValid()) {
+        parts->batches = reinterpret_cast<RangeBatchesFn>(at(labels.batches));
+        parts->batchRuns = x86RangeBatchRuns(X86Isa(isa_));
+      }
     }
     CompiledCode compiled;
     compiled.entry = entry;

@@ -4,6 +4,7 @@
 #include "AsmjitAssembly.h"
 #include "X86Generators.h"
 
+#include "plan/LayoutPeriod.h"
 #include "plan/PlanLimits.h"
 
 #include "qjit/internal/DynamicKernelAbi.h"
@@ -25,15 +26,10 @@ constexpr size_t kChunkBytes = size_t(16) << 10;
 template <typename C>
 void chooseGroups(const KernelSpec &spec, const DynamicKernelBuffers *buffers,
                   size_t first, size_t count) {
-  const C *lo = static_cast<const C *>(buffers->low);
-  const C *hi = static_cast<const C *>(buffers->high);
-  C *scales = static_cast<C *>(buffers->scales);
-  for (size_t k = first; k < first + count; ++k) {
-    DynamicParameter<C> chosen =
-        chooseDynamicParameter(spec, GroupRange<C>{lo[k], hi[k]});
-    scales[k] = chosen.scale;
-    buffers->zeroPoints[k] = chosen.zeroPoint;
-  }
+  chooseDynamicParameters(spec, static_cast<const C *>(buffers->low) + first,
+                          static_cast<const C *>(buffers->high) + first, count,
+                          static_cast<C *>(buffers->scales) + first,
+                          buffers->zeroPoints + first);
 }
 
 /// Whether a per-axis call of `runs` runs of `inner` elements is one run
@@ -48,6 +44,27 @@ bool quantizesRunByRun(const KernelSpec &spec, size_t inner, size_t runs,
          (!storage.packed || inner * storage.bits % 8 == 0);
 }
 
+/// Runs [0, runs) of `values`, `inner` each, ranged into lo[] and hi[]:
+/// in batches where the parts have them; a batch holding ±inf or NaN, and
+/// the runs after the last batch, run by run.
+template <typename C>
+void rangeRuns(const DynamicQuantizeParts *parts, const C *values, size_t inner,
+               size_t runs, C *lo, C *hi) {
+  size_t done = 0;
+  while (parts->batches) {
+    done += parts->batches(values + done * inner, inner, runs - done, lo + done,
+                           hi + done);
+    if (runs - done < parts->batchRuns)
+      break;
+    parts->range(values + done * inner, inner, parts->batchRuns, lo + done,
+                 hi + done);
+    done += parts->batchRuns;
+  }
+  if (done < runs)
+    parts->range(values + done * inner, inner, runs - done, lo + done,
+                 hi + done);
+}
+
 /// docs/semantics.md 11: every group's range (the range pass over each
 /// period's runs), every group's parameters, then the quantize pass with
 /// them as its runtime parameters.
@@ -57,8 +74,7 @@ void runDynamicQuantize(const void *src, void *dst, size_t n,
                         const DynamicKernelBuffers *buffers,
                         const DynamicQuantizeParts *parts) {
   const KernelSpec &spec = parts->spec;
-  const LayoutSpec &layout = spec.layout;
-  size_t count = static_cast<size_t>(layout.parameterCount());
+  size_t count = static_cast<size_t>(spec.layout.parameterCount());
   C *lo = static_cast<C *>(buffers->low);
   C *hi = static_cast<C *>(buffers->high);
   C *scales = static_cast<C *>(buffers->scales);
@@ -66,14 +82,13 @@ void runDynamicQuantize(const void *src, void *dst, size_t n,
   KernelParams chosen;
   chosen.extents = params ? params->extents : nullptr;
   size_t inner = 0, runs = 0;
-  if (layout.kind != LayoutSpec::Kind::PerTensor) {
-    inner = static_cast<size_t>(layout.inner == LayoutSpec::kDynamic
+  if (parts->runLength != 0) {
+    inner = static_cast<size_t>(parts->runLength == LayoutSpec::kDynamic
                                     ? params->extents[0]
-                                    : layout.inner);
-    runs = n / inner;
+                                    : parts->runLength);
+    runs = inner == 0 ? 0 : n / inner;
   }
-  if (layout.kind != LayoutSpec::Kind::PerTensor &&
-      quantizesRunByRun(spec, inner, runs, count)) {
+  if (parts->runLength != 0 && quantizesRunByRun(spec, inner, runs, count)) {
     size_t chunkRuns = std::max<size_t>(1, kChunkBytes / (inner * sizeof(C)));
     unsigned codeBits = spec.storage.packed ? spec.storage.bits
                                             : spec.storage.containerBytes() * 8;
@@ -81,7 +96,7 @@ void runDynamicQuantize(const void *src, void *dst, size_t n,
       size_t k = std::min(chunkRuns, runs - r);
       std::fill_n(lo + r, k, C(0));
       std::fill_n(hi + r, k, C(0));
-      parts->range(values + r * inner, inner, k, lo + r, hi + r);
+      rangeRuns(parts, values + r * inner, inner, k, lo + r, hi + r);
       chooseGroups<C>(spec, buffers, r, k);
       chosen.scales = scales + r;
       chosen.zeroPoints = buffers->zeroPoints + r;
@@ -93,13 +108,13 @@ void runDynamicQuantize(const void *src, void *dst, size_t n,
   }
   std::fill_n(lo, count, C(0));
   std::fill_n(hi, count, C(0));
-  if (layout.kind == LayoutSpec::Kind::PerTensor) {
+  if (parts->runLength == 0) {
     if (n != 0)
       parts->range(src, n, 1, lo, hi);
   } else {
     for (size_t r = 0; r < runs; r += count)
-      parts->range(values + r * inner, inner, std::min(count, runs - r), lo,
-                   hi);
+      rangeRuns(parts, values + r * inner, inner, std::min(count, runs - r), lo,
+                hi);
   }
   chooseGroups<C>(spec, buffers, 0, count);
   chosen.scales = scales;
@@ -116,16 +131,28 @@ Status unsupported(std::string what) {
 
 } // namespace
 
-Status checkX86DynamicSupport(const KernelSpec &spec, const X86Isa &isa) {
-  const LayoutSpec &layout = spec.layout;
-  if (layout.kind == LayoutSpec::Kind::Blocked)
-    return unsupported("with blocked layouts");
-  // Each group's parameters are chosen on the host, one at a time.
+int64_t x86DynamicRunLength(const LayoutSpec &layout) {
+  if (layout.kind == LayoutSpec::Kind::PerTensor)
+    return 0;
   if (layout.kind == LayoutSpec::Kind::PerAxis &&
-      layout.inner != LayoutSpec::kDynamic &&
-      layout.inner < plan::kCheckedRunElements)
-    return unsupported("with per-axis runs shorter than " +
-                       std::to_string(plan::kCheckedRunElements) + " elements");
+      layout.inner == LayoutSpec::kDynamic)
+    return LayoutSpec::kDynamic;
+  return plan::consecutiveGroupRun(plan::periodDims(layout));
+}
+
+Status checkX86DynamicSupport(const KernelSpec &spec, const X86Isa &isa) {
+  int64_t runLength = x86DynamicRunLength(spec.layout);
+  if (spec.layout.kind != LayoutSpec::Kind::PerTensor && runLength == 0)
+    return unsupported("with blocks across rows or of a dynamic extent");
+  // Each group's parameters are chosen on the host, one at a time: worth
+  // it for long runs, or short ones whose ranges take a vector of runs.
+  if (runLength > 0 && runLength < plan::kCheckedRunElements &&
+      !(spec.compute == ValueType::F32 && x86RangesInBatches(isa, runLength)))
+    return unsupported("with runs of " + std::to_string(runLength) +
+                       " elements (short runs: f32 values in whole vectors, "
+                       "or " +
+                       std::to_string(plan::kCheckedRunElements) +
+                       " elements or more)");
   // The driver writes the scales it quantizes with, in the values' format.
   if (spec.params.scaleFormat != ScaleFormat::Expressed)
     return unsupported("writing " +
@@ -160,6 +187,14 @@ Status assembleX86DynamicKernel(asmjit::CodeHolder &code, const X86Isa &isa,
     a.align(asmjit::AlignMode::kCode, 64);
     a.bind(labels.range);
     generateX86RangeRuns(a, isa, spec.compute);
+    int64_t runLength = x86DynamicRunLength(spec.layout);
+    if (runLength > 0 && runLength < plan::kCheckedRunElements) {
+      labels.batches = a.newLabel();
+      a.align(asmjit::AlignMode::kCode, 64);
+      a.bind(labels.batches);
+      generateX86RangeBatches(a, isa, runLength,
+                              spec.params.dynamic == DynamicScheme::AbsMax);
+    }
     a.align(asmjit::AlignMode::kCode, 64);
     a.bind(labels.quantize);
     generateX86Kernel(a, isa, quantize);

@@ -4,17 +4,20 @@
 // from microkernels: two JIT'd passes and, between them, the parameter
 // choice of qjit/internal/DynamicParameters.h itself, called once per
 // group. The kernel's entry is a stub that passes the passes (and the
-// spec) to runDynamicQuantize. Groups are runs of at least
-// plan::kCheckedRunElements elements, so the choice on the host costs
-// little beside the runs' conversions. When each group is one run (a call
-// of one period), the driver takes the passes in turn over chunks of about
-// 16 KiB of input, so the quantize pass reads each chunk from L1.
+// spec) to runDynamicQuantize. Groups are the tensor, or runs of at least
+// plan::kCheckedRunElements elements, or shorter runs of whole vectors of
+// f32 values (blocks of 32, short rows), one group each, whose ranges the
+// range pass takes a vector's lanes of runs at a time
+// (X86RangeBatchGenerator.h). When each group is one run (a call of one
+// period), the driver takes the passes in turn over chunks of about 16 KiB
+// of input, so the quantize pass reads each chunk from L1.
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_ASMJIT_X86DYNAMICQUANTIZE_H
 #define QJIT_JIT_ASMJIT_X86DYNAMICQUANTIZE_H
 
 #include "X86Isa.h"
+#include "X86RangeBatchGenerator.h"
 #include "X86RangeGenerator.h"
 
 #include "qjit/Error.h"
@@ -24,25 +27,36 @@
 
 namespace qjit::asmjit_backend {
 
-/// What the entry stub hands the driver: the dynamic spec and the
-/// addresses of its two passes, set once the code is mapped.
+/// What the entry stub hands the driver: the dynamic spec, the layout's
+/// run length (0 per tensor, LayoutSpec::kDynamic for a dynamic row) and
+/// the addresses of its passes, set once the code is mapped (`batches`
+/// only for runs ranged in batches of `batchRuns`).
 struct DynamicQuantizeParts {
   KernelSpec spec;
+  int64_t runLength = 0;
   RangeRunsFn range = nullptr;
+  RangeBatchesFn batches = nullptr;
+  size_t batchRuns = 0;
   ParamKernelFn quantize = nullptr;
 };
 
-/// Ok when asmjit generates `spec`'s dynamic qcast at `isa`: per-tensor or
-/// per-axis layouts whose runs are long (static, at least 256), and a
-/// quantize pass checkX86Support accepts. Otherwise Unsupported, naming
-/// what is missing.
+/// Ok when asmjit generates `spec`'s dynamic qcast at `isa`: per tensor,
+/// per axis, or rows of blocks (runs of one group each, plan::
+/// consecutiveGroupRun), the runs static and long (at least 256) or whole
+/// vectors of f32 values, or one dynamic row per group; and a quantize pass
+/// checkX86Support accepts. Otherwise Unsupported, naming what is missing.
 Status checkX86DynamicSupport(const KernelSpec &spec, const X86Isa &isa);
 
-/// Where the passes start in the code (offsets from its base).
+/// Where the passes start in the code (offsets from its base); `batches`
+/// is bound only when the runs are ranged in batches.
 struct X86DynamicLabels {
   asmjit::Label range;
+  asmjit::Label batches;
   asmjit::Label quantize;
 };
+
+/// The layout's run length as DynamicQuantizeParts holds it.
+int64_t x86DynamicRunLength(const LayoutSpec &layout);
 
 /// Checks `spec`, then emits the entry stub (passing `parts`, which may be
 /// null for a listing), the range pass and the quantize pass into `code`.

@@ -29,6 +29,15 @@ bool staticPeriod(std::span<const PeriodDim> dims) {
                       [](const PeriodDim &dim) { return dim.dynamic(); });
 }
 
+int64_t consecutiveGroupRun(std::span<const PeriodDim> dims) {
+  if (dims.empty() || !staticPeriod(dims))
+    return 0;
+  bool rowsApart =
+      std::all_of(dims.begin(), dims.end() - 1,
+                  [](const PeriodDim &dim) { return dim.block == 1; });
+  return rowsApart ? dims.back().block : 0;
+}
+
 std::vector<int64_t> parameterStrides(std::span<const PeriodDim> dims) {
   std::vector<int64_t> strides(dims.size());
   int64_t stride = 1;

@@ -41,6 +41,11 @@ std::vector<PeriodDim> periodDims(const LayoutSpec &layout);
 /// Whether no dim is dynamic (then the period is the product of extents).
 bool staticPeriod(std::span<const PeriodDim> dims);
 
+/// L when a static period is runs of L elements, run k of it using
+/// parameter k: blocks along the last dim only (per-axis layouts, rows of
+/// blocks). 0 otherwise (no dims, a dynamic dim, or a block across rows).
+int64_t consecutiveGroupRun(std::span<const PeriodDim> dims);
+
 /// The parameter-number step of one block of each dim: the product of the
 /// grids inside it.
 std::vector<int64_t> parameterStrides(std::span<const PeriodDim> dims);

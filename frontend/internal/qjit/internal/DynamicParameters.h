@@ -12,6 +12,7 @@
 
 #include "qjit/KernelSpec.h"
 
+#include <cstddef>
 #include <cstdint>
 
 namespace qjit {
@@ -39,6 +40,17 @@ template <typename C> struct DynamicParameter {
 
 DynamicParameter<float> chooseDynamicParameter(const KernelSpec &spec,
                                                GroupRange<float> range);
+DynamicParameter<double> chooseDynamicParameter(const KernelSpec &spec,
+                                                GroupRange<double> range);
+/// chooseDynamicParameter for groups k < count, ranges [lo[k], hi[k]],
+/// into scales[k] and zeroPoints[k]: what the scheme needs decided once,
+/// not per group (asmjit's driver chooses thousands of blocks a call).
+void chooseDynamicParameters(const KernelSpec &spec, const float *lo,
+                             const float *hi, size_t count, float *scales,
+                             int64_t *zeroPoints);
+void chooseDynamicParameters(const KernelSpec &spec, const double *lo,
+                             const double *hi, size_t count, double *scales,
+                             int64_t *zeroPoints);
 
 /// vLLM's min_scaling_factor, 1.0f / (FP8_E4M3_MAX * 512.f): the vllm
 /// rule's smallest scale (11.10).
@@ -63,8 +75,6 @@ double largestStoredMagnitude(const StorageSpec &storage);
 int mxScaleExponent(const KernelSpec &spec, float amax);
 /// The E8M0 byte of the power of two 2^E, E in [-127, 127]: E + 127.
 uint8_t e8m0Byte(float powerOfTwo);
-DynamicParameter<double> chooseDynamicParameter(const KernelSpec &spec,
-                                                GroupRange<double> range);
 
 } // namespace qjit
 
