@@ -6,11 +6,12 @@
 //
 // qcast to float storage: v = fl(u + z_C) in f64, then v is narrowed to f32
 // rounding to odd (the 29 low fraction bits dropped, the lowest kept bit
-// set when any of them was set; f32-normal v convert exactly after that,
-// tinier ones (which encode as the zero of their sign) are then kept at
-// 2^-100 in magnitude, and beyond FLT_MAX the conversion gives ±FLT_MAX or
-// ±inf, which overflow like v). Rounding to odd onto 24 bits and then to
-// nearest-even onto the format's at most 4 bits is the one rounding RNE_F(v) (p
+// set when any of them was set; nonzero v below 2^-100 in magnitude (which
+// encode as the zero of their sign) are first raised to ±2^-100, so every
+// finite v converts to an f32-normal value or to its own ±0, and beyond
+// FLT_MAX the conversion gives ±FLT_MAX or ±inf, which overflow like v).
+// Rounding to odd onto 24 bits and then to nearest-even onto the format's at
+// most 4 bits is the one rounding RNE_F(v) (p
 // + 2 bits suffice), and comparisons with the format's bounds and half-quanta
 // (f32 values of few bits) keep their outcome, so X86FloatEncoder's code
 // of the f32 lane is the reference's code of v. f4E2M1FN's NaN lanes
@@ -66,6 +67,7 @@ namespace {
 constexpr uint8_t kUnordered = 3;              ///< vcmppd: either is NaN.
 constexpr uint8_t kOrdered = 7;                ///< vcmppd: neither is NaN.
 constexpr uint8_t kGreaterEqualOrdered = 0x1d; ///< vcmppd GE_OQ.
+constexpr uint8_t kLessOrdered = 0x11;         ///< vcmppd LT_OQ.
 
 /// Work registers (the wide parameters use 8, 9 and 15, the float
 /// encoder and decoder 10 to 15 besides the `t` they are given).
@@ -74,6 +76,9 @@ constexpr unsigned kHalf0 = 0, kHalf1 = 1, kTemp0 = 2, kTemp1 = 3, kMask0 = 4;
 /// encoder's constants and scratch, or the quantile count's), so that an
 /// unrolled step can hold the four vectors' halves in 0 to 7.
 constexpr unsigned kFinishTemp = reg::kScalar; ///< Free outside the encoder.
+/// The parameter loads' scratch (X86WideParameters), free in a finish
+/// until the encoder clobbers it.
+constexpr unsigned kFinishTemp2 = wide::kScratch;
 constexpr unsigned kCount0 = 10, kCount1 = 11, kCountMask0 = 12,
                    kCountMask1 = 13, kThreshold = 14, kStep = 15;
 
@@ -123,9 +128,9 @@ public:
       encoder_.emplace(spec, X86Isa(IsaLevel::Avx2));
       dropped_ = constants_.add(kDroppedBits);
       kept_ = constants_.add(~kDroppedBits);
-      signs_ = constants_.add(0x8000000080000000u);
-      tiny_ = constants_.add(uint64_t(std::bit_cast<uint32_t>(0x1p-100f)) *
-                             0x100000001u);
+      signs_ = constants_.add(uint64_t(1) << 63);
+      tiny_ = constants_.add(std::bit_cast<uint64_t>(0x1p-100));
+      allOnes_ = constants_.add(~uint64_t(0));
       return;
     }
     QuantileSearch search =
@@ -236,10 +241,12 @@ private:
     emitShifted(a, half1, t);
     StorageSpec codes = spec_.storage;
     if (encoder_) {
+      x86::Ymm sign = x86::ymm(kFinishTemp2);
+      emitKeepNonZero(a, half0, t, sign);
+      emitKeepNonZero(a, half1, t, sign);
       emitNarrowToOdd(a, half0, t);
       emitNarrowToOdd(a, half1, t);
       a.vinsertf128(half0, half0, half1.xmm(), 1);
-      emitKeepNonZero(a, half0, half1);
       encoder_->emitEncode(a, half0, half1);
       codes.isSigned = encoder_->signedCodes();
     } else if (searches()) {
@@ -280,17 +287,22 @@ private:
     a.vcvtpd2ps(v.xmm(), v);
   }
 
-  /// |v| = max(|v|, 2^-100) on the f32 lanes of v: the narrowing leaves
-  /// the f32-subnormal range inexact and may give ±0 there, while the
-  /// encoder takes a code's sign from v < 0, which a v of −0 (never the
-  /// reference's sum: −0 + 0 is +0) does not show. Every |v| < 2^-17
-  /// encodes as the zero of v's sign in every format.
-  void emitKeepNonZero(x86::Assembler &a, const x86::Ymm &v,
-                       const x86::Ymm &t) {
-    a.vpand(t, v, constants_.at(signs_));
-    a.vpxor(v, v, t);
-    a.vpmaxsd(v, v, constants_.at(tiny_));
-    a.vpor(v, v, t);
+  /// |v| = max(|v|, 2^-100) on the nonzero f64 lanes of v, ±0 kept: the
+  /// narrowing is then exact or rounds f32-normal values, never to a zero
+  /// the reference does not have (a v of −0 is its sum when z = 0, which
+  /// adds −0, and stores the negative zero code unless min clamps it).
+  /// Every |v| < 2^-17 encodes as the zero of v's sign in every format.
+  void emitKeepNonZero(x86::Assembler &a, const x86::Ymm &v, const x86::Ymm &t,
+                       const x86::Ymm &sign) {
+    x86::Mem tiny = constants_.at(tiny_);
+    a.vandpd(sign, v, constants_.at(signs_));
+    a.vxorpd(v, v, sign);
+    // |v| one ulp down is all ones (NaN, compares false) exactly for ±0,
+    // and below 2^-100 exactly for the other |v| ≤ 2^-100.
+    a.vpaddq(t, v, constants_.at(allOnes_));
+    a.vcmppd(t, t, tiny, kLessOrdered);
+    a.vblendvpd(v, v, tiny, t);
+    a.vorpd(v, v, sign);
   }
 
   bool searches() const { return !predicates_.empty(); }
@@ -409,7 +421,7 @@ private:
   std::optional<X86PackedCodes> packed_;
   std::optional<X86FloatEncoder> encoder_;
   WideConstants constants_;
-  int32_t dropped_ = 0, kept_ = 0, signs_ = 0, tiny_ = 0;
+  int32_t dropped_ = 0, kept_ = 0, signs_ = 0, tiny_ = 0, allOnes_ = 0;
   /// Quantile storage: thresholds, then (unless every step is 1) the
   /// tableIndex steps, 8 bytes each at tables_; searches(): the candidates
   /// of each step, then searchStored_.
