@@ -1,7 +1,9 @@
 //===- Kernel.cpp - The checked kernel handle -----------------------------===//
 #include "KernelChecks.h"
+#include "ParameterLayout.h"
 #include "qjit/KernelCall.h"
 #include "qjit/Runtime.h"
+#include "qjit/internal/Reference.h"
 
 #include <cstdint>
 #include <string>
@@ -54,7 +56,32 @@ Status checkBuffers(const KernelSpec &spec, const void *src, size_t srcBytes,
 Kernel::Kernel(KernelSpec spec, BackendKind backend, IsaLevel isa,
                const void *entry)
     : spec_(std::move(spec)), name_(spec_.kernelName()), backend_(backend),
-      isa_(isa), entry_(entry) {}
+      isa_(isa), entry_(entry) {
+  if (parameterCounts().extents != 0)
+    return;
+  if (Expected<reference::ParameterLayout> layout =
+          reference::resolveParameterLayout(spec_.layout, nullptr))
+    period_ = layout->period;
+  if (spec_.params.dynamic != DynamicScheme::None ||
+      spec_.params.zeroPointsInStorage)
+    return;
+  plainParams_ = !spec_.takesParams()   ? PlainParams::None
+                 : spec_.params.runtime ? PlainParams::Scales
+                                        : PlainParams::Checked;
+}
+
+bool Kernel::isPlainCall(const void *src, size_t srcBytes, const void *dst,
+                         size_t dstBytes, size_t n) const {
+  if (period_ == 0 || n == 0 || n > kMaxCallElements || n % period_ != 0)
+    return false;
+  bool qcast = spec_.op == KernelOp::QCast;
+  size_t expressed = expressedBytes(spec_.expressed, n);
+  size_t stored = storageBytes(spec_.storage, n);
+  size_t inBytes = qcast ? expressed : stored;
+  size_t outBytes = spec_.op == KernelOp::DCast ? expressed : stored;
+  return src && dst && srcBytes >= inBytes && dstBytes >= outBytes &&
+         !overlaps(src, inBytes, dst, outBytes);
+}
 
 Kernel::~Kernel() = default;
 
@@ -82,6 +109,12 @@ std::vector<int64_t> Kernel::parameterShape() const {
 Status Kernel::run(const void *src, size_t srcBytes, void *dst, size_t dstBytes,
                    size_t n, const KernelParams *params,
                    const ParameterCounts *lengths) const {
+  if (plainParams_ == PlainParams::None &&
+      isPlainCall(src, srcBytes, dst, dstBytes, n))
+    return invoke(src, dst, n, nullptr);
+  if (plainParams_ == PlainParams::Scales && !lengths && params &&
+      params->scales && isPlainCall(src, srcBytes, dst, dstBytes, n))
+    return invoke(src, dst, n, params);
   if (Status s = checkKernelCall(spec_, n, params, lengths); !s)
     return s;
   if (Status s = checkBuffers(spec_, src, srcBytes, dst, dstBytes, n); !s)
@@ -99,6 +132,10 @@ Status Kernel::runDynamic(const void *src, size_t srcBytes, void *dst,
                           const ParameterOutputs &outputs,
                           const KernelParams *params,
                           const ParameterCounts *lengths) const {
+  // checkDynamicCall without extents: the scales are written, no lengths.
+  if (spec_.params.dynamic != DynamicScheme::None && outputs.scales &&
+      !lengths && isPlainCall(src, srcBytes, dst, dstBytes, n))
+    return invokeDynamic(src, dst, n, params, outputs);
   if (Status s = checkDynamicCall(spec_, n, params, outputs, lengths); !s)
     return s;
   if (Status s = checkBuffers(spec_, src, srcBytes, dst, dstBytes, n); !s)

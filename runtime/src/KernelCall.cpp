@@ -1,19 +1,15 @@
 //===- KernelCall.cpp - Buffer sizes and call checks ----------------------===//
 #include "qjit/KernelCall.h"
 
+#include "KernelChecks.h"
 #include "ParameterLayout.h"
 #include "qjit/internal/Reference.h"
 
-#include <limits>
 #include <string>
 
 namespace qjit {
 
 namespace {
-
-// No host format is wider than 8 bytes per element, so byte counts of n
-// elements below this bound never overflow.
-constexpr size_t kMaxElements = std::numeric_limits<size_t>::max() / 8;
 
 Status badCall(std::string message) {
   return Status::error(ErrorCode::InvalidArgument, std::move(message));
@@ -41,7 +37,7 @@ BufferSide kernelOutputSide(KernelOp op) {
 
 Expected<size_t> bufferBytes(const KernelSpec &spec, BufferSide side,
                              size_t n) {
-  if (n > kMaxElements)
+  if (n > kMaxCallElements)
     return badCall(std::to_string(n) + " elements do not fit in memory");
   return side == BufferSide::Expressed ? expressedBytes(spec.expressed, n)
                                        : storageBytes(spec.storage, n);

@@ -6,8 +6,13 @@
 #include "qjit/KernelSpec.h"
 
 #include <cstddef>
+#include <limits>
 
 namespace qjit {
+
+/// No host format is wider than 8 bytes per element, so byte counts of
+/// fewer elements never overflow (bufferBytes refuses more).
+constexpr size_t kMaxCallElements = std::numeric_limits<size_t>::max() / 8;
 
 /// src and dst hold n elements of their sides and do not overlap.
 Status checkBuffers(const KernelSpec &spec, const void *src, size_t srcBytes,

@@ -231,6 +231,72 @@ TEST(Runtime, RunChecksItsArguments) {
   EXPECT_TRUE(kernel->run(nullptr, 0, nullptr, 0, 0));
 }
 
+/// Kernel::run and runDynamic take their common calls by a shortcut
+/// (Kernel::isPlainCall): every call one byte short, overlapping, null or
+/// off the period must still be refused with the full checks' message.
+TEST(Runtime, RunChecksPackedBuffersDcastAndDynamicCalls) {
+  auto runtime = makeRuntime();
+  ASSERT_TRUE(runtime);
+  auto packed =
+      compileOrFail(*runtime, "!quant.uniform<u4:f32, 0.5>", KernelOp::QCast);
+  auto dcast =
+      compileOrFail(*runtime, "!quant.uniform<u4:f32, 0.5>", KernelOp::DCast);
+  ASSERT_TRUE(packed && dcast);
+  float x[3] = {1.0f, 2.0f, 3.0f};
+  uint8_t codes[2] = {0xAA, 0xAA};
+  auto expectRejected = [](Status status, const char *needle) {
+    ASSERT_FALSE(status);
+    EXPECT_EQ(status.code(), ErrorCode::InvalidArgument);
+    EXPECT_NE(status.message().find(needle), std::string::npos)
+        << status.message();
+  };
+  // Three u4 codes take two bytes.
+  expectRejected(packed->run(x, sizeof x, codes, 1, 3),
+                 "destination buffer holds 1 bytes");
+  EXPECT_EQ(codes[0], 0xAA);
+  ASSERT_TRUE(packed->run(x, sizeof x, codes, 2, 3));
+  expectRejected(dcast->run(codes, 1, x, sizeof x, 3),
+                 "source buffer holds 1 bytes");
+  expectRejected(dcast->run(codes, 2, x, 11, 3),
+                 "destination buffer holds 11 bytes");
+  expectRejected(
+      dcast->run(codes, 2, reinterpret_cast<uint8_t *>(codes) + 1, sizeof x, 3),
+      "overlap");
+  ASSERT_TRUE(dcast->run(codes, 2, x, sizeof x, 3));
+
+  LoweringOptions lowering = runtime->defaultLowering();
+  lowering.dynamicScheme = DynamicScheme::AbsMax;
+  Expected<std::shared_ptr<const Kernel>> dynamic =
+      runtime->compile("tensor<2x2x!quant.uniform<i8:f32:0, {1.0, 1.0}>>",
+                       KernelOp::QCast, lowering);
+  ASSERT_TRUE(dynamic) << dynamic.status().message();
+  const Kernel &k = **dynamic;
+  float values[4] = {1.0f, -2.0f, 3.0f, 4.0f};
+  int8_t q[4] = {};
+  float scales[2] = {};
+  ParameterOutputs outputs{scales, nullptr};
+  expectRejected(k.runDynamic(values, sizeof values, q, sizeof q, 4,
+                              ParameterOutputs{nullptr, nullptr}),
+                 "ParameterOutputs::scales is null");
+  expectRejected(k.runDynamic(values, 15, q, sizeof q, 4, outputs),
+                 "source buffer holds 15 bytes");
+  expectRejected(k.runDynamic(values, sizeof values, q, 3, 4, outputs),
+                 "destination buffer holds 3 bytes");
+  expectRejected(k.runDynamic(values, sizeof values, nullptr, 4, 4, outputs),
+                 "destination buffer is null");
+  expectRejected(k.runDynamic(values, sizeof values,
+                              reinterpret_cast<int8_t *>(values) + 2, 4, 4,
+                              outputs),
+                 "overlap");
+  expectRejected(k.runDynamic(values, sizeof values, q, sizeof q, 3, outputs),
+                 "period");
+  EXPECT_EQ(scales[0], 0.0f) << "refused calls write no parameters";
+  ASSERT_TRUE(k.runDynamic(values, sizeof values, q, sizeof q, 4, outputs));
+  EXPECT_EQ(scales[1], 4.0f / 127.0f);
+  EXPECT_EQ(k.run(values, sizeof values, q, sizeof q, 4).code(),
+            ErrorCode::InvalidArgument);
+}
+
 TEST(Runtime, RunChecksTheLayout) {
   auto runtime = makeRuntime();
   ASSERT_TRUE(runtime);

@@ -265,11 +265,24 @@ private:
                                const KernelParams *params,
                                const ParameterOutputs &outputs) const;
 
+  /// Whether a call of n > 0 elements, a whole number of static periods,
+  /// has buffers checkBuffers accepts: the common call, checked without
+  /// building a Status (the full checks give the errors).
+  bool isPlainCall(const void *src, size_t srcBytes, const void *dst,
+                   size_t dstBytes, size_t n) const;
+
   KernelSpec spec_;
   std::string name_;
   BackendKind backend_;
   IsaLevel isa_;
   const void *entry_;
+  /// The layout's period when no extent is dynamic, else 0.
+  uint64_t period_ = 0;
+  /// What run() needs of a plain call's parameters beyond isPlainCall:
+  /// nothing, or runtime scales (no lengths to check); Checked: every call
+  /// takes the full checks (dynamic qcast, extents, zero-point promises).
+  enum class PlainParams : uint8_t { None, Scales, Checked };
+  PlainParams plainParams_ = PlainParams::Checked;
 };
 
 /// Compiles kernels and caches them (see CacheLimits). The cache key is
