@@ -272,18 +272,21 @@ TEST_F(AsmjitAssemblyTest, DynamicQcastReducesRangesThenQuantizes) {
   options.dynamicScheme = DynamicScheme::MinMax;
   KernelSpec spec =
       specOf("!quant.uniform<i8:f32, ?>", KernelOp::QCast, options);
-  // The stub's addresses are 0 in a listing. The range pass takes the
-  // values' bits as integers (signed maxima give hi, unsigned lo), masks
-  // the non-finite lanes on its careful path (floating point), and the
+  // The stub's addresses are 0 in a listing. The range pass takes hi from
+  // the values' bits as signed integers, lo by vminps at AVX-512 (value
+  // first: NaN never enters) and from unsigned maxima at AVX2, masks the
+  // non-finite lanes on its careful path (floating point), and the
   // quantize pass narrows.
   std::string text = avx512(spec);
   EXPECT_THAT(text, HasSubstr("mov r9, 0"));
   EXPECT_THAT(text, HasSubstr("vpmaxsd zmm4, zmm4, zmm8"));
-  EXPECT_THAT(text, HasSubstr("vpmaxud zmm0, zmm0, zmm8"));
+  EXPECT_THAT(text, HasSubstr("vminps zmm0, zmm8, zmm0"));
+  EXPECT_THAT(text, Not(HasSubstr("vpmaxud zmm")));
   EXPECT_THAT(text, HasSubstr("vminps zmm0 {k2}, zmm8, zmm0"));
   EXPECT_THAT(text, HasSubstr("vpacksswb"));
   std::string ymm = avx2(spec);
   EXPECT_THAT(ymm, HasSubstr("vpmaxsd ymm4, ymm4, ymm8"));
+  EXPECT_THAT(ymm, HasSubstr("vpmaxud ymm0, ymm0, ymm8"));
   EXPECT_THAT(ymm, HasSubstr("vandps ymm8, ymm8, ymm12"));
   EXPECT_THAT(ymm, Not(HasSubstr("zmm")));
   // f64 values at AVX2 (no 64-bit maxima): min and max, value first.
