@@ -2,6 +2,7 @@
 #include "qjit/KernelSpec.h"
 
 #include "qjit/internal/DynamicParameters.h"
+#include "qjit/internal/FloatStorage.h"
 #include "qjit/internal/HostFloat.h"
 
 #include "ShortestDecimal.h"
@@ -454,6 +455,20 @@ Status verifyStorage(const StorageSpec &storage) {
     if (storage.min < -largest || storage.max > largest)
       return invalid("storage bounds outside the range of " +
                      storageName(storage));
+    // Bounds between two neighbouring format values hold none: the clamp
+    // to [lo, hi] would have no answer (lo > hi).
+    FloatStorageBounds bounds = floatStorageBounds(storage);
+    if (bounds.lo > bounds.hi) {
+      std::string text = storageName(storage) + " bounds [";
+      appendNumber(text, storage.min);
+      text += ", ";
+      appendNumber(text, storage.max);
+      text += "] hold no value of the format (its nearest are ";
+      appendNumber(text, bounds.hi);
+      text += " and ";
+      appendNumber(text, bounds.lo);
+      return invalid(text + ")");
+    }
     break;
   }
   }

@@ -182,5 +182,34 @@ TEST(KernelSpec, VerifyRejectsBrokenSpecs) {
   }
 }
 
+/// Float storage bounds strictly between two neighbouring format values
+/// hold none of them: no clamp to [lo, hi] exists (lo > hi), so no kernel
+/// is made (a fuzzer found the reference and the kernels clamping them in
+/// different orders). Bounds on format values, or around one, still verify.
+TEST(KernelSpec, VerifyRejectsFloatBoundsHoldingNoFormatValue) {
+  auto withBounds = [](FloatType format, int64_t min, int64_t max) {
+    KernelSpec spec = seedSpec();
+    spec.storage.kind = StorageType::Kind::Float;
+    spec.storage.floatFormat = format;
+    spec.storage.bits = floatTypeBits(format);
+    spec.storage.isSigned = false;
+    spec.storage.min = min;
+    spec.storage.max = max;
+    spec.params.zeroPoints = {0};
+    return verifyKernelSpec(spec);
+  };
+  Status empty = withBounds(FloatType::F8E5M2, 802, 855);
+  EXPECT_EQ(empty.code(), ErrorCode::InvalidArgument);
+  EXPECT_NE(empty.message().find("hold no value"), std::string::npos)
+      << empty.message();
+  EXPECT_NE(empty.message().find("768 and 896"), std::string::npos)
+      << empty.message();
+  EXPECT_FALSE(withBounds(FloatType::F8E5M2, -855, -802));
+  EXPECT_FALSE(withBounds(FloatType::F8E4M3FN, 449, 479));
+  EXPECT_TRUE(withBounds(FloatType::F8E5M2, 768, 768));
+  EXPECT_TRUE(withBounds(FloatType::F8E5M2, 802, 896));
+  EXPECT_TRUE(withBounds(FloatType::F8E4M3FN, -100, 100));
+}
+
 } // namespace
 } // namespace qjit
