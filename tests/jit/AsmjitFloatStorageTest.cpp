@@ -157,6 +157,25 @@ KernelSpec unitSpec(KernelOp op, const StorageSpec &storage, bool saturate,
   return spec;
 }
 
+/// Scale 1, zero point 0 qcasts of `expressed` values (computed in it) to
+/// each storage, saturating and not, baked and at run time.
+std::vector<KernelSpec> qcastSpecs(const std::vector<StorageSpec> &storages,
+                                   ValueType expressed) {
+  std::vector<KernelSpec> specs;
+  for (const StorageSpec &storage : storages)
+    for (bool saturate : {true, false})
+      for (bool runtime : {false, true}) {
+        if (!saturate && storage.floatFormat == FloatType::F4E2M1FN)
+          continue; // Lowering keeps f4 saturating.
+        KernelSpec spec = unitSpec(KernelOp::QCast, storage, saturate, runtime);
+        spec.expressed = expressed;
+        spec.compute = expressed;
+        EXPECT_TRUE(verifyKernelSpec(spec)) << spec.canonicalString();
+        specs.push_back(spec);
+      }
+  return specs;
+}
+
 TEST_F(AsmjitFloatStorageTest, QcastEdgesMatchTheReference) {
   std::vector<float> inputs = edgeInputs();
   std::vector<StorageSpec> storages = {
@@ -169,14 +188,8 @@ TEST_F(AsmjitFloatStorageTest, QcastEdgesMatchTheReference) {
       floatStorage(FloatType::F8E4M3FN, -300, -10),
       floatStorage(FloatType::F8E4M3FN, 0, 0),
       floatStorage(FloatType::F8E5M2, -57344, 0)};
-  for (const StorageSpec &storage : storages)
-    for (bool saturate : {true, false})
-      for (bool runtime : {false, true}) {
-        if (!saturate && storage.floatFormat == FloatType::F4E2M1FN)
-          continue; // Lowering keeps f4 saturating.
-        KernelSpec spec = unitSpec(KernelOp::QCast, storage, saturate, runtime);
-        expectQcastMatches(spec, inputs);
-      }
+  for (const KernelSpec &spec : qcastSpecs(storages, ValueType::F32))
+    expectQcastMatches(spec, inputs);
 }
 
 /// f64 inputs narrow to f32 lanes (X86WideCompactGenerators.cpp): ±0
@@ -202,17 +215,8 @@ TEST_F(AsmjitFloatStorageTest, QcastF64TinyAndZeroMatchTheReference) {
       floatStorage(FloatType::F8E4M3FN, 0, 300),
       floatStorage(FloatType::F8E4M3FN, -300, 0),
       floatStorage(FloatType::F8E4M3FN, 0, 0)};
-  for (const StorageSpec &storage : storages)
-    for (bool saturate : {true, false})
-      for (bool runtime : {false, true}) {
-        if (!saturate && storage.floatFormat == FloatType::F4E2M1FN)
-          continue; // Lowering keeps f4 saturating.
-        KernelSpec spec = unitSpec(KernelOp::QCast, storage, saturate, runtime);
-        spec.expressed = ValueType::F64;
-        spec.compute = ValueType::F64;
-        ASSERT_TRUE(verifyKernelSpec(spec)) << spec.canonicalString();
-        expectQcastMatches(spec, inputs);
-      }
+  for (const KernelSpec &spec : qcastSpecs(storages, ValueType::F64))
+    expectQcastMatches(spec, inputs);
 }
 
 TEST_F(AsmjitFloatStorageTest, CheckedReciprocalQcastOnBothSidesOfTheCheck) {
