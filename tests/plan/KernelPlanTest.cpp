@@ -150,6 +150,39 @@ TEST(KernelPlan, DynamicQcastSaysWhereItsParametersComeFrom) {
                                                 KernelOp::QCast)))
                 .find("parameters:"),
             std::string::npos);
+  EXPECT_TRUE(plan.dynamicPerTensor);
+  EXPECT_NE(describeKernelPlan(plan).find("groups: the tensor"),
+            std::string::npos);
+}
+
+TEST(KernelPlan, DynamicQcastSaysHowItsGroupsAreRanged) {
+  auto groups = [](const char *text) {
+    LoweringOptions options;
+    options.dynamicScheme = DynamicScheme::AbsMax;
+    Expected<TypeDescriptor> type = parseTypeOrError(text);
+    EXPECT_TRUE(type) << type.status().message();
+    Expected<KernelSpec> spec =
+        lowerToKernelSpec(*type, KernelOp::QCast, options);
+    EXPECT_TRUE(spec) << spec.status().message();
+    std::string described = describeKernelPlan(planKernel(*spec));
+    size_t at = described.find("groups: ");
+    return at == std::string::npos
+               ? std::string()
+               : described.substr(at, described.find('\n', at) - at);
+  };
+  EXPECT_EQ(groups("tensor<4x1024x!quant.uniform<i8:f32:{0:1,1:32}, ?>>"),
+            "groups: runs of 32 consecutive elements, ranged, given their "
+            "parameters and quantized 16 KiB of input at a time (asmjit "
+            "ranges a vector's lanes of runs at once)");
+  EXPECT_EQ(groups("tensor<2x4096x!quant.uniform<i8:f32:0, ?>>"),
+            "groups: runs of 4096 consecutive elements, ranged, given their "
+            "parameters and quantized 16 KiB of input at a time");
+  EXPECT_EQ(groups("tensor<2x?x!quant.uniform<i8:f32:0, ?>>"),
+            "groups: rows of the call's inner extent, ranged, given their "
+            "parameters and quantized 16 KiB of input at a time");
+  EXPECT_NE(groups("tensor<4x64x!quant.uniform<i8:f32:{0:2,1:32}, ?>>")
+                .find("blocks across rows"),
+            std::string::npos);
 }
 
 } // namespace

@@ -37,5 +37,15 @@ TEST(LayoutPeriodTest, BlocksAcrossRowsOrOfDynamicExtentAreNot) {
   EXPECT_EQ(run(perAxis(2, kDyn)), 0);
 }
 
+/// A dynamic qcast takes per-axis rows of a dynamic extent as runs too
+/// (their length comes with the call); per tensor is one group.
+TEST(LayoutPeriodTest, DynamicGroupRunsAddRowsOfADynamicExtent) {
+  EXPECT_EQ(plan::dynamicGroupRun(perAxis(2, kDyn)), LayoutSpec::kDynamic);
+  EXPECT_EQ(plan::dynamicGroupRun(perAxis(40, 16)), 16);
+  EXPECT_EQ(plan::dynamicGroupRun(blocked({{5, 1}, {160, 32}})), 32);
+  EXPECT_EQ(plan::dynamicGroupRun(LayoutSpec{}), 0);
+  EXPECT_EQ(plan::dynamicGroupRun(blocked({{4, 2}, {6, 3}})), 0);
+}
+
 } // namespace
 } // namespace qjit::testing

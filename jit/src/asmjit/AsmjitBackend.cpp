@@ -11,6 +11,7 @@
 #include "X86Generators.h"
 
 #include "../FinishedKernel.h"
+#include "plan/LayoutPeriod.h"
 
 #include "qjit/internal/Backend.h"
 
@@ -51,7 +52,7 @@ public:
     if (spec.params.dynamic != DynamicScheme::None) {
       parts = std::make_shared<DynamicQuantizeParts>();
       parts->spec = spec;
-      parts->runLength = x86DynamicRunLength(spec.layout);
+      parts->runLength = plan::dynamicGroupRun(spec.layout);
       if (Status status = assembleX86DynamicKernel(code, X86Isa(isa_), spec,
                                                    parts.get(), labels);
           !status)

@@ -18,10 +18,6 @@ namespace qjit::asmjit_backend {
 
 namespace {
 
-/// Input bytes a per-axis call ranges and then quantizes before going on:
-/// the quantize pass reads them again from L1.
-constexpr size_t kChunkBytes = size_t(16) << 10;
-
 /// Groups [first, first + count): parameters from their ranges.
 template <typename C>
 void chooseGroups(const KernelSpec &spec, const DynamicKernelBuffers *buffers,
@@ -89,7 +85,8 @@ void runDynamicQuantize(const void *src, void *dst, size_t n,
     runs = inner == 0 ? 0 : n / inner;
   }
   if (parts->runLength != 0 && quantizesRunByRun(spec, inner, runs, count)) {
-    size_t chunkRuns = std::max<size_t>(1, kChunkBytes / (inner * sizeof(C)));
+    size_t chunkRuns = std::max<size_t>(
+        1, static_cast<size_t>(plan::kDynamicChunkBytes) / (inner * sizeof(C)));
     unsigned codeBits = spec.storage.packed ? spec.storage.bits
                                             : spec.storage.containerBytes() * 8;
     for (size_t r = 0; r < runs; r += chunkRuns) {
@@ -131,17 +128,8 @@ Status unsupported(std::string what) {
 
 } // namespace
 
-int64_t x86DynamicRunLength(const LayoutSpec &layout) {
-  if (layout.kind == LayoutSpec::Kind::PerTensor)
-    return 0;
-  if (layout.kind == LayoutSpec::Kind::PerAxis &&
-      layout.inner == LayoutSpec::kDynamic)
-    return LayoutSpec::kDynamic;
-  return plan::consecutiveGroupRun(plan::periodDims(layout));
-}
-
 Status checkX86DynamicSupport(const KernelSpec &spec, const X86Isa &isa) {
-  int64_t runLength = x86DynamicRunLength(spec.layout);
+  int64_t runLength = plan::dynamicGroupRun(spec.layout);
   if (spec.layout.kind != LayoutSpec::Kind::PerTensor && runLength == 0)
     return unsupported("with blocks across rows or of a dynamic extent");
   // Each group's parameters are chosen on the host, one at a time: worth
@@ -187,7 +175,7 @@ Status assembleX86DynamicKernel(asmjit::CodeHolder &code, const X86Isa &isa,
     a.align(asmjit::AlignMode::kCode, 64);
     a.bind(labels.range);
     generateX86RangeRuns(a, isa, spec.compute);
-    int64_t runLength = x86DynamicRunLength(spec.layout);
+    int64_t runLength = plan::dynamicGroupRun(spec.layout);
     if (runLength > 0 && runLength < plan::kCheckedRunElements) {
       labels.batches = a.newLabel();
       a.align(asmjit::AlignMode::kCode, 64);

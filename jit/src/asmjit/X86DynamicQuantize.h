@@ -28,7 +28,8 @@
 namespace qjit::asmjit_backend {
 
 /// What the entry stub hands the driver: the dynamic spec, the layout's
-/// run length (0 per tensor, LayoutSpec::kDynamic for a dynamic row) and
+/// run length (plan::dynamicGroupRun: 0 per tensor, LayoutSpec::kDynamic
+/// for a dynamic row) and
 /// the addresses of its passes, set once the code is mapped (`batches`
 /// only for runs ranged in batches of `batchRuns`).
 struct DynamicQuantizeParts {
@@ -54,9 +55,6 @@ struct X86DynamicLabels {
   asmjit::Label batches;
   asmjit::Label quantize;
 };
-
-/// The layout's run length as DynamicQuantizeParts holds it.
-int64_t x86DynamicRunLength(const LayoutSpec &layout);
 
 /// Checks `spec`, then emits the entry stub (passing `parts`, which may be
 /// null for a listing), the range pass and the quantize pass into `code`.

@@ -118,6 +118,10 @@ KernelPlan planKernel(const KernelSpec &spec) {
   plan.streamingBytes = kStreamingOutputBytes;
   plan.dynamic = spec.params.dynamic;
   plan.dynamicRule = spec.params.dynamicRule;
+  if (plan.dynamic != DynamicScheme::None) {
+    plan.dynamicPerTensor = spec.layout.kind == LayoutSpec::Kind::PerTensor;
+    plan.dynamicGroupRun = dynamicGroupRun(spec.layout);
+  }
   plan.scaleRounding = spec.params.scaleRounding;
   if (spec.op != KernelOp::QCast)
     return plan;
@@ -143,6 +147,28 @@ KernelPlan planKernel(const KernelSpec &spec) {
   return plan;
 }
 
+namespace {
+
+std::string describeDynamicGroups(const KernelPlan &plan) {
+  std::string chunk = "ranged, given their parameters and quantized " +
+                      std::to_string(kDynamicChunkBytes >> 10) +
+                      " KiB of input at a time";
+  if (plan.dynamicGroupRun == LayoutSpec::kDynamic)
+    return "rows of the call's inner extent, " + chunk;
+  if (plan.dynamicGroupRun > 0)
+    return "runs of " + std::to_string(plan.dynamicGroupRun) +
+           " consecutive elements, " + chunk +
+           (plan.dynamicGroupRun < kCheckedRunElements
+                ? " (asmjit ranges a vector's lanes of runs at once)"
+                : "");
+  if (plan.dynamicPerTensor)
+    return "the tensor: one pass for its range, one to quantize";
+  return "not runs of consecutive elements (blocks across rows): one pass "
+         "for every range, one to quantize (llvm; asmjit makes none)";
+}
+
+} // namespace
+
 std::string describeKernelPlan(const KernelPlan &plan) {
   std::string text;
   auto line = [&](std::string_view key, const std::string &value) {
@@ -164,7 +190,9 @@ std::string describeKernelPlan(const KernelPlan &plan) {
                         " scale rounding"
                   : std::string(dynamicRuleName(plan.dynamicRule)) + " rule") +
              "): each group's range, then its scale and zero point, "
-             "then the quantizing pass below (llvm)");
+             "then the quantizing pass below");
+  if (plan.dynamic != DynamicScheme::None)
+    line("groups", describeDynamicGroups(plan));
   if (row(plan.family).op == KernelOp::QCast) {
     line("scaling", std::string(scalingName(plan.scaling)));
     if (plan.checked)

@@ -83,6 +83,10 @@ struct KernelPlan {
   DynamicScheme dynamic = DynamicScheme::None;
   DynamicRule dynamicRule = DynamicRule::Default;
   ScaleRounding scaleRounding = ScaleRounding::Floor; ///< Mx only.
+  /// Dynamic: one group (per tensor), or dynamicGroupRun (LayoutPeriod.h),
+  /// the groups as runs.
+  bool dynamicPerTensor = false;
+  int64_t dynamicGroupRun = 0;
 };
 
 KernelPlan planKernel(const KernelSpec &spec);

@@ -38,6 +38,13 @@ int64_t consecutiveGroupRun(std::span<const PeriodDim> dims) {
   return rowsApart ? dims.back().block : 0;
 }
 
+int64_t dynamicGroupRun(const LayoutSpec &layout) {
+  if (layout.kind == LayoutSpec::Kind::PerAxis &&
+      layout.inner == LayoutSpec::kDynamic)
+    return LayoutSpec::kDynamic;
+  return consecutiveGroupRun(periodDims(layout));
+}
+
 std::vector<int64_t> parameterStrides(std::span<const PeriodDim> dims) {
   std::vector<int64_t> strides(dims.size());
   int64_t stride = 1;

@@ -46,6 +46,12 @@ bool staticPeriod(std::span<const PeriodDim> dims);
 /// blocks). 0 otherwise (no dims, a dynamic dim, or a block across rows).
 int64_t consecutiveGroupRun(std::span<const PeriodDim> dims);
 
+/// A dynamic qcast's groups as runs of consecutive elements: 0 per tensor
+/// (one group) and where groups are not runs (blocks across rows, or a
+/// dynamic dim in a blocked layout), LayoutSpec::kDynamic for per-axis
+/// rows of a dynamic extent, else consecutiveGroupRun's L.
+int64_t dynamicGroupRun(const LayoutSpec &layout);
+
 /// The parameter-number step of one block of each dim: the product of the
 /// grids inside it.
 std::vector<int64_t> parameterStrides(std::span<const PeriodDim> dims);

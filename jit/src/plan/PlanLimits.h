@@ -20,6 +20,10 @@ constexpr int64_t kNarrowZeroLimit = int64_t(1) << 20;
 /// (per tensor 8.3 -> 15.6), Zen 5 VM, 2026-12-05.
 constexpr int64_t kCheckedRunElements = 256;
 
+/// A dynamic qcast whose groups are runs ranges, chooses and quantizes
+/// this much input at a time, so its quantizing pass reads it from L1.
+constexpr int64_t kDynamicChunkBytes = int64_t(16) << 10;
+
 /// Calls (x86) writing at least this many output bytes store them past the
 /// caches: such outputs would only evict the input stream, and the stores
 /// skip the read-for-ownership.
