@@ -150,17 +150,17 @@ KernelPlan planKernel(const KernelSpec &spec) {
 namespace {
 
 std::string describeDynamicGroups(const KernelPlan &plan) {
-  std::string chunk = "ranged, given their parameters and quantized " +
-                      std::to_string(kDynamicChunkBytes >> 10) +
-                      " KiB of input at a time";
+  std::string chunked =
+      "; asmjit (a call of one period) ranges, chooses and quantizes " +
+      std::to_string(kDynamicChunkBytes >> 10) + " KiB of input at a time";
+  std::string batched = " (short runs a vector's lanes at once)";
+  std::string llvm = ", llvm ranges them all first";
   if (plan.dynamicGroupRun == LayoutSpec::kDynamic)
-    return "rows of the call's inner extent, " + chunk;
+    return "rows of the call's inner extent" + chunked + llvm;
   if (plan.dynamicGroupRun > 0)
     return "runs of " + std::to_string(plan.dynamicGroupRun) +
-           " consecutive elements, " + chunk +
-           (plan.dynamicGroupRun < kCheckedRunElements
-                ? " (asmjit ranges a vector's lanes of runs at once)"
-                : "");
+           " consecutive elements" + chunked +
+           (plan.dynamicGroupRun < kCheckedRunElements ? batched : "") + llvm;
   if (plan.dynamicPerTensor)
     return "the tensor: one pass for its range, one to quantize";
   return "not runs of consecutive elements (blocks across rows): one pass "
