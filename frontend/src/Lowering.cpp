@@ -171,17 +171,20 @@ Status checkShapeValues(const std::vector<int64_t> &shape) {
   return Status::ok();
 }
 
-/// The known extents multiply without overflow, so no product the collapse
-/// forms can overflow either.
+/// The known non-zero extents multiply without overflow, so no product the
+/// collapse forms can overflow either (it skips the dims of extent 0, so
+/// they must not hide an overflow of the others).
 Status checkElementCount(const std::vector<LayoutDim> &dims) {
   int64_t extents = 1;
   int64_t callExtents = 1;
+  auto known = [](int64_t extent) { return extent != kDynamic && extent != 0; };
   for (const LayoutDim &dim : dims)
-    if ((dim.extent != kDynamic &&
+    if ((known(dim.extent) &&
          __builtin_mul_overflow(extents, dim.extent, &extents)) ||
-        (dim.callExtent != kDynamic &&
+        (known(dim.callExtent) &&
          __builtin_mul_overflow(callExtents, dim.callExtent, &callExtents)))
-      return badShape("the tensor has too many elements");
+      return badShape("the tensor has too many elements (its dims other than "
+                      "0 multiply beyond 2^63 - 1)");
   return Status::ok();
 }
 

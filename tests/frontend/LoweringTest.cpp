@@ -276,6 +276,17 @@ TEST(Lowering, RejectsShapesThatOverflow) {
   options.shape = {int64_t(1) << 40, int64_t(1) << 40, 2};
   EXPECT_EQ(lowerError("!quant.uniform<i8:f32:2, {1.0, 2.0}>", options).code(),
             ErrorCode::InvalidArgument);
+  // A dim of 0 leaves the tensor empty but must not hide an overflow of the
+  // others, which the layout's collapse multiplies (a fuzzer found UBSan's
+  // signed overflow there).
+  Status hidden = lowerError(
+      "tensor<?x0x5477580700000001300x!quant.uniform<i4:f16:0, {2., 34.5}>>");
+  EXPECT_EQ(hidden.code(), ErrorCode::InvalidArgument);
+  EXPECT_NE(hidden.message().find("too many elements"), std::string::npos)
+      << hidden.message();
+  EXPECT_EQ(lower("tensor<0x4x!quant.uniform<i8:f32:1, {1.0, 2.0, 3.0, 4.0}>>")
+                .layout.channels,
+            4);
 }
 
 TEST(Lowering, SubChannel) {
