@@ -65,20 +65,21 @@ Kernel::Kernel(KernelSpec spec, BackendKind backend, IsaLevel isa,
   if (spec_.params.dynamic != DynamicScheme::None ||
       spec_.params.zeroPointsInStorage)
     return;
-  plainParams_ = !spec_.takesParams()   ? PlainParams::None
-                 : spec_.params.runtime ? PlainParams::Scales
-                                        : PlainParams::Checked;
+  // Without dynamic extents only runtime parameters are taken.
+  plainParams_ = spec_.params.runtime ? PlainParams::Scales : PlainParams::None;
 }
 
 bool Kernel::isPlainCall(const void *src, size_t srcBytes, const void *dst,
                          size_t dstBytes, size_t n) const {
   if (period_ == 0 || n == 0 || n > kMaxCallElements || n % period_ != 0)
     return false;
-  bool qcast = spec_.op == KernelOp::QCast;
-  size_t expressed = expressedBytes(spec_.expressed, n);
-  size_t stored = storageBytes(spec_.storage, n);
-  size_t inBytes = qcast ? expressed : stored;
-  size_t outBytes = spec_.op == KernelOp::DCast ? expressed : stored;
+  // bufferBytes without its Expected (n is within its bound).
+  auto bytes = [&](BufferSide side) {
+    return side == BufferSide::Expressed ? expressedBytes(spec_.expressed, n)
+                                         : storageBytes(spec_.storage, n);
+  };
+  size_t inBytes = bytes(kernelInputSide(spec_.op));
+  size_t outBytes = bytes(kernelOutputSide(spec_.op));
   return src && dst && srcBytes >= inBytes && dstBytes >= outBytes &&
          !overlaps(src, inBytes, dst, outBytes);
 }
