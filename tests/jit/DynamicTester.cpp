@@ -30,6 +30,7 @@ std::vector<LayoutSpec> dynamicLayouts() {
           perAxis(20, 256), // per token: asmjit's chunks of 16 rows
           perAxis(2, kDyn), // per token, rows of any length
           perAxis(40, 16),  // short rows, one vector or two
+          perAxis(36, 48),  // rows of three AVX-512 vectors, in batches
           blocked({{2, 1}, {96, 32}}),
           blocked({{5, 1}, {160, 32}}), // 25 blocks: batches and a rest
           blocked({{4, 2}, {6, 3}}),
@@ -240,7 +241,7 @@ size_t DynamicTester::groupOf(size_t i) const {
   return group;
 }
 
-double DynamicTester::value(unsigned flavour) {
+double DynamicTester::value(unsigned flavour, size_t position) {
   std::uniform_real_distribution<double> unit(-1.0, 1.0);
   double inf = std::numeric_limits<double>::infinity();
   bool f64 = spec_.expressed == ValueType::F64;
@@ -281,6 +282,12 @@ double DynamicTester::value(unsigned flavour) {
   case 8: // Finite values and infinities, no NaN: an infinite bound that
           // only NaN would otherwise hide.
     return rng_() % 8 ? unit(rng_) * 10.0 : rng_() % 2 ? inf : -inf;
+  case 9: // Magnitudes falling along the period, signalling NaNs in every
+          // third stretch of 16 (an AVX-512 vector): a NaN must not drop
+          // the larger values before it, also when no NaN follows.
+    if (position / 16 % 3 == 1 && rng_() % 4 == 0)
+      return rng_() % 2 ? kSignallingNan : -kSignallingNan;
+    return unit(rng_) * std::ldexp(1.0, -static_cast<int>(position / 16));
   default: { // Magnitudes from 2^-30 to 2^30, and specials.
     if (rng_() % 16 == 0) {
       const double special[] = {
@@ -296,10 +303,10 @@ double DynamicTester::value(unsigned flavour) {
 void DynamicTester::fill(uint8_t *src, size_t n) {
   std::vector<unsigned> flavours(count_);
   for (unsigned &flavour : flavours)
-    flavour = rng_() % 10;
+    flavour = rng_() % 11;
   size_t p = period();
   for (size_t i = 0; i < n; ++i) {
-    double x = value(flavours[groupOf(i % p)]);
+    double x = value(flavours[groupOf(i % p)], i % p);
     if (valueBytes_ == 8) {
       std::memcpy(src + 8 * i, &x, 8);
     } else {

@@ -6,7 +6,8 @@
 // groups, groups of only NaN (quiet and signalling) or ±inf, finite values
 // with infinities but no NaN, ±0, subnormals, ranges that overflow hi - lo,
 // PyTorch's small-scale adjustment, the mx roundings' edges (M * 2^k times
-// 1, 1.5 and their neighbours), plain random values; each group draws one such
+// 1, 1.5 and their neighbours), magnitudes falling along the period with
+// signalling NaNs among them, plain random values; each group draws one such
 // flavour per call. Every output (codes, scales, zero points) is poisoned and
 // guarded, the input misaligned. The prepared calls also run elsewhere
 // (tests/aarch64 runs them under qemu).
@@ -73,7 +74,8 @@ private:
   /// Blocked dim d's extent in this tester's calls.
   size_t extentOf(size_t d) const;
   size_t groupOf(size_t i) const;
-  double value(unsigned flavour);
+  /// A value of group flavour `flavour` at `position` in the period.
+  double value(unsigned flavour, size_t position);
   void fill(uint8_t *src, size_t n);
 
   KernelSpec spec_;

@@ -22,13 +22,15 @@
 //
 // An absmax scheme needs max(hi, -lo) only (11.2): one fold of the
 // magnitudes' bits (sign cleared, an unsigned maximum) instead of two,
-// merged into hi[]. At AVX-512 a run's vectors meet in vrangeps (the
-// larger magnitude, sign cleared: one instruction for a load, an and and
-// a maximum). It returns the other operand for a quiet NaN, which is
+// merged into hi[]. At AVX-512 a run's vectors meet in pairs in vrangeps
+// (the larger magnitude, sign cleared: one instruction for a load, an and
+// and a maximum). It returns the other operand for a quiet NaN, which is
 // what the range does with NaN, and a quieted signalling NaN, whose bits
 // lie beyond +inf's like every NaN's and send the batch to the run-by-run
-// pass (llvm-mca -mcpu=sapphirerapids, 16 runs of 32: 31 cycles, against
-// 47 with vpandd and vpmaxud, and 62 for both bounds; znver4 30 and 41).
+// pass; the pairs meet in vpmaxud, which keeps those bits (vrangeps would
+// take the quieted NaN for a quiet one and return its other operand).
+// llvm-mca -mcpu=sapphirerapids, 16 runs of 32: 31 cycles, against 47 with
+// vpandd and vpmaxud, and 62 for both bounds; znver4 30 and 41.
 //
 //===----------------------------------------------------------------------===//
 #include "X86RangeBatchGenerator.h"
@@ -168,9 +170,22 @@ private:
     };
     unsigned first = take();
     if (magnitudes_ && isa_.avx512() && vectors_ > 1) {
-      a_.vmovups(vec(first), at(0));
-      for (unsigned v = 1; v < vectors_; ++v)
-        a_.vrangeps(vec(first), vec(first), at(v), batch::kLargerMagnitude);
+      // vrangeps meets loaded vectors only: given the quiet NaN it made of
+      // a signalling one, it would return the other operand, dropping both
+      // the NaN and the magnitude the NaN had replaced. Pairs meet in
+      // vpmaxud, which keeps a NaN's bits.
+      magnitudePair(first, at(0), at(1));
+      if (vectors_ > 2) {
+        unsigned next = take();
+        for (unsigned v = 2; v < vectors_; v += 2) {
+          if (v + 1 < vectors_)
+            magnitudePair(next, at(v), at(v + 1));
+          else
+            magnitudeOf(next, at(v));
+          a_.vpmaxud(vec(first), vec(first), vec(next));
+        }
+        free_.push_back(next);
+      }
       return {first, first};
     }
     if (magnitudes_) {
@@ -199,6 +214,14 @@ private:
       a_.vpmaxud(vec(first), vec(first), at(v));
     }
     return {high, first};
+  }
+
+  /// The larger magnitude of the values at `a` and `b`, lane by lane: the
+  /// other value where one is a quiet NaN, a quiet NaN (beyond +inf's
+  /// bits, of either sign) where one is signalling.
+  void magnitudePair(unsigned id, const x86::Mem &a, const x86::Mem &b) {
+    a_.vmovups(vec(id), a);
+    a_.vrangeps(vec(id), vec(id), b, batch::kLargerMagnitude);
   }
 
   /// The bits of the values at `at` with the sign cleared.
