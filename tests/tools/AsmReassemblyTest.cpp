@@ -2,8 +2,8 @@
 //
 // bench/model.py feeds `qjit asm` listings to llvm-mc and llvm-mca as they
 // are printed, so every x86 listing must assemble: asmjit's (Intel syntax,
-// X86ListingSyntax.cpp) for compact, per-axis, blockwise and runtime
-// kernels at both ISA levels, LLVM's (AT&T) for the CPUs the model
+// X86ListingSyntax.cpp) for compact, per-axis, blockwise, runtime and
+// dynamic kernels at both ISA levels, LLVM's (AT&T) for the CPUs the model
 // reports, and both backends' AArch64 listings. Skipped where llvm-mc-22 is
 // not installed.
 //
@@ -106,6 +106,18 @@ TEST_F(AsmReassembly, AsmjitListingsAssembleAsPrinted) {
             {"asm", type, op, "--backend=asmjit", isa, "--runtime-params"},
             {"-triple=x86_64"});
       }
+}
+
+TEST_F(AsmReassembly, AsmjitDynamicListingsAssembleAsPrinted) {
+  // The driver's entry carries inline comments; short rows add the
+  // batched range pass.
+  for (const char *type : {"!quant.uniform<i8:f32, ?>",
+                           "tensor<4x32x!quant.uniform<i8:f32:0, ?>>"})
+    for (const char *scheme : {"--dynamic=absmax", "--dynamic=minmax"})
+      for (const char *isa : {"--isa=avx512", "--isa=avx2"})
+        expectAssembles(
+            {"asm", type, "--op=qcast", "--backend=asmjit", isa, scheme},
+            {"-triple=x86_64"});
 }
 
 TEST_F(AsmReassembly, LlvmListingsAssembleForTheModelledCpus) {

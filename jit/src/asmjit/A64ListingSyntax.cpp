@@ -56,10 +56,12 @@ std::string rewriteStatement(std::string_view statement) {
 } // namespace
 
 std::string gasA64Listing(std::string_view asmjitText) {
-  return rewriteStatements(asmjitText,
-                           [](std::string_view statement, const std::string &) {
-                             return rewriteStatement(statement);
-                           });
+  return rewriteStatements(
+      asmjitText,
+      [](std::string_view statement, const std::string &) {
+        return rewriteStatement(statement);
+      },
+      "//");
 }
 
 } // namespace qjit::asmjit_backend

@@ -67,7 +67,7 @@ std::string rewriteStatement(std::string_view statement,
 
 std::string gasIntelListing(std::string_view asmjitText) {
   return ".intel_syntax noprefix\n" +
-         rewriteStatements(asmjitText, rewriteStatement);
+         rewriteStatements(asmjitText, rewriteStatement, "#");
 }
 
 } // namespace qjit::asmjit_backend
