@@ -174,14 +174,14 @@ Status assembleX86DynamicKernel(asmjit::CodeHolder &code, const X86Isa &isa,
     labels.quantize = a.newLabel();
     a.align(asmjit::AlignMode::kCode, 64);
     a.bind(labels.range);
-    generateX86RangeRuns(a, isa, spec.compute);
+    bool magnitudes = spec.params.dynamic == DynamicScheme::AbsMax;
+    generateX86RangeRuns(a, isa, spec.compute, magnitudes);
     int64_t runLength = plan::dynamicGroupRun(spec.layout);
     if (runLength > 0 && runLength < plan::kCheckedRunElements) {
       labels.batches = a.newLabel();
       a.align(asmjit::AlignMode::kCode, 64);
       a.bind(labels.batches);
-      generateX86RangeBatches(a, isa, runLength,
-                              spec.params.dynamic == DynamicScheme::AbsMax);
+      generateX86RangeBatches(a, isa, runLength, magnitudes);
     }
     a.align(asmjit::AlignMode::kCode, 64);
     a.bind(labels.quantize);

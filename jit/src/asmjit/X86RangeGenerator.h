@@ -24,9 +24,12 @@ namespace qjit::asmjit_backend {
 using RangeRunsFn = void (*)(const void *src, size_t runLength, size_t runs,
                              void *lo, void *hi);
 
-/// Emits a RangeRunsFn for C = `compute` (F32 or F64) at `isa`.
+/// Emits a RangeRunsFn for C = `compute` (F32 or F64) at `isa`. For
+/// `magnitudes` only (absmax schemes) it may range a run's largest finite
+/// magnitude instead: hi[r] takes it and lo[r] the rest of the run's range
+/// (or stays); max(hi, -lo), all that 11.2 reads, is the same.
 void generateX86RangeRuns(x86::Assembler &a, const X86Isa &isa,
-                          ValueType compute);
+                          ValueType compute, bool magnitudes);
 
 } // namespace qjit::asmjit_backend
 
