@@ -297,6 +297,31 @@ TEST_F(AsmjitAssemblyTest, DynamicQcastReducesRangesThenQuantizes) {
   EXPECT_THAT(f64, HasSubstr("vminpd ymm0, ymm8, ymm0"));
 }
 
+TEST_F(AsmjitAssemblyTest, DynamicAbsMaxRowsRangeMagnitudesAndPrefetch) {
+  // absmax per row: at AVX-512 pairs of loaded vectors meet in vrangeps
+  // (the larger magnitude), pairs in an unsigned maximum; the quantizing
+  // pass of each 16 KiB chunk prefetches the next chunk, which the range
+  // pass then reads from L1 (KernelPlan::quantizePrefetchBytes). A static
+  // kernel prefetches nothing.
+  LoweringOptions options = withShape({4, 4096});
+  options.dynamicScheme = DynamicScheme::AbsMax;
+  KernelSpec spec =
+      specOf("!quant.uniform<i8:f32:0, ?>", KernelOp::QCast, options);
+  std::string text = avx512(spec);
+  EXPECT_THAT(text, HasSubstr("vrangeps zmm8, zmm8, [r10+0x40], 0xB"));
+  EXPECT_THAT(text, HasSubstr("vpmaxud zmm4, zmm4, zmm8"));
+  EXPECT_THAT(text, HasSubstr("prefetcht0 [rdi+0x4000]"));
+  EXPECT_THAT(text, HasSubstr("prefetcht0 [rdi+0x40C0]"));
+  std::string ymm = avx2(spec);
+  EXPECT_THAT(ymm, Not(HasSubstr("vrange")));
+  EXPECT_THAT(ymm, HasSubstr("prefetcht0 [rdi+0x4000]"));
+  LoweringOptions fixed = withShape({4, 4096});
+  fixed.runtimeParameters = true;
+  EXPECT_THAT(
+      avx512(specOf("!quant.uniform<i8:f32:0, ?>", KernelOp::QCast, fixed)),
+      Not(HasSubstr("prefetch")));
+}
+
 TEST_F(AsmjitAssemblyTest, DynamicQcastRangesBlocksInBatchesOfRuns) {
   // Rows of blocks of 32: a vector's lanes of blocks at a time, their
   // bounds folded across lanes by shuffles (X86RangeBatchGenerator.cpp),

@@ -173,18 +173,19 @@ TEST(KernelPlan, DynamicQcastSaysHowItsGroupsAreRanged) {
   EXPECT_EQ(groups("tensor<4x1024x!quant.uniform<i8:f32:{0:1,1:32}, ?>>"),
             "groups: runs of 32 consecutive elements; asmjit (a call of one "
             "period) ranges, "
-            "chooses and quantizes 16 KiB of input at a time (short runs a "
-            "vector's lanes at once), llvm ranges them all first");
+            "chooses and quantizes 16 KiB of input at a time, prefetching the "
+            "next 16 KiB (short runs a vector's lanes at once), llvm ranges "
+            "them all first");
   EXPECT_EQ(groups("tensor<2x4096x!quant.uniform<i8:f32:0, ?>>"),
             "groups: runs of 4096 consecutive elements; asmjit (a call of one "
             "period) ranges, "
-            "chooses and quantizes 16 KiB of input at a time, llvm ranges "
-            "them all first");
+            "chooses and quantizes 16 KiB of input at a time, prefetching the "
+            "next 16 KiB, llvm ranges them all first");
   EXPECT_EQ(groups("tensor<2x?x!quant.uniform<i8:f32:0, ?>>"),
             "groups: rows of the call's inner extent; asmjit (a call of one "
             "period) ranges, "
-            "chooses and quantizes 16 KiB of input at a time, llvm ranges "
-            "them all first");
+            "chooses and quantizes 16 KiB of input at a time, prefetching the "
+            "next 16 KiB, llvm ranges them all first");
   EXPECT_NE(groups("tensor<4x64x!quant.uniform<i8:f32:{0:2,1:32}, ?>>")
                 .find("blocks across rows"),
             std::string::npos);

@@ -4,6 +4,7 @@
 #include "AsmjitAssembly.h"
 #include "X86Generators.h"
 
+#include "plan/KernelPlan.h"
 #include "plan/LayoutPeriod.h"
 #include "plan/PlanLimits.h"
 
@@ -185,7 +186,8 @@ Status assembleX86DynamicKernel(asmjit::CodeHolder &code, const X86Isa &isa,
     }
     a.align(asmjit::AlignMode::kCode, 64);
     a.bind(labels.quantize);
-    generateX86Kernel(a, isa, quantize);
+    generateX86Kernel(a, isa, quantize,
+                      {plan::planKernel(spec).quantizePrefetchBytes});
   }
   code.resetErrorHandler();
   if (!errors.ok())

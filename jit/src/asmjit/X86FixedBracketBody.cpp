@@ -102,7 +102,9 @@ public:
       planTables();
   }
 
-  void generate(x86::Assembler &a) { emitX86Kernel(a, isa_, spec_, *this); }
+  void generate(x86::Assembler &a, const X86FrameOptions &options) {
+    emitX86Kernel(a, isa_, spec_, *this, options);
+  }
 
   unsigned lanes() const override { return kLanes; }
   unsigned srcBytes() const override { return 4; }
@@ -650,9 +652,10 @@ bool x86FixedBracketApplies(const KernelSpec &spec, const X86Isa &isa) {
 }
 
 void generateX86FixedBracket(x86::Assembler &a, const X86Isa &isa,
-                             const KernelSpec &spec) {
+                             const KernelSpec &spec,
+                             const X86FrameOptions &options) {
   X86FixedBracketBody(spec, isa, *plan::planFixedPointBracket(spec))
-      .generate(a);
+      .generate(a, options);
 }
 
 } // namespace qjit::asmjit_backend

@@ -14,6 +14,7 @@
 #ifndef QJIT_JIT_ASMJIT_X86FIXEDBRACKETBODY_H
 #define QJIT_JIT_ASMJIT_X86FIXEDBRACKETBODY_H
 
+#include "X86FrameOptions.h"
 #include "X86Isa.h"
 
 #include "qjit/KernelSpec.h"
@@ -26,7 +27,8 @@ bool x86FixedBracketApplies(const KernelSpec &spec, const X86Isa &isa);
 
 /// Emits the kernel (x86FixedBracketApplies must hold).
 void generateX86FixedBracket(x86::Assembler &a, const X86Isa &isa,
-                             const KernelSpec &spec);
+                             const KernelSpec &spec,
+                             const X86FrameOptions &options);
 
 } // namespace qjit::asmjit_backend
 

@@ -106,13 +106,13 @@ X86Isa x86KernelIsa(const KernelSpec &spec, const X86Isa &isa) {
 }
 
 void generateX86Kernel(x86::Assembler &a, const X86Isa &level,
-                       const KernelSpec &spec) {
+                       const KernelSpec &spec, const X86FrameOptions &options) {
   X86Isa isa = x86KernelIsa(spec, level);
   switch (plan::kernelFamily(spec)) {
   case plan::KernelFamily::Quantize:
   case plan::KernelFamily::QuantizeFloat:
   case plan::KernelFamily::QuantizeQuantile:
-    generateX86Quantize(a, isa, spec);
+    generateX86Quantize(a, isa, spec, options);
     return;
   case plan::KernelFamily::Dequantize:
   case plan::KernelFamily::DequantizeFloat:

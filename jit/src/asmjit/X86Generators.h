@@ -7,6 +7,7 @@
 #ifndef QJIT_JIT_ASMJIT_X86GENERATORS_H
 #define QJIT_JIT_ASMJIT_X86GENERATORS_H
 
+#include "X86FrameOptions.h"
 #include "X86Isa.h"
 
 #include "plan/KernelFits.h"
@@ -37,7 +38,8 @@ X86Isa x86KernelIsa(const KernelSpec &spec, const X86Isa &isa);
 
 /// Emits the kernel for `spec` (checkX86Support must have passed).
 void generateX86Quantize(x86::Assembler &a, const X86Isa &isa,
-                         const KernelSpec &spec);
+                         const KernelSpec &spec,
+                         const X86FrameOptions &options = {});
 void generateX86Dequantize(x86::Assembler &a, const X86Isa &isa,
                            const KernelSpec &spec);
 void generateX86StorageCast(x86::Assembler &a, const X86Isa &isa,
@@ -50,9 +52,11 @@ bool x86NeedsWideLanes(const KernelSpec &spec);
 /// Emits such a kernel (qcast or dcast), AVX2 code at every ISA level.
 void generateX86Wide(x86::Assembler &a, const KernelSpec &spec);
 
-/// Dispatches on the kernel family, at x86KernelIsa.
+/// Dispatches on the kernel family, at x86KernelIsa; `options` reach the
+/// quantize families' frames (the wide ones take none).
 void generateX86Kernel(x86::Assembler &a, const X86Isa &level,
-                       const KernelSpec &spec);
+                       const KernelSpec &spec,
+                       const X86FrameOptions &options = {});
 
 /// Checks `spec` against `isa`, then emits its kernel (at x86KernelIsa)
 /// into `code`, which the caller has initialized (and may have given a

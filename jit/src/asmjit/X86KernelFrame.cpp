@@ -77,9 +77,9 @@ using stack::LevelSlots;
 class FrameEmitter {
 public:
   FrameEmitter(x86::Assembler &a, const X86Isa &isa, const LayoutSpec &layout,
-               X86VectorBody &body)
-      : a_(a), isa_(isa), body_(body), levels_(nestLevels(layout)),
-        groupSource_(body.parameterGroups()) {
+               X86VectorBody &body, const X86FrameOptions &options)
+      : a_(a), isa_(isa), body_(body), options_(options),
+        levels_(nestLevels(layout)), groupSource_(body.parameterGroups()) {
     if (body_.srcPackedBits())
       packedSides_.push_back({reg::src, body_.srcPackedBits()});
     if (body_.dstPackedBits())
@@ -636,8 +636,15 @@ private:
   }
 
   /// Advances the cursors by `elements` elements (whole vectors).
+  /// Past a step of `elements` (whole vectors): the input's lines the same
+  /// distance past the step are prefetched first (X86FrameOptions).
   void advanceCursors(int32_t elements) {
     int32_t vectors = elements / int32_t(body_.lanes());
+    constexpr int32_t kLineBytes = 64;
+    if (int32_t ahead = options_.prefetchInputBytes)
+      for (int32_t at = 0; at < vectors * body_.srcVectorBytes();
+           at += kLineBytes)
+        a_.prefetcht0(x86::ptr(reg::src, ahead + at));
     a_.add(reg::src, vectors * body_.srcVectorBytes());
     a_.add(reg::dst, vectors * body_.dstVectorBytes());
     if (body_.parameterBytes())
@@ -910,6 +917,7 @@ private:
   x86::Assembler &a_;
   const X86Isa &isa_;
   X86VectorBody &body_;
+  X86FrameOptions options_;
   std::vector<NestLevel> levels_;
   std::vector<PackedSide> packedSides_;
   bool midByte_ = false;            ///< Packed cursors are element addresses.
@@ -923,8 +931,8 @@ private:
 } // namespace
 
 void emitX86Kernel(x86::Assembler &a, const X86Isa &isa, const KernelSpec &spec,
-                   X86VectorBody &body) {
-  FrameEmitter(a, isa, spec.layout, body).emit();
+                   X86VectorBody &body, const X86FrameOptions &options) {
+  FrameEmitter(a, isa, spec.layout, body, options).emit();
 }
 
 } // namespace qjit::asmjit_backend

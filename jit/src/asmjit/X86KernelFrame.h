@@ -32,6 +32,7 @@
 #ifndef QJIT_JIT_ASMJIT_X86KERNELFRAME_H
 #define QJIT_JIT_ASMJIT_X86KERNELFRAME_H
 
+#include "X86FrameOptions.h"
 #include "X86Isa.h"
 #include "X86ParameterGroups.h"
 
@@ -132,7 +133,7 @@ protected:
 
 /// Emits the whole kernel for `spec` around `body`.
 void emitX86Kernel(x86::Assembler &a, const X86Isa &isa, const KernelSpec &spec,
-                   X86VectorBody &body);
+                   X86VectorBody &body, const X86FrameOptions &options = {});
 
 } // namespace qjit::asmjit_backend
 

@@ -116,7 +116,9 @@ public:
       runtimeTables_.emplace(spec, lanes());
   }
 
-  void generate(x86::Assembler &a) { emitX86Kernel(a, isa_, spec_, *this); }
+  void generate(x86::Assembler &a, const X86FrameOptions &options) {
+    emitX86Kernel(a, isa_, spec_, *this, options);
+  }
 
   unsigned lanes() const override { return isa_.vectorBytes() / 4; }
   unsigned srcBytes() const override { return valueTypeBytes(spec_.expressed); }
@@ -943,12 +945,13 @@ private:
 } // namespace
 
 void generateX86Quantize(x86::Assembler &a, const X86Isa &isa,
-                         const KernelSpec &spec) {
+                         const KernelSpec &spec,
+                         const X86FrameOptions &options) {
   if (x86FixedBracketApplies(spec, isa)) {
-    generateX86FixedBracket(a, isa, spec);
+    generateX86FixedBracket(a, isa, spec, options);
     return;
   }
-  X86QuantizeGenerator(spec, isa).generate(a);
+  X86QuantizeGenerator(spec, isa).generate(a, options);
 }
 
 } // namespace qjit::asmjit_backend

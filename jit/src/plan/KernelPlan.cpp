@@ -121,6 +121,8 @@ KernelPlan planKernel(const KernelSpec &spec) {
   if (plan.dynamic != DynamicScheme::None) {
     plan.dynamicPerTensor = spec.layout.kind == LayoutSpec::Kind::PerTensor;
     plan.dynamicGroupRun = dynamicGroupRun(spec.layout);
+    if (plan.dynamicGroupRun != 0)
+      plan.quantizePrefetchBytes = static_cast<int32_t>(kDynamicChunkBytes);
   }
   plan.scaleRounding = spec.params.scaleRounding;
   if (spec.op != KernelOp::QCast)
@@ -152,7 +154,9 @@ namespace {
 std::string describeDynamicGroups(const KernelPlan &plan) {
   std::string chunked =
       "; asmjit (a call of one period) ranges, chooses and quantizes " +
-      std::to_string(kDynamicChunkBytes >> 10) + " KiB of input at a time";
+      std::to_string(kDynamicChunkBytes >> 10) +
+      " KiB of input at a time, prefetching the next " +
+      std::to_string(plan.quantizePrefetchBytes >> 10) + " KiB";
   std::string batched = " (short runs a vector's lanes at once)";
   std::string llvm = ", llvm ranges them all first";
   if (plan.dynamicGroupRun == LayoutSpec::kDynamic)

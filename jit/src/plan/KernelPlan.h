@@ -87,6 +87,10 @@ struct KernelPlan {
   /// the groups as runs.
   bool dynamicPerTensor = false;
   int64_t dynamicGroupRun = 0;
+  /// Dynamic, groups as runs: the quantizing pass of a chunk prefetches
+  /// its input this far ahead into L1, the next chunk, which the range
+  /// pass then reads from L1 (x86; 0: no prefetch).
+  int32_t quantizePrefetchBytes = 0;
 };
 
 KernelPlan planKernel(const KernelSpec &spec);

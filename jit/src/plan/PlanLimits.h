@@ -21,7 +21,11 @@ constexpr int64_t kNarrowZeroLimit = int64_t(1) << 20;
 constexpr int64_t kCheckedRunElements = 256;
 
 /// A dynamic qcast whose groups are runs ranges, chooses and quantizes
-/// this much input at a time, so its quantizing pass reads it from L1.
+/// this much input at a time, so its quantizing pass reads it from L1;
+/// that pass prefetches the next chunk (KernelPlan::quantizePrefetchBytes),
+/// which the next range pass reads from L1 too. Per row (4096), 64K
+/// elements, one run of both: 6.5 -> 4.8 us against 3.3-3.7 for the static
+/// kernel (AVX-512 asmjit, Sapphire Rapids-class Xeon, 2026-12-06).
 constexpr int64_t kDynamicChunkBytes = int64_t(16) << 10;
 
 /// Calls (x86) writing at least this many output bytes store them past the
