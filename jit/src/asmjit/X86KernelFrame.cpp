@@ -635,9 +635,8 @@ private:
     emitRun(false);
   }
 
-  /// Advances the cursors by `elements` elements (whole vectors).
-  /// Past a step of `elements` (whole vectors): the input's lines the same
-  /// distance past the step are prefetched first (X86FrameOptions).
+  /// Advances the cursors by `elements` elements (whole vectors), first
+  /// prefetching the input's lines that far past the step (X86FrameOptions).
   void advanceCursors(int32_t elements) {
     int32_t vectors = elements / int32_t(body_.lanes());
     constexpr int32_t kLineBytes = 64;
