@@ -30,19 +30,28 @@ void dumpCode(const char *dir, const KernelSpec &spec,
     jitLogger().warn("QJIT_DUMP_DIR: could not write {}", path.string());
 }
 /// Appends "<start> <size> <name>" (hex, no 0x) to /tmp/perf-<pid>.map,
-/// the file perf reads to name code without symbols. One stream per
-/// process; backends may finish kernels concurrently.
+/// the file perf reads to name code without symbols, a line for the code
+/// up to its first part and one for each part (":<part>" added). One
+/// stream per process; backends may finish kernels concurrently.
 void addToPerfMap(const KernelSpec &spec, const CompiledCode &code) {
   static std::mutex mutex;
   static std::ofstream map("/tmp/perf-" + std::to_string(getpid()) + ".map",
                            std::ios::app);
+  std::string name = fmt::format(
+      "qjit:{}:{}:{}", spec.kernelName(),
+      plan::kernelFamilyName(plan::kernelFamily(spec)), code.backend);
+  uintptr_t start = reinterpret_cast<uintptr_t>(code.entry);
   std::lock_guard<std::mutex> lock(mutex);
-  map << fmt::format("{:x} {:x} qjit:{}:{}:{}\n",
-                     reinterpret_cast<uintptr_t>(code.entry), code.codeBytes,
-                     spec.kernelName(),
-                     plan::kernelFamilyName(plan::kernelFamily(spec)),
-                     code.backend)
-      << std::flush;
+  size_t end = code.parts.empty() ? code.codeBytes : code.parts[0].offset;
+  map << fmt::format("{:x} {:x} {}\n", start, end, name);
+  for (size_t i = 0; i < code.parts.size(); ++i) {
+    size_t from = code.parts[i].offset;
+    size_t to =
+        i + 1 < code.parts.size() ? code.parts[i + 1].offset : code.codeBytes;
+    map << fmt::format("{:x} {:x} {}:{}\n", start + from, to - from, name,
+                       code.parts[i].name);
+  }
+  map << std::flush;
   if (!map)
     jitLogger().warn("QJIT_PERF_MAP: could not write /tmp/perf-{}.map",
                      getpid());

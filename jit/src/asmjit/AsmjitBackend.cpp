@@ -86,6 +86,13 @@ public:
           runtime->release(const_cast<void *>(p));
         });
     compiled.codeBytes = code.codeSize();
+    if (parts) // The passes, in the order they are emitted.
+      for (auto [name, label] : {std::pair{"range", labels.range},
+                                 {"batches", labels.batches},
+                                 {"quantize", labels.quantize}})
+        if (label.isValid())
+          compiled.parts.push_back(
+              {name, static_cast<size_t>(code.labelOffsetFromBase(label))});
     compiled.backend = "asmjit";
     compiled.isa = x86KernelIsa(spec, X86Isa(isa_)).level();
     auto elapsed = std::chrono::steady_clock::now() - start;

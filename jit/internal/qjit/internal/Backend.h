@@ -31,6 +31,14 @@ struct CompiledCode {
   size_t codeBytes = 0;
   std::string backend; ///< "llvm", "asmjit", ...
   IsaLevel isa = IsaLevel::Scalar;
+  /// Where the code holds parts of its own past the entry's (a dynamic
+  /// qcast's passes): each runs from `offset` to the next part or the end.
+  /// The perf map (QJIT_PERF_MAP) names them apart.
+  struct Part {
+    std::string name;
+    size_t offset = 0;
+  };
+  std::vector<Part> parts; ///< By offset.
 };
 
 /// Machine code for a target other than the host (e.g. aarch64-linux-gnu),
