@@ -26,7 +26,8 @@ void printUsage() {
       "Prints the canonical string of the KernelSpec that TYPE (a quant type "
       "or a\ntensor of one) lowers to for the op. --plan also prints what "
       "qjit generates\nfor it and why: the kernel family, the decisions both "
-      "backends follow, each\nbackend's fit at the ISA level, and the backend "
+      "backends follow, each\nbackend's fit at the ISA level (and the form of "
+      "its main loop where it has\nseveral), and the backend "
       "`auto` compiles with. --families prints the table of kernel families "
       "and\neach backend's fits (Markdown, as in docs/runtime.md).\n\n"
       "options:\n"
@@ -56,6 +57,9 @@ int printPlan(const KernelSpec &spec, IsaLevel isa, CommandOutput &out) {
         fit += ": " + why;
     }
     out.write("fit " + std::string(name) + ": " + fit + "\n");
+    if (backend)
+      if (std::string loop = (*backend)->mainLoop(spec); !loop.empty())
+        out.write("main loop " + std::string(name) + ": " + loop + "\n");
   }
   if (isa > hostIsaLevel()) {
     out.write("auto: not compiled (the host cannot run " +

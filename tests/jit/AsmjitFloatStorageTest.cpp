@@ -225,7 +225,7 @@ TEST_F(AsmjitFloatStorageTest, CheckedReciprocalQcastOnBothSidesOfTheCheck) {
   // midpoint, quotients around ±2^-150 (x · fl(1/s) and x / s may round
   // to zero differently), zeros of both signs and the edge inputs. Scales
   // in [2^-32, 1] take the clamped input with Markstein's correction in
-  // half the main loop's vectors (X86QuantizeGenerator.cpp): quotients
+  // half the main loop's vectors (X86FloatQuantizeBody.cpp): quotients
   // also around the clamp (a quarter-quantum below the largest code),
   // beyond the format and around 2^-30, where the correction's residual
   // may stop being exact; every input once in each kind of vector.

@@ -247,11 +247,12 @@ TEST(SpecCommand, PlanNamesTheFamilyDecisionsAndFits) {
     return result.out;
   };
   std::string divide = plan({"!quant.uniform<i8:f32, 0.0173:3>", "--op=qcast"});
-  for (const char *line :
-       {"\nfamily: quantize (", "\nscaling: divide\n",
-        "\nchecked reciprocal: allowed", "bracket where FMA",
-        "\nbounds in compute: [-128, 127]\n", "\nisa: avx2\n",
-        "\nfit asmjit: specialized\n", "\nfit llvm: specialized\n", "\nauto: "})
+  for (const char *line : {"\nfamily: quantize (", "\nscaling: divide\n",
+                           "\nchecked reciprocal: allowed", "bracket where FMA",
+                           "\nbounds in compute: [-128, 127]\n",
+                           "\nisa: avx2\n", "\nfit asmjit: specialized\n",
+                           "\nmain loop asmjit: bracketed reciprocal (",
+                           "\nfit llvm: specialized\n", "\nauto: "})
     EXPECT_NE(divide.find(line), std::string::npos) << line << "\n" << divide;
   std::string powerOfTwo =
       plan({"!quant.uniform<u8:f32, 0.25:3>", "--op=qcast"});
@@ -260,6 +261,7 @@ TEST(SpecCommand, PlanNamesTheFamilyDecisionsAndFits) {
   std::string wide = plan({"!quant.uniform<u2:f64, 0.5:1>", "--op=dcast"});
   EXPECT_NE(wide.find("\nfamily: dequantize-wide ("), std::string::npos)
       << wide;
+  EXPECT_EQ(wide.find("main loop"), std::string::npos) << wide;
   EXPECT_NE(wide.find("\nfit asmjit: generic: packed 1- and 2-bit integer "
                       "codes ("),
             std::string::npos)

@@ -1,6 +1,6 @@
 //===- A64Generators.cpp - KernelSpec → AArch64 NEON code -----------------===//
 //
-// Same arithmetic as the x86 kernels (see X86QuantizeGenerator.cpp), with
+// Same arithmetic as the x86 kernels (see X86IntegerQuantizeBody.h), with
 // NEON's own strengths: fdiv is IEEE division, fcvtns / fcvtas / fcvtzs
 // convert with the knob's rounding and saturate, sqxtn / sqxtun / uqxtn
 // narrow saturating, and fcvtl / fcvtn widen f16 exactly and round to it

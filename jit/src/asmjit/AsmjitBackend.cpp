@@ -11,9 +11,11 @@
 #include "X86Generators.h"
 
 #include "../FinishedKernel.h"
+#include "plan/KernelPlan.h"
 #include "plan/LayoutPeriod.h"
 
 #include "qjit/internal/Backend.h"
+#include "qjit/internal/DynamicParameters.h"
 
 #include <asmjit/core.h>
 
@@ -113,6 +115,20 @@ public:
       return status.message();
     const plan::KernelFitRow *row = x86FitRow(spec, X86Isa(isa_));
     return row ? plan::describeFitRow(*row) : std::string();
+  }
+
+  std::string mainLoop(const KernelSpec &spec) const override {
+    // A dynamic qcast's main loop is its quantizing pass.
+    const KernelSpec quantize = spec.params.dynamic == DynamicScheme::None
+                                    ? spec
+                                    : quantizeWithChosenParameters(spec);
+    plan::KernelFamily family = plan::kernelFamily(quantize);
+    bool f32Quantize = family == plan::KernelFamily::Quantize ||
+                       family == plan::KernelFamily::QuantizeFloat ||
+                       family == plan::KernelFamily::QuantizeQuantile;
+    if (!f32Quantize || !checkX86Support(quantize, X86Isa(isa_)))
+      return {};
+    return describeX86Quantize(quantize, x86KernelIsa(quantize, X86Isa(isa_)));
   }
 
   Expected<std::string> assembly(const KernelSpec &spec,

@@ -29,7 +29,7 @@ namespace qjit::asmjit_backend {
 /// True for the storages these helpers handle: unpacked float storage.
 bool x86SupportsFloatStorage(const StorageSpec &storage);
 /// Packed f4E2M1FN qcast: the encoder's codes stored through
-/// X86PackedCodes (X86QuantizeGenerator.cpp).
+/// X86PackedCodes (X86FloatQuantizeBody.cpp).
 bool x86EncodesPackedFloat(const KernelSpec &spec);
 
 /// 32-bit constants broadcast to every lane: kept in spare vector

@@ -16,6 +16,8 @@
 #include "qjit/KernelSpec.h"
 #include "qjit/internal/Backend.h"
 
+#include <string>
+
 namespace qjit::asmjit_backend {
 
 /// Ok when the x86 generators can compile `spec` at `isa`; otherwise
@@ -35,6 +37,10 @@ const plan::KernelFitRow *x86FitRow(const KernelSpec &spec, const X86Isa &isa);
 /// storage (X86FloatStorage.h, X86QuantileStorage.h), f64 lanes and the exact
 /// wide sums (x86NeedsWideLanes), dcast of storage wider than 24 bits.
 X86Isa x86KernelIsa(const KernelSpec &spec, const X86Isa &isa);
+
+/// The main loop of `spec`'s f32 qcast at `isa` (x86KernelIsa), in words
+/// (X86QuantizeForms.h).
+std::string describeX86Quantize(const KernelSpec &spec, const X86Isa &isa);
 
 /// Emits the kernel for `spec` (checkX86Support must have passed).
 void generateX86Quantize(x86::Assembler &a, const X86Isa &isa,

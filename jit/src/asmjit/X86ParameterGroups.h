@@ -1,5 +1,4 @@
 //===- X86ParameterGroups.h - Runs' parameters prepared at once -*- C++ -*-===//
-//-*-===//
 //
 // The frame's one collaborator for parameters prepared several runs at a
 // time (X86KernelFrame.cpp, emitWholeRunGroups): a vector body that has

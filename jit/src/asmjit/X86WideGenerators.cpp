@@ -6,7 +6,7 @@
 // elements per vector; f64 work is done on two ymm halves of four lanes.
 // Runtime zero points within ±2^24 (storage of at most 24 bits, C = f32)
 // are common and need no f64: a per-run flag selects the f32 sum of
-// X86QuantizeGenerator for them (emitSmallZeroVector).
+// X86IntegerQuantizeBody for them (emitSmallZeroVector).
 //
 // qcast: u (and u + z_C before rounding) and its rounding are computed in
 // C, exactly as the reference does (eight f32 lanes, or four f64 lanes per
@@ -193,7 +193,7 @@ public:
 
 private:
   /// A run whose |z| <= 2^24 (storage of at most 24 bits, C = f32): the
-  /// f32 sum round(u) + fl(z) saturates exactly (X86QuantizeGenerator's
+  /// f32 sum round(u) + fl(z) saturates exactly (X86IntegerQuantizeBody's
   /// after-rounding path); NaN lanes become 0 first, giving clamp(z).
   void emitSmallZeroVector(x86::Assembler &a, const x86::Mem &src,
                            const x86::Mem &dst) {

@@ -70,6 +70,13 @@ public:
   /// table's condition and its measurement (jit/src/plan/KernelFits.def).
   /// Empty for a Specialized fit.
   virtual std::string fitReason(const KernelSpec &spec) const = 0;
+  /// Which of its main-loop forms the backend's kernel for `spec` takes and
+  /// what the form does, in words; empty where the backend has one form
+  /// for the spec's family, or does not generate it.
+  virtual std::string mainLoop(const KernelSpec &spec) const {
+    (void)spec;
+    return {};
+  }
   /// Assembly text for `spec` (with a header comment: spec, backend,
   /// target, features).
   virtual Expected<std::string> assembly(const KernelSpec &spec,
