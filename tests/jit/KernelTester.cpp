@@ -184,12 +184,16 @@ void KernelTester::storeScale(size_t k, double scale) {
     storeExpressedBits(ValueType::BF16, scales, k, scale);
     return;
   case ScaleFormat::E8M0: {
-    // The power of two at or below the scale; now and then the ends, b = 0
-    // (2^-127, an f32 subnormal) and b = 255 (NaN).
+    // The power of two at or below the scale; every eighth scale and now
+    // and then another the ends, b = 0 (2^-127, an f32 subnormal) and
+    // b = 255 (NaN), in turn: a group of eight or sixteen runs meets them.
     static constexpr uint8_t kEnds[] = {0, 255, 254, 1};
-    scales[k] = rng_() % 16 == 0
-                    ? kEnds[rng_() % std::size(kEnds)]
-                    : static_cast<uint8_t>(std::ilogb(scale) + 127);
+    if (k % 8 == 7)
+      scales[k] = kEnds[(k / 8) % std::size(kEnds)];
+    else
+      scales[k] = rng_() % 16 == 0
+                      ? kEnds[rng_() % std::size(kEnds)]
+                      : static_cast<uint8_t>(std::ilogb(scale) + 127);
     return;
   }
   }

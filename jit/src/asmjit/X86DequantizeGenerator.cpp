@@ -99,7 +99,7 @@ public:
                              floatBits(0x1.8p23f + z));
     }
     if (runtimeTables_)
-      runtimeTables_->emitFill(a, params_, spec_.expressed);
+      runtimeTables_->emitFill(a, params_);
   }
   void emitParameters(x86::Assembler &a) override {
     runtimeTables_ ? runtimeTables_->emitLoad(a) : params_.emitLoad(a);

@@ -452,9 +452,13 @@ private:
   /// reference gathers them.
   void emitRuntimeLoad(x86::Assembler &a, bool group) {
     x86::Gp p = reg::scratch;
-    a.mov(p, x86::qword_ptr(reg::params, offsetof(KernelParams, scales)));
-    group ? a.vmovups(zmm(0), x86::zmmword_ptr(p, reg::paramIndex, 2))
-          : a.vbroadcastss(zmm(0), x86::dword_ptr(p, reg::paramIndex, 2));
+    X86ScaleType type = x86ScaleType(spec_);
+    if (group) {
+      emitLoadRuntimeScales(a, type, zmm(0), zmm(1), zmm(2));
+    } else {
+      emitLoadRuntimeScale(a, type, x86::xmm(0));
+      a.vbroadcastss(zmm(0), x86::xmm(0));
+    }
     asmjit::Label none = a.newLabel();
     a.vxorps(zmm(1), zmm(1), zmm(1));
     a.mov(p, x86::qword_ptr(reg::params, offsetof(KernelParams, zeroPoints)));

@@ -37,11 +37,6 @@ Status checkX86Support(const KernelSpec &spec, const X86Isa &isa) {
             "reference");
   if (spec.params.dynamic != DynamicScheme::None)
     return checkX86DynamicSupport(spec, isa);
-  if (spec.params.scaleFormat != ScaleFormat::Expressed)
-    return unsupported("runtime scales in a format other than the expressed "
-                       "type's (" +
-                       std::string(scaleFormatName(spec.params.scaleFormat)) +
-                       ")");
   if (spec.compute == ValueType::F64 && spec.expressed != ValueType::F64)
     return unsupported("f64 arithmetic on f32 values (the pytorch preset's "
                        "per-axis dcast)");
@@ -76,6 +71,10 @@ bool x86FitConditionHolds(plan::FitCondition condition, const KernelSpec &spec,
            storage.bits <= 2;
   case plan::FitCondition::PackedFloatCodes:
     return storage.packed && storage.kind == StorageType::Kind::Float;
+  case plan::FitCondition::PackedNibblesToF32:
+    return storage.packed && storage.bits == 4 &&
+           storage.kind != StorageType::Kind::Integer &&
+           spec.expressed == ValueType::F32;
   case plan::FitCondition::PackedTableSearchPerVector:
     return x86SearchesPackedTablePerVector(spec);
   }

@@ -36,7 +36,7 @@ std::vector<float> bakedScales(const KernelSpec &spec) {
 
 X86Parameters::X86Parameters(const KernelSpec &spec, const X86Isa &isa,
                              ScaleUse use)
-    : isa_(isa), expressed_(spec.expressed),
+    : isa_(isa), expressed_(spec.expressed), scaleType_(x86ScaleType(spec)),
       reciprocal_(use == ScaleUse::MultiplyByReciprocal),
       scaleInstruction_(use == ScaleUse::Divide ? x86::Inst::kIdVdivps
                                                 : x86::Inst::kIdVmulps),
@@ -164,7 +164,7 @@ asmjit::Operand X86Parameters::reciprocal(unsigned slot) const {
 
 void X86Parameters::emitLoadScale(x86::Assembler &a, const x86::Vec &v) {
   if (runtime_) {
-    emitLoadRuntimeScale(a, expressed_, v.xmm());
+    emitLoadRuntimeScale(a, scaleType_, v.xmm());
     a.vbroadcastss(v, v.xmm());
     return;
   }
@@ -231,34 +231,130 @@ void X86Parameters::emitLoad(x86::Assembler &a) {
   }
 }
 
-void emitLoadRuntimeScale(x86::Assembler &a, ValueType expressed,
+X86ScaleType x86ScaleType(const KernelSpec &spec) {
+  switch (spec.params.scaleFormat) {
+  case ScaleFormat::Expressed:
+    break;
+  case ScaleFormat::F32:
+    return X86ScaleType::F32;
+  case ScaleFormat::F16:
+    return X86ScaleType::F16;
+  case ScaleFormat::BF16:
+    return X86ScaleType::BF16;
+  case ScaleFormat::E8M0:
+    return X86ScaleType::E8M0;
+  }
+  switch (spec.expressed) {
+  case ValueType::F64:
+    return X86ScaleType::F64;
+  case ValueType::F16:
+    return X86ScaleType::F16;
+  case ValueType::BF16:
+    return X86ScaleType::BF16;
+  case ValueType::F32:
+    break;
+  }
+  return X86ScaleType::F32;
+}
+
+namespace {
+/// E8M0: b << 23 is 2^(b - 127) for b in 1..254; b = 0 and b = 255 (0 and
+/// the bits of +inf) take bit 22 too: 2^-127 and the quiet NaN.
+constexpr uint32_t kE8m0Inf = 0x7f800000u;
+constexpr uint32_t kE8m0Bit22 = 0x00400000u;
+} // namespace
+
+void emitLoadRuntimeScale(x86::Assembler &a, X86ScaleType type,
                           const x86::Xmm &s) {
   x86::Gp p = reg::scratch;
   a.mov(p, x86::qword_ptr(reg::params, offsetof(KernelParams, scales)));
-  switch (expressed) {
-  case ValueType::F64:
+  switch (type) {
+  case X86ScaleType::F64:
     a.vmovsd(s, x86::qword_ptr(p, reg::paramIndex, 3));
     break;
-  case ValueType::F32:
+  case X86ScaleType::F32:
     a.vmovss(s, x86::dword_ptr(p, reg::paramIndex, 2));
     break;
-  case ValueType::F16:
+  case X86ScaleType::F16:
     a.movzx(p.r32(), x86::word_ptr(p, reg::paramIndex, 1));
     a.vmovd(s, p.r32());
     a.vcvtph2ps(s, s);
     break;
-  case ValueType::BF16:
+  case X86ScaleType::BF16:
     a.movzx(p.r32(), x86::word_ptr(p, reg::paramIndex, 1));
     a.shl(p.r32(), 16);
     a.vmovd(s, p.r32());
     break;
+  case X86ScaleType::E8M0: {
+    asmjit::Label special = a.newLabel(), done = a.newLabel();
+    a.movzx(p.r32(), x86::byte_ptr(p, reg::paramIndex, 0));
+    a.shl(p.r32(), 23);
+    a.jz(special);
+    a.cmp(p.r32(), kE8m0Inf);
+    a.jne(done);
+    a.bind(special);
+    a.or_(p.r32(), kE8m0Bit22);
+    a.bind(done);
+    a.vmovd(s, p.r32());
+    break;
+  }
   }
 }
 
+void emitLoadRuntimeScales(x86::Assembler &a, X86ScaleType type,
+                           const x86::Vec &s, const x86::Vec &temp,
+                           const x86::Vec &temp2) {
+  x86::Gp p = reg::scratch;
+  bool zmm = s.isZmm();
+  a.mov(p, x86::qword_ptr(reg::params, offsetof(KernelParams, scales)));
+  auto halfWidth = [&](int scale) {
+    return zmm ? x86::Mem(x86::ymmword_ptr(p, reg::paramIndex, scale))
+               : x86::Mem(x86::xmmword_ptr(p, reg::paramIndex, scale));
+  };
+  switch (type) {
+  case X86ScaleType::F64: // Not loaded as vectors.
+  case X86ScaleType::F32:
+    zmm ? a.vmovups(s, x86::zmmword_ptr(p, reg::paramIndex, 2))
+        : a.vmovups(s, x86::ymmword_ptr(p, reg::paramIndex, 2));
+    return;
+  case X86ScaleType::F16:
+    a.vcvtph2ps(s, halfWidth(1));
+    return;
+  case X86ScaleType::BF16:
+    a.vpmovzxwd(s, halfWidth(1));
+    a.vpslld(s, s, 16);
+    return;
+  case X86ScaleType::E8M0:
+    break;
+  }
+  a.vpmovzxbd(s, zmm ? x86::Mem(x86::xmmword_ptr(p, reg::paramIndex, 0))
+                     : x86::Mem(x86::qword_ptr(p, reg::paramIndex, 0)));
+  a.vpslld(s, s, 23);
+  a.mov(p.r32(), kE8m0Inf);
+  a.vmovd(temp.xmm(), p.r32());
+  a.vpbroadcastd(temp, temp.xmm());
+  a.mov(p.r32(), kE8m0Bit22);
+  a.vmovd(temp2.xmm(), p.r32());
+  a.vpbroadcastd(temp2, temp2.xmm());
+  if (zmm) {
+    a.vpcmpeqd(x86::k2, s, temp);
+    a.vptestnmd(x86::k3, s, s);
+    a.korw(x86::k2, x86::k2, x86::k3);
+    a.k(x86::k2).vpord(s, s, temp2);
+    return;
+  }
+  a.vpcmpeqd(temp, s, temp);
+  a.vpand(temp, temp, temp2);
+  a.vpor(s, s, temp); // b = 255: the NaN.
+  // min(s, bit 22) is 0 only where b = 0 (the others are 2^-126 or more).
+  a.vpminud(temp, s, temp2);
+  a.vpxor(temp, temp, temp2);
+  a.vpor(s, s, temp);
+}
 void X86Parameters::emitRuntimeLoad(x86::Assembler &a) {
   x86::Xmm s = x86::xmm(reg::kScalar), t = x86::xmm(reg::kScalar2);
   x86::Gp p = reg::scratch;
-  emitLoadRuntimeScale(a, expressed_, s);
+  emitLoadRuntimeScale(a, scaleType_, s);
   bool checked = keepReciprocals_;
   if (checked) {
     // scratch3 holds the run's threshold bits: passBits_ unless s or z
@@ -335,7 +431,7 @@ void X86Parameters::emitNegativeZeros(x86::Assembler &a, const x86::Vec &z,
 
 bool X86Parameters::groupsRuntimeLoads() const {
   return runtime_ && !perElement_ && !isa_.avx512() &&
-         expressed_ != ValueType::F64;
+         scaleType_ != X86ScaleType::F64;
 }
 
 namespace {
@@ -381,21 +477,7 @@ void X86Parameters::emitGroupLoad(x86::Assembler &a, const x86::Mem &area,
   auto constant = [&](int32_t offset) {
     return x86::ymmword_ptr(groupConstants_, offset);
   };
-  a.mov(p, x86::qword_ptr(reg::params, offsetof(KernelParams, scales)));
-  switch (expressed_) {
-  case ValueType::F32:
-    a.vmovups(s, x86::ymmword_ptr(p, reg::paramIndex, 2));
-    break;
-  case ValueType::F16:
-    a.vcvtph2ps(s, x86::xmmword_ptr(p, reg::paramIndex, 1));
-    break;
-  case ValueType::BF16:
-    a.vpmovzxwd(s, x86::xmmword_ptr(p, reg::paramIndex, 1));
-    a.vpslld(s, s, 16);
-    break;
-  case ValueType::F64:
-    break; // Not grouped.
-  }
+  emitLoadRuntimeScales(a, scaleType_, s, t, z);
   if (keepReciprocals_) {
     // Lanes with |s| outside [2^-60, 2^60] (NaN and inf above) get a NaN
     // reciprocal instead of emitRuntimeLoad's failing threshold: every

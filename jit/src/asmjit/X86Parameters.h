@@ -26,6 +26,11 @@
 
 namespace qjit::asmjit_backend {
 
+/// How KernelParams::scales holds runtime scales (docs/semantics.md 2.3):
+/// in the expressed type's format, or the spec's ScaleFormat.
+enum class X86ScaleType : uint8_t { F64, F32, F16, BF16, E8M0 };
+X86ScaleType x86ScaleType(const KernelSpec &spec);
+
 /// What the kernel does with the scale.
 enum class ScaleUse {
   Multiply,             ///< dcast: · s.
@@ -65,6 +70,8 @@ public:
   }
   /// The 8 lane biases in memory.
   x86::Mem laneBiasTable(x86::Assembler &a);
+  /// How runtime scales are stored.
+  X86ScaleType scaleType() const { return scaleType_; }
   /// Baked scales only (runtime scales are unknown, so false).
   bool baked() const { return !runtime_; }
   /// Baked operands that are all finite: x op s is NaN exactly when x is
@@ -168,7 +175,8 @@ private:
 
   X86Isa isa_;
   ValueType expressed_;
-  bool reciprocal_; ///< Load fl(1/s) rather than s.
+  X86ScaleType scaleType_; ///< Runtime scales.
+  bool reciprocal_;        ///< Load fl(1/s) rather than s.
   asmjit::InstId scaleInstruction_;
   bool runtime_;
   bool perTensor_;
@@ -203,10 +211,17 @@ private:
 uint32_t floatBits(float value);
 
 /// Loads KernelParams::scales[reg::paramIndex] into the low lane of `s`,
-/// exactly: f64 as f64, the other expressed types widened to f32.
+/// exactly: F64 as f64, the others widened to f32 (E8M0 byte b: 2^(b-127),
+/// b = 0 the subnormal 2^-127, b = 255 the quiet NaN 0x7fc00000).
 /// Clobbers reg::scratch.
-void emitLoadRuntimeScale(x86::Assembler &a, ValueType expressed,
+void emitLoadRuntimeScale(x86::Assembler &a, X86ScaleType type,
                           const x86::Xmm &s);
+/// Loads the scales from reg::paramIndex on into every f32 lane of `s`
+/// (8 for a ymm, 16 for a zmm), as emitLoadRuntimeScale does one (not F64).
+/// Clobbers reg::scratch, and for E8M0 `temp`, `temp2` (and k2, k3: zmm).
+void emitLoadRuntimeScales(x86::Assembler &a, X86ScaleType type,
+                           const x86::Vec &s, const x86::Vec &temp,
+                           const x86::Vec &temp2);
 
 } // namespace qjit::asmjit_backend
 

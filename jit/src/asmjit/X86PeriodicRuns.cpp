@@ -83,7 +83,6 @@ x86::Mem X86RuntimeTables::table(int32_t index, unsigned slot) const {
 }
 
 void X86RuntimeTables::emitFill(x86::Assembler &a, X86Parameters &params,
-                                ValueType expressed,
                                 const x86::Vec &threshold) const {
   // For each channel p: its parameters (broadcast by the per-run load),
   // then stored at elements k·period + p·inner + j of every period k.
@@ -110,7 +109,7 @@ void X86RuntimeTables::emitFill(x86::Assembler &a, X86Parameters &params,
   if (threshold.isValid())
     a.vpminsd(least, least, threshold.ymm());
   if (tables_ > 2)
-    emitLoadRuntimeScale(a, expressed, divisor);
+    emitLoadRuntimeScale(a, params.scaleType(), divisor);
   a.imul(entry, reg::paramIndex, static_cast<int32_t>(4 * inner_));
   a.add(entry, x86::rsp);
   a.mov(periods, covered_ / (channels_ * inner_));

@@ -54,7 +54,7 @@ public:
   /// registers). A valid `threshold` (the checked mode's, set per run by
   /// the load) ends as the lowest of every channel's, so that a channel
   /// outside the checked range sends the whole call to the division.
-  void emitFill(x86::Assembler &a, X86Parameters &params, ValueType expressed,
+  void emitFill(x86::Assembler &a, X86Parameters &params,
                 const x86::Vec &threshold = {}) const;
   /// Points reg::paramIndex at the tables (each run of the frame).
   void emitLoad(x86::Assembler &a) const { a.mov(reg::paramIndex, x86::rsp); }

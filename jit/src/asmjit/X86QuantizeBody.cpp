@@ -42,7 +42,7 @@ void X86QuantizeBody::emitParameters(x86::Assembler &a) {
 void X86QuantizeBody::emitRuntimeTablesFill(x86::Assembler &a,
                                             const x86::Vec &threshold) {
   if (runtimeTables_)
-    runtimeTables_->emitFill(a, params_, spec_.expressed, threshold);
+    runtimeTables_->emitFill(a, params_, threshold);
 }
 
 void X86QuantizeBody::emitData(x86::Assembler &a) {

@@ -92,7 +92,10 @@ void X86WideParameters::emitLoad(x86::Assembler &a) {
 void X86WideParameters::emitRuntimeLoad(x86::Assembler &a) {
   x86::Gp p = reg::scratch;
   x86::Xmm s = x86::xmm(wide::kScale);
-  emitLoadRuntimeScale(a, spec_.expressed, s);
+  X86ScaleType type = x86ScaleType(spec_);
+  emitLoadRuntimeScale(a, type, s);
+  if (f64_ && type != X86ScaleType::F64)
+    a.vcvtss2sd(s, s, s); // Exact.
   if (reciprocal_) {
     x86::Xmm one = x86::xmm(wide::kScratch);
     if (f64_) {
