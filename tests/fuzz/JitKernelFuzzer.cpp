@@ -128,6 +128,12 @@ void checkDynamicCase(Runtime &runtime, const KernelCase &call) {
 } // namespace
 } // namespace qjit::fuzz
 
+namespace {
+constexpr qjit::ScaleFormat kScaleFormats[] = {
+    qjit::ScaleFormat::F32, qjit::ScaleFormat::F16, qjit::ScaleFormat::BF16,
+    qjit::ScaleFormat::E8M0};
+} // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   using namespace qjit;
   Runtime *runtime = fuzz::asmjitRuntime();
@@ -143,13 +149,20 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!baked)
       continue;
     fuzz::checkCase(*runtime, *baked);
-    if (std::optional<fuzz::KernelCase> runtimeParams =
-            fuzz::withRuntimeParameters(*parsed.type, *baked))
-      fuzz::checkCase(*runtime, *runtimeParams);
-    for (DynamicScheme scheme : {DynamicScheme::AbsMax, DynamicScheme::MinMax})
-      if (std::optional<fuzz::KernelCase> dynamic =
-              fuzz::asDynamic(*parsed.type, *baked, scheme))
-        fuzz::checkDynamicCase(*runtime, *dynamic);
+    // Runtime scales, and the scales dynamic qcasts write, in the values'
+    // format and in one more the input picks.
+    const ScaleFormat formats[] = {
+        ScaleFormat::Expressed, kScaleFormats[size % std::size(kScaleFormats)]};
+    for (ScaleFormat format : formats) {
+      if (std::optional<fuzz::KernelCase> runtimeParams =
+              fuzz::withRuntimeParameters(*parsed.type, *baked, format))
+        fuzz::checkCase(*runtime, *runtimeParams);
+      for (DynamicScheme scheme :
+           {DynamicScheme::AbsMax, DynamicScheme::MinMax, DynamicScheme::Mx})
+        if (std::optional<fuzz::KernelCase> dynamic =
+                fuzz::asDynamic(*parsed.type, *baked, scheme, format))
+          fuzz::checkDynamicCase(*runtime, *dynamic);
+    }
   }
   return 0;
 }

@@ -155,22 +155,33 @@ std::optional<KernelCase> makeKernelCase(const TypeDescriptor &type,
 }
 
 std::optional<KernelCase> withRuntimeParameters(const TypeDescriptor &type,
-                                                const KernelCase &baked) {
+                                                const KernelCase &baked,
+                                                ScaleFormat format) {
   LoweringOptions options;
   options.knobs = baked.spec.knobs;
   options.unpacked = !baked.spec.storage.packed;
   options.runtimeParameters = true;
+  options.scaleFormat = format;
   Expected<KernelSpec> spec = lowerToKernelSpec(type, baked.spec.op, options);
   if (!spec || !spec->params.runtime)
     return std::nullopt;
   KernelCase call = baked;
   call.spec = std::move(*spec);
-  const unsigned bytes = valueTypeBytes(call.spec.expressed);
+  const unsigned bytes = runtimeScaleBytes(call.spec);
   call.scales.assign(baked.spec.params.scales.size() * bytes, 0);
   for (size_t k = 0; k < baked.spec.params.scales.size(); ++k) {
     double scale = baked.spec.params.scales[k];
     uint64_t bits = 0;
-    switch (call.spec.expressed) {
+    if (call.spec.params.scaleFormat == ScaleFormat::E8M0) {
+      // The power of two at or below |s|, clamped to the bytes; inf: NaN.
+      int exponent = std::isfinite(scale) && scale != 0
+                         ? std::ilogb(scale) + 127
+                         : (scale == 0 ? 0 : 255);
+      bits = static_cast<uint64_t>(std::clamp(exponent, 0, 255));
+      std::memcpy(call.scales.data() + k, &bits, 1);
+      continue;
+    }
+    switch (scaleValueType(call.spec).value_or(call.spec.expressed)) {
     case ValueType::F16:
       bits = doubleToHalfBits(scale);
       break;
@@ -196,13 +207,14 @@ std::optional<KernelCase> withRuntimeParameters(const TypeDescriptor &type,
 
 std::optional<KernelCase> asDynamic(const TypeDescriptor &type,
                                     const KernelCase &baked,
-                                    DynamicScheme scheme) {
+                                    DynamicScheme scheme, ScaleFormat format) {
   if (baked.spec.op != KernelOp::QCast)
     return std::nullopt;
   LoweringOptions options;
   options.knobs = baked.spec.knobs;
   options.unpacked = !baked.spec.storage.packed;
   options.dynamicScheme = scheme;
+  options.scaleFormat = format;
   Expected<KernelSpec> spec = lowerToKernelSpec(type, KernelOp::QCast, options);
   if (!spec)
     return std::nullopt;

@@ -41,15 +41,19 @@ std::optional<KernelCase> makeKernelCase(const TypeDescriptor &type,
                                          std::span<const uint8_t> input);
 
 /// The same call with runtime parameters holding the baked scales and zero
-/// points of `baked`: by docs/semantics.md 2.3 it computes the same output.
-std::optional<KernelCase> withRuntimeParameters(const TypeDescriptor &type,
-                                                const KernelCase &baked);
+/// points of `baked`, the scales in `format` (docs/semantics.md 2.3: rounded
+/// to it once; E8M0 takes each scale's power of two, 2^-127 and NaN at the
+/// ends). Expressed computes the same output as `baked`.
+std::optional<KernelCase>
+withRuntimeParameters(const TypeDescriptor &type, const KernelCase &baked,
+                      ScaleFormat format = ScaleFormat::Expressed);
 
 /// The qcast of `baked` (same input) as a dynamic qcast of `scheme`
-/// (docs/semantics.md 11), or nothing where that is not defined.
-std::optional<KernelCase> asDynamic(const TypeDescriptor &type,
-                                    const KernelCase &baked,
-                                    DynamicScheme scheme);
+/// (docs/semantics.md 11) writing scales in `format`, or nothing where that
+/// is not defined.
+std::optional<KernelCase>
+asDynamic(const TypeDescriptor &type, const KernelCase &baked,
+          DynamicScheme scheme, ScaleFormat format = ScaleFormat::Expressed);
 
 } // namespace qjit::fuzz
 

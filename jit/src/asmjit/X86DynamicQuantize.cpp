@@ -10,23 +10,82 @@
 
 #include "qjit/internal/DynamicKernelAbi.h"
 #include "qjit/internal/DynamicParameters.h"
+#include "qjit/internal/HostFloat.h"
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 
 namespace qjit::asmjit_backend {
 
 namespace {
 
-/// Groups [first, first + count): parameters from their ranges.
+/// Bytes of one scale the kernel writes.
+size_t writtenScaleBytes(const KernelSpec &spec, size_t computeBytes) {
+  switch (spec.params.scaleFormat) {
+  case ScaleFormat::Expressed:
+    return computeBytes;
+  case ScaleFormat::F32:
+    return 4;
+  case ScaleFormat::F16:
+  case ScaleFormat::BF16:
+    return 2;
+  case ScaleFormat::E8M0:
+    return 1;
+  }
+  return computeBytes;
+}
+
+/// Groups [first, first + count): parameters from their ranges, the scales
+/// written in the spec's scale format, each rounded once (docs/semantics.md
+/// 11.7: the codes use the scale written, but under ggml's rule, 11.9,
+/// the unrounded one). Returns the scales the quantize pass reads (in the
+/// format quantizeWithChosenParameters gives it).
 template <typename C>
-void chooseGroups(const KernelSpec &spec, const DynamicKernelBuffers *buffers,
-                  size_t first, size_t count) {
-  chooseDynamicParameters(spec, static_cast<const C *>(buffers->low) + first,
-                          static_cast<const C *>(buffers->high) + first, count,
-                          static_cast<C *>(buffers->scales) + first,
-                          buffers->zeroPoints + first);
+const void *chooseGroups(const KernelSpec &spec,
+                         const DynamicKernelBuffers *buffers, size_t first,
+                         size_t count) {
+  const C *lo = static_cast<const C *>(buffers->low) + first;
+  const C *hi = static_cast<const C *>(buffers->high) + first;
+  int64_t *zeroPoints = buffers->zeroPoints + first;
+  if (spec.params.scaleFormat == ScaleFormat::Expressed) {
+    C *scales = static_cast<C *>(buffers->scales) + first;
+    chooseDynamicParameters(spec, lo, hi, count, scales, zeroPoints);
+    return scales;
+  }
+  // The ranges are spent: each group's scale replaces its low end.
+  C *chosen = static_cast<C *>(buffers->low) + first;
+  chooseDynamicParameters(spec, lo, hi, count, chosen, zeroPoints);
+  auto *written = static_cast<char *>(buffers->scales) +
+                  first * writtenScaleBytes(spec, sizeof(C));
+  ValueType rounding = scaleValueType(spec).value_or(spec.expressed);
+  for (size_t k = 0; k < count; ++k) {
+    double scale = roundToValueType(static_cast<double>(chosen[k]), rounding);
+    switch (spec.params.scaleFormat) {
+    case ScaleFormat::Expressed: // Above.
+    case ScaleFormat::F32: {
+      auto value = static_cast<float>(scale);
+      std::memcpy(written + 4 * k, &value, 4);
+      break;
+    }
+    case ScaleFormat::F16: {
+      uint16_t bits = doubleToHalfBits(scale);
+      std::memcpy(written + 2 * k, &bits, 2);
+      break;
+    }
+    case ScaleFormat::BF16: {
+      uint16_t bits = doubleToBfloat16Bits(scale);
+      std::memcpy(written + 2 * k, &bits, 2);
+      break;
+    }
+    case ScaleFormat::E8M0: // mx: powers of two, exactly.
+      written[k] = static_cast<char>(e8m0Byte(static_cast<float>(scale)));
+      break;
+    }
+  }
+  return quantizesWithUnroundedScale(spec) ? static_cast<const void *>(chosen)
+                                           : written;
 }
 
 /// Whether a per-axis call of `runs` runs of `inner` elements is one run
@@ -74,7 +133,6 @@ void runDynamicQuantize(const void *src, void *dst, size_t n,
   size_t count = static_cast<size_t>(spec.layout.parameterCount());
   C *lo = static_cast<C *>(buffers->low);
   C *hi = static_cast<C *>(buffers->high);
-  C *scales = static_cast<C *>(buffers->scales);
   const C *values = static_cast<const C *>(src);
   KernelParams chosen;
   chosen.extents = params ? params->extents : nullptr;
@@ -95,8 +153,7 @@ void runDynamicQuantize(const void *src, void *dst, size_t n,
       std::fill_n(lo + r, k, C(0));
       std::fill_n(hi + r, k, C(0));
       rangeRuns(parts, values + r * inner, inner, k, lo + r, hi + r);
-      chooseGroups<C>(spec, buffers, r, k);
-      chosen.scales = scales + r;
+      chosen.scales = chooseGroups<C>(spec, buffers, r, k);
       chosen.zeroPoints = buffers->zeroPoints + r;
       parts->quantize(values + r * inner,
                       static_cast<char *>(dst) + r * inner * codeBits / 8,
@@ -114,8 +171,7 @@ void runDynamicQuantize(const void *src, void *dst, size_t n,
       rangeRuns(parts, values + r * inner, inner, std::min(count, runs - r), lo,
                 hi);
   }
-  chooseGroups<C>(spec, buffers, 0, count);
-  chosen.scales = scales;
+  chosen.scales = chooseGroups<C>(spec, buffers, 0, count);
   chosen.zeroPoints = buffers->zeroPoints;
   parts->quantize(src, dst, n, &chosen);
 }
@@ -142,11 +198,6 @@ Status checkX86DynamicSupport(const KernelSpec &spec, const X86Isa &isa) {
                        "or " +
                        std::to_string(plan::kCheckedRunElements) +
                        " elements or more)");
-  // The driver writes the scales it quantizes with, in the values' format.
-  if (spec.params.scaleFormat != ScaleFormat::Expressed)
-    return unsupported("writing " +
-                       std::string(scaleFormatName(spec.params.scaleFormat)) +
-                       " scales");
   return checkX86Support(quantizeWithChosenParameters(spec), isa);
 }
 

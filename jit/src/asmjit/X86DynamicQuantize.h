@@ -8,9 +8,11 @@
 // plan::kCheckedRunElements elements, or shorter runs of whole vectors of
 // f32 values (blocks of 32, short rows), one group each, whose ranges the
 // range pass takes a vector's lanes of runs at a time
-// (X86RangeBatchGenerator.h). When each group is one run (a call of one
-// period), the driver takes the passes in turn over chunks of about 16 KiB
-// of input, so the quantize pass reads each chunk from L1.
+// (X86RangeBatchGenerator.h). Scales in a format other than the values'
+// are written rounded once, and the quantize pass reads them as written
+// (ggml's rule: the unrounded ones). When each group is one run (a call of
+// one period), the driver takes the passes in turn over chunks of about
+// 16 KiB of input, so the quantize pass reads each chunk from L1.
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_ASMJIT_X86DYNAMICQUANTIZE_H
