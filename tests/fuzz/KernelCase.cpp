@@ -4,6 +4,8 @@
 #include "qjit/KernelCall.h"
 #include "qjit/internal/HostFloat.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 
 namespace qjit::fuzz {
