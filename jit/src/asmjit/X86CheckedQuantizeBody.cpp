@@ -66,7 +66,8 @@ public:
 
   void emitParameters(x86::Assembler &a) override {
     X86QuantizeBody::emitParameters(a);
-    // Runtime loads use kScalar*, the limits' registers (x86CheckedForm).
+    // Runtime loads use kScalar*, the limits' registers (per tensor only:
+    // integerForm in X86QuantizeGenerator.cpp).
     if (roundsFirst() && !setsLimitsOnce())
       emitLimits(a);
   }
