@@ -12,6 +12,7 @@
 #include "qjit/internal/FloatStorage.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -81,11 +82,31 @@ DynamicParameter<C> chooseAbsMax(const KernelSpec &spec, C q,
 }
 
 /// 11.8: s = 2^E, E from the group's largest magnitude.
+/// The largest magnitude of mx's element format, found once per call: a
+/// float format's bounds take a search (floatStorageBounds), which per
+/// group was most of asmjit's mx driver.
+struct MxElements {
+  double largest;
+  int largestExponent; ///< floor(log2 largest).
+  explicit MxElements(const StorageSpec &storage)
+      : largest(largestStoredMagnitude(storage)),
+        largestExponent(std::ilogb(largest)) {}
+};
+
+int mxExponent(ScaleRounding rounding, const MxElements &elements, float amax);
+
+/// 2^e for e in [-127, 127], exactly (2^-127 is the subnormal 0x400000).
+float powerOfTwo(int e) {
+  uint32_t bits = e > -127 ? static_cast<uint32_t>(e + 127) << 23 : 0x400000u;
+  return std::bit_cast<float>(bits);
+}
+
 DynamicParameter<float> chooseMx(const KernelSpec &spec,
+                                 const MxElements &elements,
                                  GroupRange<float> range) {
   DynamicParameter<float> result;
-  result.scale =
-      std::ldexp(1.0f, mxScaleExponent(spec, std::max(range.hi, -range.lo)));
+  result.scale = powerOfTwo(mxExponent(spec.params.scaleRounding, elements,
+                                       std::max(range.hi, -range.lo)));
   return result;
 }
 
@@ -197,7 +218,7 @@ DynamicParameter<float> chooseDynamicParameter(const KernelSpec &spec,
   if (spec.params.dynamic == DynamicScheme::AbsMax)
     return chooseAbsMax(spec, storedMagnitude<float>(spec), range);
   if (spec.params.dynamic == DynamicScheme::Mx)
-    return chooseMx(spec, range);
+    return chooseMx(spec, MxElements(spec.storage), range);
   if (spec.params.dynamicRule == DynamicRule::PyTorch)
     return choosePyTorchMinMax(spec, range);
   if (spec.params.dynamicRule == DynamicRule::Xnnpack)
@@ -233,6 +254,13 @@ void chooseDynamicParameters(const KernelSpec &spec, const float *lo,
         scales[k] = absMaxScale<float, float, kRule>(lo[k], hi[k], q);
     });
     std::fill_n(zeroPoints, count, int64_t(0));
+    return;
+  }
+  if (spec.params.dynamic == DynamicScheme::Mx) {
+    const MxElements elements(spec.storage);
+    chooseEach(lo, hi, count, scales, zeroPoints, [&](GroupRange<float> r) {
+      return chooseMx(spec, elements, r);
+    });
     return;
   }
   chooseEach(lo, hi, count, scales, zeroPoints, [&](GroupRange<float> r) {
@@ -285,29 +313,35 @@ double largestStoredMagnitude(const StorageSpec &storage) {
 /// m >= 1.5 (the nearest power, the midpoint up: every E8M0 value is odd),
 /// a subnormal v when it is above 2^-127. Then E is clamped to [-127, 127].
 int mxScaleExponent(const KernelSpec &spec, float amax) {
+  return mxExponent(spec.params.scaleRounding, MxElements(spec.storage), amax);
+}
+
+namespace {
+int mxExponent(ScaleRounding rounding, const MxElements &elements, float amax) {
   constexpr int kLowest = -127, kHighest = 127;
-  double largest = largestStoredMagnitude(spec.storage);
   int exponent = kLowest;
-  if (spec.params.scaleRounding == ScaleRounding::Floor) {
+  if (rounding == ScaleRounding::Floor) {
     if (amax != 0)
-      exponent = std::ilogb(amax) - std::ilogb(largest);
+      exponent = std::ilogb(amax) - elements.largestExponent;
   } else {
-    float v = amax / static_cast<float>(largest);
+    float v = amax / static_cast<float>(elements.largest);
     if (v != 0) {
       // k = kLowest exactly for the subnormal v (2^-127 * m, m < 2).
       int k = std::max(std::ilogb(v), kLowest);
       float m = std::ldexp(v, -k);
-      bool up = spec.params.scaleRounding == ScaleRounding::Ceil || k == kLowest
-                    ? m > 1
-                    : m >= 1.5f;
+      bool up =
+          rounding == ScaleRounding::Ceil || k == kLowest ? m > 1 : m >= 1.5f;
       exponent = k + (up ? 1 : 0);
     }
   }
   return std::min(std::max(exponent, kLowest), kHighest);
 }
+} // namespace
 
 uint8_t e8m0Byte(float powerOfTwo) {
-  return static_cast<uint8_t>(std::ilogb(powerOfTwo) + 127);
+  // The exponent field, but for the subnormal 2^-127 (byte 0).
+  uint32_t bits = std::bit_cast<uint32_t>(powerOfTwo);
+  return static_cast<uint8_t>(bits >= 0x00800000u ? bits >> 23 : 0);
 }
 
 } // namespace qjit

@@ -9,10 +9,11 @@
 // f32 values (blocks of 32, short rows), one group each, whose ranges the
 // range pass takes a vector's lanes of runs at a time
 // (X86RangeBatchGenerator.h). Scales in a format other than the values'
-// are written rounded once, and the quantize pass reads them as written
-// (ggml's rule: the unrounded ones). When each group is one run (a call of
-// one period), the driver takes the passes in turn over chunks of about
-// 16 KiB of input, so the quantize pass reads each chunk from L1.
+// (f32, f16, bf16; mx is llvm's) are written rounded once, and the
+// quantize pass reads them as written (ggml's rule: the unrounded ones). When
+// each group is one run (a call of one period), the driver takes the passes in
+// turn over chunks of about 16 KiB of input, so the quantize pass reads each
+// chunk from L1.
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_ASMJIT_X86DYNAMICQUANTIZE_H
