@@ -21,22 +21,6 @@ namespace qjit::asmjit_backend {
 
 namespace {
 
-/// Bytes of one scale the kernel writes.
-size_t writtenScaleBytes(const KernelSpec &spec, size_t computeBytes) {
-  switch (spec.params.scaleFormat) {
-  case ScaleFormat::Expressed:
-    return computeBytes;
-  case ScaleFormat::F32:
-    return 4;
-  case ScaleFormat::F16:
-  case ScaleFormat::BF16:
-    return 2;
-  case ScaleFormat::E8M0:
-    return 1;
-  }
-  return computeBytes;
-}
-
 /// Groups [first, first + count): parameters from their ranges, the scales
 /// written in the spec's scale format, each rounded once (docs/semantics.md
 /// 11.7: the codes use the scale written, but under ggml's rule, 11.9,
@@ -58,7 +42,7 @@ const void *chooseGroups(const KernelSpec &spec,
   C *chosen = static_cast<C *>(buffers->low) + first;
   chooseDynamicParameters(spec, lo, hi, count, chosen, zeroPoints);
   auto *written = static_cast<char *>(buffers->scales) +
-                  first * writtenScaleBytes(spec, sizeof(C));
+                  first * runtimeScaleBytes(spec);
   ValueType rounding = scaleValueType(spec).value_or(spec.expressed);
   for (size_t k = 0; k < count; ++k) {
     double scale = roundToValueType(static_cast<double>(chosen[k]), rounding);
