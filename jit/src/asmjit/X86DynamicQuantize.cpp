@@ -41,8 +41,8 @@ const void *chooseGroups(const KernelSpec &spec,
   // The ranges are spent: each group's scale replaces its low end.
   C *chosen = static_cast<C *>(buffers->low) + first;
   chooseDynamicParameters(spec, lo, hi, count, chosen, zeroPoints);
-  auto *written = static_cast<char *>(buffers->scales) +
-                  first * runtimeScaleBytes(spec);
+  auto *written =
+      static_cast<char *>(buffers->scales) + first * runtimeScaleBytes(spec);
   ValueType rounding = scaleValueType(spec).value_or(spec.expressed);
   for (size_t k = 0; k < count; ++k) {
     double scale = roundToValueType(static_cast<double>(chosen[k]), rounding);
