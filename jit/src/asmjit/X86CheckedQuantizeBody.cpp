@@ -13,6 +13,8 @@
 // and its heads and tails divide); other checked forms convert with
 // vcvtps2dq and check |w - n| against the converted-back n. Packed codes
 // store the 32 packed bytes as 4·bits bytes (X86PackedCodes).
+// generateX86IntegerQuantize is here because both bodies are private to
+// this file; the plain integer body has its own (X86IntegerQuantizeBody.h).
 //
 //===----------------------------------------------------------------------===//
 #include "X86Conversions.h"

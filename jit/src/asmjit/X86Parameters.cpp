@@ -14,6 +14,7 @@
 #include <cmath>
 #include <cstddef>
 #include <numeric>
+#include <optional>
 #include <utility>
 
 namespace qjit::asmjit_backend {
@@ -232,19 +233,12 @@ void X86Parameters::emitLoad(x86::Assembler &a) {
 }
 
 X86ScaleType x86ScaleType(const KernelSpec &spec) {
-  switch (spec.params.scaleFormat) {
-  case ScaleFormat::Expressed:
-    break;
-  case ScaleFormat::F32:
-    return X86ScaleType::F32;
-  case ScaleFormat::F16:
-    return X86ScaleType::F16;
-  case ScaleFormat::BF16:
-    return X86ScaleType::BF16;
-  case ScaleFormat::E8M0:
+  // The format is the frontend's decision (scaleValueType); E8M0 bytes
+  // are its only format without a value type.
+  std::optional<ValueType> type = scaleValueType(spec);
+  if (!type)
     return X86ScaleType::E8M0;
-  }
-  switch (spec.expressed) {
+  switch (*type) {
   case ValueType::F64:
     return X86ScaleType::F64;
   case ValueType::F16:
