@@ -776,6 +776,35 @@ TEST_P(CompactKernelTest, LargeOutputsStreamPastTheCache) {
   EXPECT_TRUE(qcastTester.checkOnce(code->entry, (size_t(8) << 20) + 37, 4, 3));
 }
 
+TEST_P(CompactKernelTest, LargeBlockwiseOutputsStreamBlockByBlock) {
+  // Blocks of 32 codes are runs shorter than llvm's unrolled AVX-512
+  // block, each converted whole: in a call of more than 8 MiB of output a
+  // block streams where its output is aligned (offset 0) and goes
+  // through the caches where it is not (4). Packed int4 and f4E2M1FN,
+  // baked and runtime parameters.
+  SweepAxes axes;
+  axes.ops = {KernelOp::DCast};
+  axes.widths = {4};
+  axes.packedOnly = true;
+  axes.signedness = {true};
+  for (const StorageSpec &storage : testing::compactStorages())
+    if (storage.packed && storage.kind == StorageType::Kind::Float)
+      axes.compact.push_back(storage);
+  axes.layouts = {testing::packedBlockLayouts()[0]};
+  axes.runtimeParams = {false, true};
+  std::vector<KernelSpec> specs = testing::specSweep(axes);
+  ASSERT_EQ(specs.size(), 4u);
+  constexpr size_t kElements = 192 * 11000; // Whole periods, 8.06 MiB.
+  for (const KernelSpec &spec : specs) {
+    Expected<CompiledCode> code = backend_->compile(spec);
+    ASSERT_TRUE(code) << code.status().message();
+    testing::KernelTester tester(spec, 17);
+    for (size_t dstOffset : {0, 4})
+      EXPECT_TRUE(tester.checkOnce(code->entry, kElements, 0, dstOffset))
+          << spec.canonicalString() << " output offset " << dstOffset;
+  }
+}
+
 std::vector<BackendAtLevel> backendsAndLevels() {
   std::vector<BackendAtLevel> all;
   for (IsaLevel level : testing::runnableIsaLevels()) {
