@@ -322,6 +322,23 @@ TEST_F(AsmjitAssemblyTest, DynamicAbsMaxRowsRangeMagnitudesAndPrefetch) {
       Not(HasSubstr("prefetch")));
 }
 
+TEST_F(AsmjitAssemblyTest, LargeCallsPrefetchTheirInput) {
+  // Per tensor, calls of 8 MiB of output or more take a copy of the loops
+  // that prefetches the input 8 KiB ahead (KernelPlan::
+  // streamingPrefetchBytes): streaming, ended by its fence, for i8; only
+  // prefetching for packed i4. The regular copy after it prefetches
+  // nothing.
+  for (const char *type :
+       {"!quant.uniform<i8:f32, 0.0137:3>", "!quant.uniform<i4:f32, 0.5:1>"}) {
+    std::string text = avx512(specOf(type, KernelOp::QCast, {}));
+    size_t prefetch = text.find("prefetcht0 [rdi+0x2000]");
+    ASSERT_NE(prefetch, std::string::npos) << text;
+    size_t copyEnd = text.find("jmp L", prefetch);
+    ASSERT_NE(copyEnd, std::string::npos) << text;
+    EXPECT_EQ(text.find("prefetch", copyEnd), std::string::npos) << text;
+  }
+}
+
 TEST_F(AsmjitAssemblyTest, DynamicQcastRangesBlocksInBatchesOfRuns) {
   // Rows of blocks of 32: a vector's lanes of blocks at a time, their
   // bounds folded across lanes by shuffles (X86RangeBatchGenerator.cpp),

@@ -255,6 +255,24 @@ TEST_P(AsmjitKernelTest, BlocksAndPackedCodesStreamPastTheCache) {
   }
 }
 
+// Packed i4 qcast outputs never stream: per tensor, calls of 8 MiB of
+// codes or more take a copy of the run that prefetches the input
+// (plan::kStreamingPrefetchBytes).
+TEST_P(AsmjitKernelTest, LargePackedQcastCallsPrefetch) {
+  Expected<TypeDescriptor> type =
+      parseTypeOrError("!quant.uniform<i4:f32, 0.5:1>");
+  ASSERT_TRUE(type);
+  Expected<KernelSpec> spec = lowerToKernelSpec(*type, KernelOp::QCast, {});
+  ASSERT_TRUE(spec) << spec.status().message();
+  Expected<CompiledCode> code = backend_->compile(*spec);
+  ASSERT_TRUE(code) << code.status().message();
+  KernelTester tester(*spec, qjit::testing::testSeed());
+  for (size_t dstOffset : {0, 3})
+    EXPECT_TRUE(
+        tester.checkOnce(code->entry, (size_t(16) << 20) + 37, 1, dstOffset))
+        << "output offset " << dstOffset;
+}
+
 /// Packed sources that end right before an inaccessible page: no read
 /// goes past the buffer (the tester's guard bytes only see writes).
 TEST_P(AsmjitKernelTest, PackedReadsStopAtTheBufferEnd) {

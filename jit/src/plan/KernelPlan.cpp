@@ -116,6 +116,7 @@ KernelPlan planKernel(const KernelSpec &spec) {
   KernelPlan plan;
   plan.family = kernelFamily(spec);
   plan.streamingBytes = kStreamingOutputBytes;
+  plan.streamingPrefetchBytes = kStreamingPrefetchBytes;
   plan.dynamic = spec.params.dynamic;
   plan.dynamicRule = spec.params.dynamicRule;
   if (plan.dynamic != DynamicScheme::None) {
@@ -221,9 +222,10 @@ std::string describeKernelPlan(const KernelPlan &plan) {
              std::to_string(plan.fixedPointFailBelow) + "/65536)");
   if (plan.searchesInput)
     line("quantile search", "input-side thresholds (no division)");
-  line("streaming stores", "calls writing at least " +
-                               std::to_string(plan.streamingBytes >> 20) +
-                               " MiB (x86)");
+  line("streaming stores",
+       "calls writing at least " + std::to_string(plan.streamingBytes >> 20) +
+           " MiB (x86; asmjit prefetches their input " +
+           std::to_string(plan.streamingPrefetchBytes >> 10) + " KiB ahead)");
   return text;
 }
 

@@ -76,8 +76,10 @@ struct KernelPlan {
   /// only where runs are long (per tensor, or static runs of at least
   /// kCheckedRunElements broadcast elements).
   bool runtimeRunsAreLong = false;
-  /// Calls writing at least this many bytes stream their stores (x86).
+  /// Calls writing at least this many bytes stream their stores (x86),
+  /// and prefetch their input this far ahead (asmjit).
   int64_t streamingBytes = 0;
+  int32_t streamingPrefetchBytes = 0;
   /// Dynamic qcast (docs/semantics.md 11): the group ranges, then their
   /// parameters, then the quantizing pass the fields above describe.
   DynamicScheme dynamic = DynamicScheme::None;
