@@ -196,7 +196,7 @@ private:
     const unsigned srcBits = body_.srcPackedBits();
     const unsigned alignment = srcBits ? dstBytes * 8 / srcBits : dstBytes;
     Label regular = a_.newLabel();
-    a_.mov(reg::scratch, kStreamingBytes / dstBytes);
+    a_.mov(reg::scratch, largeCallElements());
     a_.cmp(reg::remaining, reg::scratch);
     a_.jb(regular);
     a_.test(reg::dst.r8(), alignment - 1);
@@ -258,7 +258,7 @@ private:
         (wholeRuns || body_.dstBytes() >= body_.srcBytes()) &&
         runElements > 0 && runElements * dstBytes % isa_.vectorBytes() == 0) {
       Label regular = a_.newLabel(), fenced = a_.newLabel();
-      a_.mov(reg::scratch, kStreamingBytes / dstBytes);
+      a_.mov(reg::scratch, largeCallElements());
       a_.cmp(reg::remaining, reg::scratch);
       a_.jb(regular);
       a_.test(reg::dst.r8(), isa_.vectorBytes() - 1);
