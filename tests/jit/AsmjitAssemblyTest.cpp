@@ -301,8 +301,8 @@ TEST_F(AsmjitAssemblyTest, DynamicAbsMaxRowsRangeMagnitudesAndPrefetch) {
   // absmax per row: at AVX-512 pairs of loaded vectors meet in vrangeps
   // (the larger magnitude), pairs in an unsigned maximum; the quantizing
   // pass of each 16 KiB chunk prefetches the next chunk, which the range
-  // pass then reads from L1 (KernelPlan::quantizePrefetchBytes). A static
-  // kernel prefetches nothing.
+  // pass then reads from L1 (KernelPlan::loopPrefetchBytes). A static
+  // kernel prefetches 8 KiB ahead, as every qcast does.
   LoweringOptions options = withShape({4, 4096});
   options.dynamicScheme = DynamicScheme::AbsMax;
   KernelSpec spec =
@@ -317,26 +317,49 @@ TEST_F(AsmjitAssemblyTest, DynamicAbsMaxRowsRangeMagnitudesAndPrefetch) {
   EXPECT_THAT(ymm, HasSubstr("prefetcht0 [rdi+0x4000]"));
   LoweringOptions fixed = withShape({4, 4096});
   fixed.runtimeParameters = true;
-  EXPECT_THAT(
-      avx512(specOf("!quant.uniform<i8:f32:0, ?>", KernelOp::QCast, fixed)),
-      Not(HasSubstr("prefetch")));
+  std::string fixedText =
+      avx512(specOf("!quant.uniform<i8:f32:0, ?>", KernelOp::QCast, fixed));
+  EXPECT_THAT(fixedText, HasSubstr("prefetcht0 [rdi+0x2000]"));
+  EXPECT_THAT(fixedText, Not(HasSubstr("prefetcht0 [rdi+0x4000]")));
 }
 
-TEST_F(AsmjitAssemblyTest, LargeCallsPrefetchTheirInput) {
-  // Per tensor, calls of 8 MiB of output or more take a copy of the loops
-  // that prefetches the input 8 KiB ahead (KernelPlan::
-  // streamingPrefetchBytes): streaming, ended by its fence, for i8; only
-  // prefetching for packed i4. The regular copy after it prefetches
-  // nothing.
+TEST_F(AsmjitAssemblyTest, QcastLoopsPrefetchTheirInput) {
+  // Every qcast loop prefetches its input 8 KiB ahead (KernelPlan::
+  // loopPrefetchBytes), in every layout's loops and in both copies of
+  // i8's (streaming for calls of 8 MiB of output or more, and regular);
+  // packed i4 needs no copy for large calls then.
   for (const char *type :
-       {"!quant.uniform<i8:f32, 0.0137:3>", "!quant.uniform<i4:f32, 0.5:1>"}) {
-    std::string text = avx512(specOf(type, KernelOp::QCast, {}));
-    size_t prefetch = text.find("prefetcht0 [rdi+0x2000]");
-    ASSERT_NE(prefetch, std::string::npos) << text;
-    size_t copyEnd = text.find("jmp L", prefetch);
-    ASSERT_NE(copyEnd, std::string::npos) << text;
-    EXPECT_EQ(text.find("prefetch", copyEnd), std::string::npos) << text;
+       {"!quant.uniform<i8:f32, 0.0137:3>", "!quant.uniform<i4:f32, 0.5:1>",
+        "tensor<2x64x!quant.uniform<i4:f32:{0:1, 1:32}, "
+        "{{0.5:1, 0.25:1}, {0.125:1, 0.75:1}}>>"}) {
+    for (const std::string &text : {avx512(specOf(type, KernelOp::QCast, {})),
+                                    avx2(specOf(type, KernelOp::QCast, {}))}) {
+      size_t prefetch = text.find("prefetcht0 [rdi+0x2000]");
+      ASSERT_NE(prefetch, std::string::npos) << text;
+      size_t fence = text.find("sfence");
+      if (fence != std::string::npos) {
+        EXPECT_NE(text.find("prefetcht0 [rdi+0x2000]", fence),
+                  std::string::npos)
+            << text;
+      }
+    }
   }
+  // The i4 per-tensor kernel: one run loop, no second copy.
+  std::string packed =
+      avx512(specOf("!quant.uniform<i4:f32, 0.5:1>", KernelOp::QCast, {}));
+  EXPECT_THAT(packed, Not(HasSubstr("sfence")));
+}
+
+TEST_F(AsmjitAssemblyTest, DcastPrefetchesOnlyInLargeCalls) {
+  // dcast reads a quarter of what it writes: its regular loops prefetch
+  // nothing; the streaming copy for calls of 8 MiB of output does.
+  std::string text =
+      avx512(specOf("!quant.uniform<i8:f32, 0.0137:3>", KernelOp::DCast, {}));
+  size_t prefetch = text.find("prefetcht0 [rdi+0x");
+  ASSERT_NE(prefetch, std::string::npos) << text;
+  size_t fence = text.find("sfence", prefetch);
+  ASSERT_NE(fence, std::string::npos) << text;
+  EXPECT_EQ(text.find("prefetch", fence), std::string::npos) << text;
 }
 
 TEST_F(AsmjitAssemblyTest, DynamicQcastRangesBlocksInBatchesOfRuns) {

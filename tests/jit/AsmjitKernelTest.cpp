@@ -255,9 +255,9 @@ TEST_P(AsmjitKernelTest, BlocksAndPackedCodesStreamPastTheCache) {
   }
 }
 
-// Packed i4 qcast outputs never stream: per tensor, calls of 8 MiB of
-// codes or more take a copy of the run that prefetches the input
-// (plan::kStreamingPrefetchBytes).
+// Packed i4 qcast outputs never stream; their loops prefetch the input
+// (plan::kInputPrefetchBytes) whatever the call's size, here 8 MiB of
+// codes and a tail, the output aligned and not.
 TEST_P(AsmjitKernelTest, LargePackedQcastCallsPrefetch) {
   Expected<TypeDescriptor> type =
       parseTypeOrError("!quant.uniform<i4:f32, 0.5:1>");

@@ -225,8 +225,7 @@ Status assembleX86DynamicKernel(asmjit::CodeHolder &code, const X86Isa &isa,
     }
     a.align(asmjit::AlignMode::kCode, 64);
     a.bind(labels.quantize);
-    generateX86Kernel(a, isa, quantize,
-                      {plan::planKernel(spec).quantizePrefetchBytes});
+    generateX86Kernel(a, isa, quantize, {plan::loopPrefetchBytes(spec)});
   }
   code.resetErrorHandler();
   if (!errors.ok())

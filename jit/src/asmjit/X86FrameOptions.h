@@ -1,7 +1,7 @@
 //===- X86FrameOptions.h - Frame decisions beyond the spec ------*- C++ -*-===//
 //
 // What the caller of an x86 generator decides that the spec alone does
-// not: a dynamic qcast's quantizing pass prefetches the next chunk.
+// not: how far the loops prefetch their input (KernelPlan).
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_ASMJIT_X86FRAMEOPTIONS_H
@@ -13,7 +13,7 @@ namespace qjit::asmjit_backend {
 
 struct X86FrameOptions {
   /// Each step of the vector loops prefetches the input this many bytes
-  /// past the step's into L1 (KernelPlan::quantizePrefetchBytes; 0: none).
+  /// past the step's into L1 (KernelPlan::loopPrefetchBytes; 0: none).
   int32_t prefetchInputBytes = 0;
 };
 

@@ -142,7 +142,7 @@ Status assembleX86Kernel(asmjit::CodeHolder &code, const X86Isa &isa,
   code.setErrorHandler(&errors);
   {
     x86::Assembler assembler(&code);
-    generateX86Kernel(assembler, isa, spec);
+    generateX86Kernel(assembler, isa, spec, {plan::loopPrefetchBytes(spec)});
   }
   // `errors` dies here; CodeHolder's own calls report by return value.
   code.resetErrorHandler();

@@ -68,8 +68,8 @@ std::vector<NestLevel> nestLevels(const LayoutSpec &layout) {
 
 /// Outputs from this size on stream past the caches (non-temporal stores).
 constexpr int64_t kStreamingBytes = plan::kStreamingOutputBytes;
-/// Their inputs are prefetched this far ahead.
-constexpr int32_t kStreamingPrefetch = plan::kStreamingPrefetchBytes;
+/// Their inputs are prefetched this far ahead, unless every loop does.
+constexpr int32_t kStreamingPrefetch = plan::kInputPrefetchBytes;
 
 /// Loop heads the core fetches in one aligned block.
 constexpr uint32_t kLoopAlignment = 32;
@@ -112,7 +112,7 @@ public:
       body_.emitParameters(a_);
       if (body_.canStreamStores() && !body_.dstPackedBits())
         emitStreamingRun();
-      else
+      else if (options_.prefetchInputBytes == 0)
         emitLargeRun();
       a_.mov(reg::runCount, reg::remaining);
       emitRun(true);
@@ -219,7 +219,8 @@ private:
   }
 
   /// Calls of kStreamingBytes of output or more whose stores cannot
-  /// stream: the run prefetching its input (kStreamingPrefetch).
+  /// stream, in kernels whose loops do not prefetch anyway: the run
+  /// prefetching its input (kStreamingPrefetch).
   void emitLargeRun() {
     Label regular = a_.newLabel();
     a_.mov(reg::scratch, largeCallElements());
@@ -248,8 +249,9 @@ private:
   /// input prefetched (kStreamingPrefetch) and a fence on the way out, and
   /// for the others as usual. Narrowing outputs (qcast) stream only in
   /// straight-line whole runs: elsewhere the short streams of many runs
-  /// measured slower than the caches. (A copy only to prefetch measured
-  /// up to 3x the compile time: i4 blocks of 32, 16 -> 49 us.)
+  /// measured slower than the caches. (qcast loops prefetch in both
+  /// copies: a copy only to prefetch measured up to 3x the compile time,
+  /// i4 blocks of 32, 16 -> 49 us.)
   void emitStreamingChoice(int64_t runElements,
                            const std::function<void(bool)> &loops,
                            bool wholeRuns = false) {
@@ -670,7 +672,8 @@ private:
 
   /// Advances the cursors by `elements` elements (whole vectors), first
   /// prefetching the input's lines that far past the step: as the options
-  /// say, or in a large call's loops kStreamingPrefetch ahead.
+  /// say (the plan's loopPrefetchBytes), or else in a large call's loops
+  /// kStreamingPrefetch ahead.
   void advanceCursors(int32_t elements) {
     int32_t vectors = elements / int32_t(body_.lanes());
     constexpr int32_t kLineBytes = 64;

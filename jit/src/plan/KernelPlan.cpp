@@ -112,18 +112,26 @@ std::string_view scalingName(Scaling scaling) {
   return "?";
 }
 
+int32_t loopPrefetchBytes(const KernelSpec &spec) {
+  if (spec.op != KernelOp::QCast)
+    return 0;
+  if (spec.params.dynamic != DynamicScheme::None &&
+      dynamicGroupRun(spec.layout) != 0)
+    return static_cast<int32_t>(kDynamicChunkBytes);
+  return kInputPrefetchBytes;
+}
+
 KernelPlan planKernel(const KernelSpec &spec) {
   KernelPlan plan;
   plan.family = kernelFamily(spec);
   plan.streamingBytes = kStreamingOutputBytes;
-  plan.streamingPrefetchBytes = kStreamingPrefetchBytes;
+  plan.streamingPrefetchBytes = kInputPrefetchBytes;
+  plan.loopPrefetchBytes = loopPrefetchBytes(spec);
   plan.dynamic = spec.params.dynamic;
   plan.dynamicRule = spec.params.dynamicRule;
   if (plan.dynamic != DynamicScheme::None) {
     plan.dynamicPerTensor = spec.layout.kind == LayoutSpec::Kind::PerTensor;
     plan.dynamicGroupRun = dynamicGroupRun(spec.layout);
-    if (plan.dynamicGroupRun != 0)
-      plan.quantizePrefetchBytes = static_cast<int32_t>(kDynamicChunkBytes);
   }
   plan.scaleRounding = spec.params.scaleRounding;
   if (spec.op != KernelOp::QCast)
@@ -157,7 +165,7 @@ std::string describeDynamicGroups(const KernelPlan &plan) {
       "; asmjit (a call of one period) ranges, chooses and quantizes " +
       std::to_string(kDynamicChunkBytes >> 10) +
       " KiB of input at a time, prefetching the next " +
-      std::to_string(plan.quantizePrefetchBytes >> 10) + " KiB";
+      std::to_string(plan.loopPrefetchBytes >> 10) + " KiB";
   std::string batched = " (short runs a vector's lanes at once)";
   std::string llvm = ", llvm ranges them all first";
   if (plan.dynamicGroupRun == LayoutSpec::kDynamic)
@@ -222,10 +230,22 @@ std::string describeKernelPlan(const KernelPlan &plan) {
              std::to_string(plan.fixedPointFailBelow) + "/65536)");
   if (plan.searchesInput)
     line("quantile search", "input-side thresholds (no division)");
-  line("streaming stores",
-       "calls writing at least " + std::to_string(plan.streamingBytes >> 20) +
-           " MiB (x86; asmjit prefetches their input " +
-           std::to_string(plan.streamingPrefetchBytes >> 10) + " KiB ahead)");
+  if (plan.loopPrefetchBytes)
+    line("input prefetch",
+         std::string(plan.dynamic == DynamicScheme::None
+                         ? "every loop, "
+                         : "every loop of the quantizing pass, ") +
+             std::to_string(plan.loopPrefetchBytes >> 10) +
+             " KiB ahead (asmjit x86)");
+  std::string prefetch =
+      plan.loopPrefetchBytes
+          ? ""
+          : "; asmjit prefetches their input " +
+                std::to_string(plan.streamingPrefetchBytes >> 10) +
+                " KiB ahead";
+  line("streaming stores", "calls writing at least " +
+                               std::to_string(plan.streamingBytes >> 20) +
+                               " MiB (x86" + prefetch + ")");
   return text;
 }
 

@@ -77,9 +77,14 @@ struct KernelPlan {
   /// kCheckedRunElements broadcast elements).
   bool runtimeRunsAreLong = false;
   /// Calls writing at least this many bytes stream their stores (x86),
-  /// and prefetch their input this far ahead (asmjit).
+  /// and prefetch their input this far ahead (asmjit) unless every loop
+  /// does (loopPrefetchBytes).
   int64_t streamingBytes = 0;
   int32_t streamingPrefetchBytes = 0;
+  /// Every loop prefetches its input this far ahead into L1 (asmjit x86;
+  /// 0: none): qcast kInputPrefetchBytes, and a dynamic qcast whose groups
+  /// are runs the next chunk, which the range pass then reads from L1.
+  int32_t loopPrefetchBytes = 0;
   /// Dynamic qcast (docs/semantics.md 11): the group ranges, then their
   /// parameters, then the quantizing pass the fields above describe.
   DynamicScheme dynamic = DynamicScheme::None;
@@ -89,13 +94,13 @@ struct KernelPlan {
   /// the groups as runs.
   bool dynamicPerTensor = false;
   int64_t dynamicGroupRun = 0;
-  /// Dynamic, groups as runs: the quantizing pass of a chunk prefetches
-  /// its input this far ahead into L1, the next chunk, which the range
-  /// pass then reads from L1 (x86; 0: no prefetch).
-  int32_t quantizePrefetchBytes = 0;
 };
 
 KernelPlan planKernel(const KernelSpec &spec);
+
+/// KernelPlan::loopPrefetchBytes alone, for generators that need no more
+/// of the plan.
+int32_t loopPrefetchBytes(const KernelSpec &spec);
 
 /// "key: value" lines, one decision each.
 std::string describeKernelPlan(const KernelPlan &plan);

@@ -22,7 +22,7 @@ constexpr int64_t kCheckedRunElements = 256;
 
 /// A dynamic qcast whose groups are runs ranges, chooses and quantizes
 /// this much input at a time, so its quantizing pass reads it from L1;
-/// that pass prefetches the next chunk (KernelPlan::quantizePrefetchBytes),
+/// that pass prefetches the next chunk (KernelPlan::loopPrefetchBytes),
 /// which the next range pass reads from L1 too. Per row (4096), 64K
 /// elements, one run of both: 6.5 -> 4.8 us against 3.3-3.7 for the static
 /// kernel (AVX-512 asmjit, Sapphire Rapids-class Xeon, 2026-12-06).
@@ -33,15 +33,19 @@ constexpr int64_t kDynamicChunkBytes = int64_t(16) << 10;
 /// skip the read-for-ownership.
 constexpr int64_t kStreamingOutputBytes = int64_t(8) << 20;
 
-/// Their inputs are as far from the caches: asmjit's copy of the loops for
-/// such calls (the streaming copy; per tensor also for bodies that cannot
-/// stream) prefetches the input this far ahead into L1, which the hardware
-/// prefetchers alone did not do for loops that compute more than they
-/// move. qcast of 16M elements at AVX-512 against the memory_nt row of the
-/// same run (Xeon SPR-class VM, 2026-12-07): i8 per tensor 0.73-0.81x ->
-/// 0.93-1.05x, i4 per tensor 0.32x -> 0.85-0.88x, f8E4M3FN 0.26-0.31x
-/// -> 0.54-0.63x; 16 KiB ahead measured the same.
-constexpr int32_t kStreamingPrefetchBytes = int32_t(8) << 10;
+/// How far ahead asmjit's loops prefetch their input into L1 (x86): every
+/// loop of a qcast, whose loops compute more than they move and were not
+/// kept supplied by the hardware prefetchers alone beyond L2, and the
+/// copy of any kernel's loops for calls of kStreamingOutputBytes. qcast
+/// at AVX-512 (Xeon SPR-class VM, 2026-12-07), against the memory_nt row
+/// of the same run: at 16M elements i8 per tensor 0.73-0.81x -> 0.93-1.05x,
+/// i4 per tensor 0.32x -> 0.85-0.88x, f8E4M3FN 0.26-0.31x -> 0.54-0.63x;
+/// in every loop, also i4 blocks of 32 at 16M 4.7-7.9 -> 3.3 ms, at 1M
+/// 225-232 -> 198-201 us, i8 per tensor at 1M 192-201 -> 182-187 us and
+/// at 64K 3.4-3.7 -> 3.2-3.5 us, 4K unchanged; dcast (reading a quarter
+/// of what it writes) unchanged or slower, so it prefetches only in large
+/// calls. 4 and 16 KiB ahead measured the same.
+constexpr int32_t kInputPrefetchBytes = int32_t(8) << 10;
 
 } // namespace qjit::plan
 
