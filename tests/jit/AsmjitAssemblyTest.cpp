@@ -563,9 +563,10 @@ KernelSpec packedInt4Blocks32(KernelOp op) {
 }
 
 TEST_F(AsmjitAssemblyTest, PackedInt4Blocks32RunsAvx2CodeWithGroupedNibbles) {
-  // AVX2 code at both levels; a block is one 16-byte load whose nibbles
-  // byte shuffles place into float lanes (no int → float conversion);
-  // stores merge nibble pairs.
+  // dcast: AVX2 code at both levels; a block is one 16-byte load whose
+  // nibbles byte shuffles place into float lanes (no int → float
+  // conversion). qcast at AVX2: stores merge nibble pairs (at AVX-512 it
+  // takes the fixed-point bracket, PackedQcastTakesTheBracketAtAvx512).
   KernelSpec dcast = packedInt4Blocks32(KernelOp::DCast);
   KernelSpec qcast = packedInt4Blocks32(KernelOp::QCast);
   for (const std::string &text : {avx512(dcast), avx2(dcast)}) {
@@ -585,11 +586,38 @@ TEST_F(AsmjitAssemblyTest, PackedInt4Blocks32RunsAvx2CodeWithGroupedNibbles) {
   std::string wide = avx2(dcast);
   EXPECT_THAT(wide, HasSubstr("vpmovsxbd ymm3, xmm3"));
   EXPECT_THAT(wide, HasSubstr("vcvtdq2ps"));
-  for (const std::string &text : {avx512(qcast), avx2(qcast)}) {
-    EXPECT_THAT(text, Not(HasSubstr("zmm")));
-    EXPECT_THAT(text, HasSubstr("vpmaddubsw"));
-    EXPECT_THAT(text, HasSubstr("vpermq"));
-  }
+  std::string text = avx2(qcast);
+  EXPECT_THAT(text, Not(HasSubstr("zmm")));
+  EXPECT_THAT(text, HasSubstr("vpmaddubsw"));
+  EXPECT_THAT(text, HasSubstr("vpermq"));
+}
+
+TEST_F(AsmjitAssemblyTest, PackedQcastTakesTheBracketAtAvx512) {
+  // The fixed-point bracket's 64 bytes a step, clamped to [-8, 7], merged
+  // by nibble pairs into 32 bytes (vpmovwb); single vectors 8 bytes. No
+  // division in the main loop.
+  std::string text = avx512(packedInt4Blocks32(KernelOp::QCast));
+  EXPECT_THAT(text, HasSubstr("asmjit (isa avx512)"));
+  EXPECT_THAT(text, HasSubstr("vpmaxsb zmm4, zmm4, zmm28"));
+  EXPECT_THAT(text, HasSubstr("vpminsb zmm4, zmm4, zmm29"));
+  EXPECT_THAT(text, HasSubstr("vpmaddubsw zmm4, zmm4, zmm31"));
+  EXPECT_THAT(text, HasSubstr("vpmovwb ymmword ptr [rsi"));
+  EXPECT_THAT(text, HasSubstr("vpmovwb qword ptr"));
+  // 1-bit codes: the bytes' low bits collected by a mask register.
+  std::string bits =
+      avx512(specOf("!quant.uniform<u1:f32, 0.0137:0>", KernelOp::QCast, {}));
+  EXPECT_THAT(bits, HasSubstr("vpmovb2m k3, zmm4"));
+  EXPECT_THAT(bits, HasSubstr("vpminub zmm4, zmm4, zmm29"));
+}
+
+TEST_F(AsmjitAssemblyTest, NarrowInt8RangesTakeTheBracketAtAvx512) {
+  // i8<-127:127> (symmetric weights): the bracket's bytes clamped below,
+  // instead of a division a vector.
+  std::string text = avx512(
+      specOf("!quant.uniform<i8<-127:127>:f32, 0.0137>", KernelOp::QCast, {}));
+  EXPECT_THAT(text, HasSubstr("vpmaxsb zmm4, zmm4, zmm28"));
+  EXPECT_THAT(text, Not(HasSubstr("vpminsb")));
+  EXPECT_THAT(text, HasSubstr("vmovdqu8 [rsi], zmm4"));
 }
 
 TEST_F(AsmjitAssemblyTest, SymmetricPackedInt4GroupsLoadNibblesAhead) {

@@ -10,13 +10,15 @@
 // or they shift down and vpackuswb + vpermd order them
 // (kZmmPackedDwordOrder). 17 vector µops per 64 elements (14 with VBMI)
 // where the two-FMA bracket takes 27 (measured 19.6 against 13.2 el/ns
-// for the 17, i8 at 4K, Xeon SPR-class VM, 2026-12).
+// for the 17, i8 at 4K, Xeon SPR-class VM, 2026-12). Narrow ranges add a
+// byte min/max a step, packed codes an AND, a vpmaddubsw and a vpmovwb.
 //
 //===----------------------------------------------------------------------===//
 #include "X86FixedBracketBody.h"
 
 #include "X86Conversions.h"
 #include "X86KernelFrame.h"
+#include "X86PackedCodes.h"
 #include "X86Parameters.h"
 #include "X86PeriodicRuns.h"
 #include "X86StackSlots.h"
@@ -42,14 +44,20 @@ constexpr unsigned kY = reg::kScale;          ///< 2^16·y of the run.
 constexpr unsigned kOffset = reg::kZeroPoint; ///< The run's offset.
 constexpr unsigned kFailBytes = 10;           ///< failBelow in each byte.
 constexpr unsigned kFailHigh = 11;            ///< failBelow << 16.
-constexpr unsigned kOrder = 12;   ///< kZmmPackedDwordOrder or oddByteOrder().
-constexpr unsigned kBias = 13;    ///< 0x80 per byte (unsigned storage).
-constexpr unsigned kWork = 15;    ///< The exact path's vector.
-constexpr unsigned kDivisor = 16; ///< s (or y under `reciprocal`).
-constexpr unsigned kZero = 17;    ///< z in f32.
-constexpr unsigned kClamp = 18;   ///< 127 (signed) or 0 (unsigned).
+constexpr unsigned kOrder = 12;     ///< kZmmPackedDwordOrder or oddByteOrder().
+constexpr unsigned kBias = 13;      ///< 0x80 per byte (unsigned storage).
+constexpr unsigned kWork = 15;      ///< The exact path's vector.
+constexpr unsigned kDivisor = 16;   ///< s (or y under `reciprocal`).
+constexpr unsigned kZero = 17;      ///< z in f32.
+constexpr unsigned kClampHigh = 18; ///< The storage's max in f32 (signed).
+constexpr unsigned kClampLow = 19;  ///< Its min in f32 (unsigned, narrow).
 constexpr unsigned kSlotOffset = 20; ///< Per-slot offsets of multi-run steps.
 constexpr unsigned kSlotY = 24;      ///< Per-run 2^16·y of multi-run steps.
+constexpr unsigned kLowBytes = 28;   ///< Narrow ranges: min in each byte.
+constexpr unsigned kHighBytes = 29;  ///< Max in each byte.
+constexpr unsigned kCodeMask = 30;   ///< Packed codes (X86PackedCodes).
+constexpr unsigned kByteWeights = 31;
+constexpr unsigned kWordWeights = 14;
 inline const x86::KReg kEvenBytes = x86::k6;
 inline const x86::KReg kFail = x86::k7;
 inline const x86::KReg kOrdered = x86::k2;
@@ -84,6 +92,11 @@ public:
   X86FixedBracketBody(const KernelSpec &spec, const X86Isa &isa,
                       plan::FixedPointBracketPlan plan)
       : spec_(spec), isa_(isa), plan_(std::move(plan)) {
+    const StorageSpec &s = spec.storage;
+    clampLow_ = s.min > (s.isSigned ? -128 : 0);
+    clampHigh_ = s.max < (s.isSigned ? 127 : 255);
+    if (s.packed)
+      packed_.emplace(s.bits, s.isSigned);
     reciprocal_ = spec.knobs.scaleOp == ScaleOp::Reciprocal;
     roundsFirst_ = spec.knobs.zeroPoint == ZeroPointOrder::AfterRounding;
     gathersOddBytes_ = isa_.vbmi();
@@ -109,6 +122,9 @@ public:
   unsigned lanes() const override { return kLanes; }
   unsigned srcBytes() const override { return 4; }
   unsigned dstBytes() const override { return 1; }
+  unsigned dstPackedBits() const override {
+    return packed_ ? packed_->bits() : 0;
+  }
   unsigned parameterBytes() const override {
     return source_ == Source::Elements ? 4 : 0;
   }
@@ -132,10 +148,21 @@ public:
     a.vmovdqu32(zmm(fx::kOrder), x86::ptr(data_));
     if (plan_.bias)
       emitBroadcastImmediate(a, isa_, zmm(fx::kBias), 0x80808080u);
-    emitBroadcastImmediate(a, isa_, zmm(fx::kClamp),
-                           floatBits(spec_.storage.isSigned
-                                         ? static_cast<float>(spec_.storage.max)
-                                         : 0.0f));
+    const StorageSpec &s = spec_.storage;
+    if (s.isSigned || clampHigh_)
+      emitBroadcastImmediate(a, isa_, zmm(fx::kClampHigh),
+                             floatBits(static_cast<float>(s.max)));
+    if (!s.isSigned || clampLow_)
+      emitBroadcastImmediate(a, isa_, zmm(fx::kClampLow),
+                             floatBits(static_cast<float>(s.min)));
+    if (clampLow_)
+      emitBroadcastImmediate(a, isa_, zmm(fx::kLowBytes),
+                             static_cast<uint8_t>(s.min) * 0x01010101u);
+    if (clampHigh_)
+      emitBroadcastImmediate(a, isa_, zmm(fx::kHighBytes),
+                             static_cast<uint8_t>(s.max) * 0x01010101u);
+    if (packed_)
+      packed_->emitEvexConstants(a, packedConstants());
     a.mov(reg::scratch, 0x5555555555555555);
     a.kmovq(fx::kEvenBytes, reg::scratch);
     if (oneOffset_)
@@ -249,6 +276,8 @@ public:
       for (uint32_t index : kZmmPackedDwordOrder)
         a.embedUInt32(index);
     }
+    if (packed_)
+      packed_->emitData(a);
     if (source_ == Source::Runtime)
       emitDeriveConstants(a);
     if (source_ == Source::Tensor || source_ == Source::Runtime)
@@ -303,7 +332,7 @@ private:
                      !runsPerUnrolledStepFor(run);
     if (!dims.empty() && shortRuns && period <= 16384) {
       source_ = Source::Elements;
-      int64_t covered = tableElements(period, false);
+      int64_t covered = tableElements(period, spec_.storage.packed);
       int64_t padded = covered + kLanes;
       std::vector<int64_t> indices = plan::periodParameterIndices(dims);
       for (int64_t i = 0; i < padded; ++i)
@@ -443,6 +472,7 @@ private:
     a.kortestq(fx::kFail, fx::kFail);
     a.jnz(slow);
     a.bind(back);
+    emitClampBytes(a, low);
     emitStore(a, dst, low);
     stubs_.push_back({slow, back, slowFor(a, src, dst, runs)});
   }
@@ -525,8 +555,28 @@ private:
       a.embedUInt32(bits);
   }
 
-  void emitStore(x86::Assembler &a, const x86::Mem &dst, const x86::Zmm &v) {
-    streamingStores_ ? a.vmovntdq(dst, v) : a.vmovdqu8(dst, v);
+  /// Narrow ranges: the bytes of `v` (signed or unsigned) clamped to
+  /// [min, max], the reference's saturation after the byte's.
+  void emitClampBytes(x86::Assembler &a, const x86::Vec &v) {
+    const bool isSigned = spec_.storage.isSigned;
+    if (clampLow_)
+      isSigned ? a.vpmaxsb(v, v, zmm(fx::kLowBytes))
+               : a.vpmaxub(v, v, zmm(fx::kLowBytes));
+    if (clampHigh_)
+      isSigned ? a.vpminsb(v, v, zmm(fx::kHighBytes))
+               : a.vpminub(v, v, zmm(fx::kHighBytes));
+  }
+
+  X86PackedCodes::EvexConstants packedConstants() const {
+    return {zmm(fx::kCodeMask), zmm(fx::kByteWeights), zmm(fx::kWordWeights)};
+  }
+
+  /// The 64 or 16 result bytes of `v` at `dst` (packed: as codes).
+  void emitStore(x86::Assembler &a, const x86::Mem &dst, const x86::Vec &v) {
+    if (packed_)
+      packed_->emitStoreBytesEvex(a, dst, v, packedConstants());
+    else
+      streamingStores_ ? a.vmovntdq(dst, v) : a.vmovdqu8(dst, v);
   }
 
   /// Out of line: the step's results (right in the passing lanes), then
@@ -605,21 +655,31 @@ private:
         a.vrndscaleps(v, v, kRoundNearestEven);
       a.emit(x86::Inst::kIdVaddps, v, v, p.zero);
     }
-    spec_.storage.isSigned ? a.vminps(v, v, zmm(fx::kClamp))
-                           : a.vmaxps(v, v, zmm(fx::kClamp));
+    // Integral bounds: clamping before rounding is clamping after it.
+    const StorageSpec &s = spec_.storage;
+    if (s.isSigned || clampHigh_)
+      a.vminps(v, v, zmm(fx::kClampHigh));
+    if (!s.isSigned || clampLow_)
+      a.vmaxps(v, v, zmm(fx::kClampLow));
     a.rn_sae().vcvtps2dq(v, v);
-    if (!dst) {
-      spec_.storage.isSigned ? a.vpmovsdb(v.xmm(), v) : a.vpmovusdb(v.xmm(), v);
+    if (!dst || packed_) {
+      s.isSigned ? a.vpmovsdb(v.xmm(), v) : a.vpmovusdb(v.xmm(), v);
+      // Packed codes: no masked tails (the frame's red-zone buffers).
+      if (dst)
+        emitStore(a, *dst, v.xmm());
       return;
     }
     if (storeMask.isValid())
       a.k(storeMask);
-    spec_.storage.isSigned ? a.vpmovsdb(*dst, v) : a.vpmovusdb(*dst, v);
+    s.isSigned ? a.vpmovsdb(*dst, v) : a.vpmovusdb(*dst, v);
   }
 
   const KernelSpec &spec_;
   X86Isa isa_;
   plan::FixedPointBracketPlan plan_;
+  bool clampLow_ = false;  ///< Storage min above the byte's.
+  bool clampHigh_ = false; ///< Storage max below the byte's.
+  std::optional<X86PackedCodes> packed_;
   bool reciprocal_ = false;
   bool oneOffset_ = false;   ///< Every offset equal: one register.
   bool zeroFree_ = false;    ///< Every zero point 0.

@@ -6,9 +6,12 @@
 // vectors pack into one 64-byte store by two vpacksswb, a shift, a
 // vpternlogd and a vpermb (the verdicts come from the packs' other bytes).
 // Vectors with a failing lane redo those lanes by the exact formula, as
-// do heads and tails. Per-tensor parameters, per-run broadcasts (short
-// runs of 16 or 32 elements go several to an unrolled step) or
-// per-element tables (runs shorter than a vector).
+// do heads and tails. Storage ranges inside the byte's (i8<-127:127>,
+// i4, u4, ...) clamp the bytes after; packed codes merge them (two to a
+// byte for 4 bits) before the store (X86PackedCodes). Per-tensor
+// parameters, per-run broadcasts (short runs of 16 or 32 elements go
+// several to an unrolled step) or per-element tables (runs shorter than
+// a vector).
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_ASMJIT_X86FIXEDBRACKETBODY_H

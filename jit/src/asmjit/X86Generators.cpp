@@ -4,6 +4,7 @@
 #include "AsmjitAssembly.h"
 #include "X86Conversions.h"
 #include "X86DynamicQuantize.h"
+#include "X86FixedBracketBody.h"
 #include "X86FloatStorage.h"
 #include "X86PeriodicRuns.h"
 #include "X86QuantileStorage.h"
@@ -97,7 +98,8 @@ KernelFit x86KernelFit(const KernelSpec &spec, const X86Isa &isa) {
 }
 
 X86Isa x86KernelIsa(const KernelSpec &spec, const X86Isa &isa) {
-  bool avx2Only = spec.storage.packed ||
+  // Packed codes: AVX-512 only in the fixed-point bracket's qcast.
+  bool avx2Only = (spec.storage.packed && !x86FixedBracketApplies(spec, isa)) ||
                   spec.storage.kind != StorageType::Kind::Integer ||
                   x86NeedsWideLanes(spec) ||
                   (spec.op == KernelOp::DCast && spec.storage.bits > 24);

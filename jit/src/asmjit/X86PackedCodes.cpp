@@ -239,6 +239,54 @@ void X86PackedCodes::emitStoreBytes(x86::Assembler &a, const x86::Mem &dst,
   a.vmovq(dst, bytes.xmm());
 }
 
+void X86PackedCodes::emitEvexConstants(x86::Assembler &a,
+                                       const EvexConstants &c) {
+  auto broadcast = [&](const x86::Zmm &v, uint32_t dword) {
+    a.mov(reg::scratch.r32(), dword);
+    a.vpbroadcastd(v, reg::scratch.r32());
+  };
+  if (bits_ == 1)
+    return;
+  broadcast(c.codeMask, ((1u << bits_) - 1) * 0x01010101u);
+  broadcast(c.byteWeights, (1u | (1u << bits_) << 8) * 0x00010001u);
+  if (bits_ == 2)
+    broadcast(c.wordWeights, 1u | (16u << 16));
+}
+
+void X86PackedCodes::emitStoreBytesEvex(x86::Assembler &a, const x86::Mem &dst,
+                                        const x86::Vec &bytes,
+                                        const EvexConstants &c) {
+  const bool zmm = bytes.isZmm();
+  const uint32_t codes = zmm ? 64 : 16;
+  x86::Mem m = dst;
+  m.setSize(codes * bits_ / 8);
+  if (bits_ == 1) {
+    // Bit 0 of each byte to its top bit (the word shift carries nothing
+    // into a byte's top bit but that byte's own bit 0).
+    a.vpsllw(bytes, bytes, 7);
+    if (zmm) {
+      a.vpmovb2m(x86::k3, bytes);
+      a.kmovq(reg::scratch, x86::k3);
+      a.mov(m, reg::scratch);
+    } else {
+      a.vpmovmskb(reg::scratch.r32(), bytes);
+      a.mov(m, reg::scratch.r16());
+    }
+    return;
+  }
+  auto sized = [&](const x86::Zmm &v) -> x86::Vec {
+    return zmm ? x86::Vec(v) : x86::Vec(v.xmm());
+  };
+  a.vpandd(bytes, bytes, sized(c.codeMask));
+  a.vpmaddubsw(bytes, bytes, sized(c.byteWeights)); // Pairs into words.
+  if (bits_ == 4) {
+    a.vpmovwb(m, bytes);
+    return;
+  }
+  a.vpmaddwd(bytes, bytes, sized(c.wordWeights)); // Pairs of words: 4 codes.
+  a.vpmovdb(m, bytes);
+}
+
 void X86PackedCodes::emitData(x86::Assembler &a) {
   if (!data_.isValid())
     return;

@@ -7,10 +7,12 @@
 // the kernel frame decides what happens at sub-byte run boundaries and at
 // the tail (X86KernelFrame.cpp).
 //
-// AVX2 only (8 lanes of ymm): a vector of 8 codes is exactly `bits` bytes,
-// a group of 4 vectors (the frame's unrolled step) 4·bits bytes. Packed
+// AVX2 (8 lanes of ymm): a vector of 8 codes is exactly `bits` bytes, a
+// group of 4 vectors (the frame's unrolled step) 4·bits bytes. Packed
 // kernels are generated with the AVX2 code path at the AVX-512 level too
-// (x86KernelIsa), so no EVEX form is needed here.
+// (x86KernelIsa), except the AVX-512 qcast of the fixed-point bracket,
+// which stores bytes of codes through the EVEX forms at the end (16 or 64
+// codes: 2·bits or 8·bits bytes).
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_ASMJIT_X86PACKEDCODES_H
@@ -77,6 +79,18 @@ public:
   /// clobbered, so is reg::scratch.
   void emitStoreBytes(x86::Assembler &a, const x86::Mem &dst,
                       const x86::Vec &bytes, const x86::Vec &temp);
+
+  /// AVX-512: the registers emitStoreBytesEvex reads, filled by
+  /// emitEvexConstants (`wordWeights` only for 2-bit codes).
+  struct EvexConstants {
+    x86::Zmm codeMask, byteWeights, wordWeights;
+  };
+  void emitEvexConstants(x86::Assembler &a, const EvexConstants &c);
+  /// The 16 (xmm) or 64 (zmm) bytes of `bytes`, each holding one code in
+  /// its low bits, as codes at `dst`. `bytes` is clobbered, so are k3 and
+  /// reg::scratch (1-bit codes).
+  void emitStoreBytesEvex(x86::Assembler &a, const x86::Mem &dst,
+                          const x86::Vec &bytes, const EvexConstants &c);
 
   /// The constants the code above reads (after the kernel's code).
   void emitData(x86::Assembler &a);

@@ -18,8 +18,9 @@
 //    (V + 1) + 2P(1 + 2^-23)) / 256 + 2^-133. Write n = 2^16·N + f,
 //    0 <= f < 2^16. A passing lane has f >= F, and D > E, F − D > E put
 //    2^16·(w_ref − β + 1/2) inside (2^16·N, 2^16·(N + 1)): w_ref rounds to
-//    N + β in every nearest mode (no tie), and saturating N to i8 and
-//    adding β is the reference's saturation to the container.
+//    N + β in every nearest mode (no tie), and saturating N to i8, adding
+//    β and clamping the byte to [min, max] (a range inside the byte's) is
+//    the reference's saturation to the storage range.
 //  * v > hi: every error above is at most 2^-22·(|v| + |z| + 1) (or an
 //    infinity of v's sign), below v − max − 1/2 and, times 2^16, below
 //    X − 2^16·(max + 1 − β) while |t| < 2^31: w_ref rounds above max and
@@ -59,8 +60,7 @@ namespace qjit::plan {
 std::optional<FixedPointBracketPlan>
 planFixedPointBracket(const KernelSpec &spec) {
   // Exact reciprocals multiply without a check (ExactReciprocal.h).
-  if (spec.expressed != ValueType::F32 || spec.storage.packed ||
-      spec.storage.containerBytes() != 1 ||
+  if (spec.expressed != ValueType::F32 || spec.storage.containerBytes() != 1 ||
       (spec.knobs.scaleOp == ScaleOp::Divide &&
        scalesHaveExactReciprocals(spec)))
     return std::nullopt;
@@ -71,12 +71,10 @@ planFixedPointBracket(const KernelSpec &spec) {
   // The bracket's conditions (CheckedReciprocal.cpp sets them for baked
   // parameters; runtime ones hold L for every z in range alike).
   const StorageSpec &s = spec.storage;
-  bool fullRange =
-      s.min == (s.isSigned ? -128 : 0) && s.max == (s.isSigned ? 127 : 255);
   // Either zero-point order (see above). Failing lanes add z after
   // rounding in f32: runtime parameters need it within the storage range.
   bool bracketKnobs =
-      fullRange && spec.knobs.rounding == RoundingMode::NearestEven &&
+      spec.knobs.rounding == RoundingMode::NearestEven &&
       (spec.knobs.zeroPoint == ZeroPointOrder::BeforeRounding ||
        !spec.params.runtime || runtimeZeroPointsInStorage(spec));
   if (!checked || !bracketKnobs || checked->limit > 512)

@@ -44,13 +44,14 @@ struct FixedPointBracketPlan {
   int64_t zeroPointLimit = 0;
 };
 
-/// The plan when the bracket applies to `spec`: storage [-128, 127] or
-/// [0, 255], `nearest-even`, `divide` or `reciprocal` (whose reference is
-/// closer to x·y + z still), the zero point before rounding or, with baked
-/// parameters or runtime ones promised within the storage range, after it
-/// (XNNPACK's formula); runtime parameters' L holds
-/// for every z within zeroPointLimit. f32 expressed values, L <= 512,
-/// every offset exact in f32 and, for `divide`, scales without exact
+/// The plan when the bracket applies to `spec`: storage in one byte,
+/// [-128, 127] or [0, 255] or a range inside (narrow i8, i4, u4 and the
+/// like, whose bytes the kernel clamps to it afterwards), `nearest-even`,
+/// `divide` or `reciprocal` (whose reference is closer to x·y + z still), the
+/// zero point before rounding or, with baked parameters or runtime ones
+/// promised within the storage range, after it (XNNPACK's formula); runtime
+/// parameters' L holds for every z within zeroPointLimit. f32 expressed values,
+/// L <= 512, every offset exact in f32 and, for `divide`, scales without exact
 /// reciprocals. Otherwise nullopt.
 std::optional<FixedPointBracketPlan>
 planFixedPointBracket(const KernelSpec &spec);
