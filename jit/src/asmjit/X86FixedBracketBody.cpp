@@ -162,7 +162,7 @@ public:
       emitBroadcastImmediate(a, isa_, zmm(fx::kHighBytes),
                              static_cast<uint8_t>(s.max) * 0x01010101u);
     if (packed_)
-      packed_->emitEvexConstants(a, packedConstants());
+      packed_->emitEvexConstants(a, isa_, packedConstants());
     a.mov(reg::scratch, 0x5555555555555555);
     a.kmovq(fx::kEvenBytes, reg::scratch);
     if (oneOffset_)

@@ -25,6 +25,8 @@
 //===----------------------------------------------------------------------===//
 #include "X86PackedCodes.h"
 
+#include "X86Conversions.h"
+
 #include "../X86PackOrder.h"
 
 #include <cstdint>
@@ -239,18 +241,15 @@ void X86PackedCodes::emitStoreBytes(x86::Assembler &a, const x86::Mem &dst,
   a.vmovq(dst, bytes.xmm());
 }
 
-void X86PackedCodes::emitEvexConstants(x86::Assembler &a,
+void X86PackedCodes::emitEvexConstants(x86::Assembler &a, const X86Isa &isa,
                                        const EvexConstants &c) {
-  auto broadcast = [&](const x86::Zmm &v, uint32_t dword) {
-    a.mov(reg::scratch.r32(), dword);
-    a.vpbroadcastd(v, reg::scratch.r32());
-  };
   if (bits_ == 1)
     return;
-  broadcast(c.codeMask, ((1u << bits_) - 1) * 0x01010101u);
-  broadcast(c.byteWeights, (1u | (1u << bits_) << 8) * 0x00010001u);
+  emitBroadcastImmediate(a, isa, c.codeMask, ((1u << bits_) - 1) * 0x01010101u);
+  emitBroadcastImmediate(a, isa, c.byteWeights,
+                         (1u | (1u << bits_) << 8) * 0x00010001u);
   if (bits_ == 2)
-    broadcast(c.wordWeights, 1u | (16u << 16));
+    emitBroadcastImmediate(a, isa, c.wordWeights, 1u | (16u << 16));
 }
 
 void X86PackedCodes::emitStoreBytesEvex(x86::Assembler &a, const x86::Mem &dst,

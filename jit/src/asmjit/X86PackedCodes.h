@@ -85,7 +85,8 @@ public:
   struct EvexConstants {
     x86::Zmm codeMask, byteWeights, wordWeights;
   };
-  void emitEvexConstants(x86::Assembler &a, const EvexConstants &c);
+  void emitEvexConstants(x86::Assembler &a, const X86Isa &isa,
+                         const EvexConstants &c);
   /// The 16 (xmm) or 64 (zmm) bytes of `bytes`, each holding one code in
   /// its low bits, as codes at `dst`. `bytes` is clobbered, so are k3 and
   /// reg::scratch (1-bit codes).
