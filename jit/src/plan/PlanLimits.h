@@ -42,9 +42,11 @@ constexpr int64_t kStreamingOutputBytes = int64_t(8) << 20;
 /// i4 per tensor 0.32x -> 0.85-0.88x, f8E4M3FN 0.26-0.31x -> 0.54-0.63x;
 /// in every loop, also i4 blocks of 32 at 16M 4.7-7.9 -> 3.3 ms, at 1M
 /// 225-232 -> 198-201 us, i8 per tensor at 1M 192-201 -> 182-187 us and
-/// at 64K 3.4-3.7 -> 3.2-3.5 us, 4K unchanged; dcast (reading a quarter
-/// of what it writes) unchanged or slower, so it prefetches only in large
-/// calls. 4 and 16 KiB ahead measured the same.
+/// at 64K 3.4-3.7 -> 3.2-3.5 us, 4K unchanged; at QJIT_MAX_ISA=avx2 64K
+/// and 1M 4-10% faster, per row and blocks of 32 at 4K 3-5% slower (two
+/// prefetches in a step half as long as AVX-512's); dcast
+/// (reading a quarter of what it writes) unchanged or slower, so it
+/// prefetches only in large calls. 4 and 16 KiB ahead measured the same.
 constexpr int32_t kInputPrefetchBytes = int32_t(8) << 10;
 
 } // namespace qjit::plan
