@@ -4,8 +4,10 @@
 // on purpose for asmjit's float storage kernels: the overflow edges (448,
 // 464, 465, 57344, 61439, 61440), ±inf, NaN, ±0 and subnormals of f32 and
 // of the formats; bounds of one sign with saturation
-// off; unpacked f4E2M1FN in every layout. Listings must show AVX2 code at
-// the AVX-512 level, no gathers and no MXCSR access.
+// off; unpacked f4E2M1FN in every layout; at every level the host runs
+// (AVX2, and AVX-512 where the encoder takes zmm lanes). Listings must show
+// zmm code for unpacked qcast at the AVX-512 level and AVX2 code for the
+// rest, no gathers and no MXCSR access.
 //
 //===----------------------------------------------------------------------===//
 #include "KernelTester.h"
@@ -83,11 +85,19 @@ std::vector<float> edgeInputs() {
   return inputs;
 }
 
-class AsmjitFloatStorageTest : public ::testing::Test {
+std::vector<IsaLevel> hostLevels() {
+  std::vector<IsaLevel> levels;
+  for (IsaLevel level : testing::runnableIsaLevels())
+    if (level >= IsaLevel::Avx2)
+      levels.push_back(level);
+  return levels;
+}
+
+class AsmjitFloatStorageTest : public ::testing::TestWithParam<IsaLevel> {
 protected:
   void SetUp() override {
     Expected<std::unique_ptr<Backend>> backend =
-        createAsmjitBackend(IsaLevel::Avx2);
+        createAsmjitBackend(GetParam());
     if (!backend)
       GTEST_SKIP() << backend.status().message();
     backend_ = std::move(*backend);
@@ -176,7 +186,7 @@ std::vector<KernelSpec> qcastSpecs(const std::vector<StorageSpec> &storages,
   return specs;
 }
 
-TEST_F(AsmjitFloatStorageTest, QcastEdgesMatchTheReference) {
+TEST_P(AsmjitFloatStorageTest, QcastEdgesMatchTheReference) {
   std::vector<float> inputs = edgeInputs();
   std::vector<StorageSpec> storages = {
       fullRange(FloatType::F8E4M3FN), fullRange(FloatType::F8E5M2),
@@ -196,7 +206,7 @@ TEST_F(AsmjitFloatStorageTest, QcastEdgesMatchTheReference) {
 /// keeps its sign through the narrowing, and nonzero values far below the
 /// f32 range stay nonzero (−0 clamps to itself against a min of 0, a tiny
 /// negative value to +0). A fuzzer found −0 stored as +0 there.
-TEST_F(AsmjitFloatStorageTest, QcastF64TinyAndZeroMatchTheReference) {
+TEST_P(AsmjitFloatStorageTest, QcastF64TinyAndZeroMatchTheReference) {
   std::vector<double> inputs;
   for (float x : edgeInputs())
     inputs.push_back(x);
@@ -219,7 +229,7 @@ TEST_F(AsmjitFloatStorageTest, QcastF64TinyAndZeroMatchTheReference) {
     expectQcastMatches(spec, inputs);
 }
 
-TEST_F(AsmjitFloatStorageTest, CheckedReciprocalQcastOnBothSidesOfTheCheck) {
+TEST_P(AsmjitFloatStorageTest, CheckedReciprocalQcastOnBothSidesOfTheCheck) {
   // Baked scales whose fl(1/s) is inexact (where a kernel multiplying by
   // it would need a check): inputs a few ulps around every code and every
   // midpoint, quotients around ±2^-150 (x · fl(1/s) and x / s may round
@@ -276,7 +286,7 @@ TEST_F(AsmjitFloatStorageTest, CheckedReciprocalQcastOnBothSidesOfTheCheck) {
     }
 }
 
-TEST_F(AsmjitFloatStorageTest, KnownCodes) {
+TEST_P(AsmjitFloatStorageTest, KnownCodes) {
   // semantics.md 8.2's examples.
   std::vector<float> inputs = {
       464,   465,   -0x1p-11f,
@@ -293,7 +303,7 @@ TEST_F(AsmjitFloatStorageTest, KnownCodes) {
   EXPECT_EQ(got, (std::vector<uint8_t>{0x7B, 0x7C, 0x7C}));
 }
 
-TEST_F(AsmjitFloatStorageTest, Fp4AndNarrowBoundsEverywhere) {
+TEST_P(AsmjitFloatStorageTest, Fp4AndNarrowBoundsEverywhere) {
   // The shared sweep's smaller axes leave unpacked f4E2M1FN and narrow
   // bounds to per-tensor f32; here every layout, type and parameter kind.
   testing::SweepAxes axes;
@@ -311,6 +321,12 @@ TEST_F(AsmjitFloatStorageTest, Fp4AndNarrowBoundsEverywhere) {
   EXPECT_EQ(checked, size_t(3 * 2 + 2) * 3 * 7 * 2);
 }
 
+INSTANTIATE_TEST_SUITE_P(HostIsaLevels, AsmjitFloatStorageTest,
+                         ::testing::ValuesIn(hostLevels()),
+                         [](const ::testing::TestParamInfo<IsaLevel> &info) {
+                           return std::string(isaLevelName(info.param));
+                         });
+
 std::string listing(const KernelSpec &spec, const char *features) {
   Expected<std::unique_ptr<Backend>> backend =
       createAsmjitBackend(IsaLevel::Avx512);
@@ -322,7 +338,7 @@ std::string listing(const KernelSpec &spec, const char *features) {
   return text ? *text : std::string();
 }
 
-TEST(AsmjitFloatStorageAssembly, Avx2CodeWithoutGathersOrMxcsr) {
+TEST(AsmjitFloatStorageAssembly, VectorCodeWithoutGathersOrMxcsr) {
   for (FloatType format :
        {FloatType::F8E4M3FN, FloatType::F8E5M2, FloatType::F4E2M1FN})
     for (KernelOp op : {KernelOp::QCast, KernelOp::DCast, KernelOp::SCast})
@@ -333,9 +349,18 @@ TEST(AsmjitFloatStorageAssembly, Avx2CodeWithoutGathersOrMxcsr) {
             spec.params.scales = {0.0137};
           std::string text = listing(spec, features);
           SCOPED_TRACE(spec.canonicalString() + " " + features);
-          EXPECT_THAT(text, HasSubstr("ymm"));
-          EXPECT_THAT(text, Not(HasSubstr("zmm")));
-          EXPECT_THAT(text, Not(HasSubstr("{k")));
+          bool zmm = op == KernelOp::QCast && features[0] == '+';
+          EXPECT_THAT(text, HasSubstr(zmm ? "zmm" : "ymm"));
+          if (zmm) {
+            // Sign lanes in a k-register, added under it.
+            EXPECT_THAT(text, HasSubstr("vpcmpd k"));
+            EXPECT_THAT(text, HasSubstr("vpsubusw zmm"));
+            EXPECT_THAT(text, Not(HasSubstr("vblendvps")));
+            EXPECT_THAT(text, Not(HasSubstr("ymm")));
+          } else {
+            EXPECT_THAT(text, Not(HasSubstr("zmm")));
+            EXPECT_THAT(text, Not(HasSubstr("{k")));
+          }
           EXPECT_THAT(text, Not(HasSubstr("gather")));
           EXPECT_THAT(text, Not(HasSubstr("mxcsr")));
         }
@@ -357,10 +382,27 @@ TEST(AsmjitFloatStorageAssembly, Avx2CodeWithoutGathersOrMxcsr) {
   EXPECT_THAT(bounded, HasSubstr("vfmsub231ps"));
   EXPECT_THAT(bounded, HasSubstr("vfnmadd132ps"));
   EXPECT_THAT(bounded, HasSubstr("vmaxps"));
+  // Overflowing lanes take the special code under their k-mask.
+  EXPECT_THAT(bounded, HasSubstr("vpmaxud zmm"));
+  EXPECT_THAT(bounded, Not(HasSubstr("vblendvps")));
   KernelSpec large = qcast;
   large.params.scales = {3.7};
   EXPECT_THAT(listing(large, "+avx512f"),
               Not(AnyOf(HasSubstr("vfnmadd231ps"), HasSubstr("vfmsub231ps"))));
+  // MXFP4 (packed f4E2M1FN, E8M0 runtime scales): zmm lanes, the nibbles
+  // merged by EVEX stores, and x · fl(1/s) for the exact division by a
+  // power of two, one vdivss per run (plan::divisionIsMultiplication).
+  StorageSpec packedFp4 = fullRange(FloatType::F4E2M1FN);
+  packedFp4.packed = true;
+  KernelSpec mxfp4 = unitSpec(KernelOp::QCast, packedFp4, true, true);
+  mxfp4.params.scaleFormat = ScaleFormat::E8M0;
+  ASSERT_TRUE(verifyKernelSpec(mxfp4)) << mxfp4.canonicalString();
+  std::string mx = listing(mxfp4, "+avx512f");
+  EXPECT_THAT(mx, HasSubstr("vpmaddubsw zmm"));
+  EXPECT_THAT(mx, HasSubstr("vpmovwb"));
+  EXPECT_THAT(mx, HasSubstr("vdivss"));
+  EXPECT_THAT(mx, Not(HasSubstr("vdivps")));
+  EXPECT_THAT(listing(mxfp4, "-avx512f"), Not(HasSubstr("vdivps")));
   // RNE to the format by one addition of K (X86FloatStorage.cpp).
   EXPECT_THAT(text, HasSubstr("vaddps"));
   KernelSpec dcast = qcast;

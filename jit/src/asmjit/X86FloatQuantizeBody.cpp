@@ -3,11 +3,12 @@
 // v = u + z goes to the format's encoder (X86FloatStorage.h) instead of
 // integer rounding and a clamp; the main loop packs its four vectors of
 // codes into one 32-byte store (or X86PackedCodes' bytes for packed
-// f4E2M1FN). AVX2 code. With one baked scale s in [2^-32, 1] (f32, per
-// tensor), half the main loop's vectors form fl(x / s) by Markstein's
-// division instead of vdivps (marksteinSlot); with saturation and zero
-// points 0 as well, |x| is clamped before the scaling
-// (X86ClampedFloatQuantizeBody) and the encoder takes u = |x / s| as it is.
+// f4E2M1FN). AVX2 or AVX-512 code. With one baked
+// scale s in [2^-32, 1] (f32, per tensor), half the main loop's vectors
+// form fl(x / s) by Markstein's division instead of vdivps
+// (marksteinSlot); with saturation and zero points 0 as well, |x| is
+// clamped before the scaling (X86ClampedFloatQuantizeBody) and the encoder
+// takes u = |x / s| as it is.
 //
 //===----------------------------------------------------------------------===//
 #include "X86Conversions.h"
@@ -50,6 +51,8 @@ public:
   void emitConstants(x86::Assembler &a) override {
     beginPackData(a);
     emitRuntimeTablesFill(a);
+    emitMarksteinConstants(a);
+    emitPackedEvexConstants(a);
     encoder_.emitConstants(a);
   }
   X86ParameterGroups *parameterGroups() override { return nullptr; }
@@ -77,11 +80,39 @@ public:
   }
 
 protected:
-  /// The vectors after vpermd's order: fl(1/s), then the quotient bounds
-  /// ±plan::kMarksteinQuotientBound.
+  /// AVX2: the vectors after vpermd's order: fl(1/s), then the quotient
+  /// bounds ±plan::kMarksteinQuotientBound. AVX-512: registers.
   static constexpr int32_t kReciprocalOffset = kPackDataTailOffset;
   static constexpr int32_t kQuotientHighOffset = kPackDataTailOffset + 32;
   static constexpr int32_t kQuotientLowOffset = kPackDataTailOffset + 64;
+  static constexpr unsigned kReciprocalZmm = 28;
+  static constexpr unsigned kQuotientHighZmm = 29;
+  static constexpr unsigned kQuotientLowZmm = 30;
+
+  /// Markstein's operands: fl(1/s) and the quotient bounds.
+  asmjit::Operand reciprocal() const {
+    return isa_.avx512() ? asmjit::Operand(x86::zmm(kReciprocalZmm))
+                         : asmjit::Operand(dataAt(kReciprocalOffset));
+  }
+  asmjit::Operand quotientHigh() const {
+    return isa_.avx512() ? asmjit::Operand(x86::zmm(kQuotientHighZmm))
+                         : asmjit::Operand(dataAt(kQuotientHighOffset));
+  }
+  asmjit::Operand quotientLow() const {
+    return isa_.avx512() ? asmjit::Operand(x86::zmm(kQuotientLowZmm))
+                         : asmjit::Operand(dataAt(kQuotientLowOffset));
+  }
+  /// AVX-512: Markstein's operands into their registers.
+  void emitMarksteinConstants(x86::Assembler &a) {
+    if (!reciprocal_ || !isa_.avx512())
+      return;
+    emitBroadcastImmediate(a, isa_, x86::zmm(kReciprocalZmm),
+                           floatBits(*reciprocal_));
+    emitBroadcastImmediate(a, isa_, x86::zmm(kQuotientHighZmm),
+                           floatBits(plan::kMarksteinQuotientBound));
+    emitBroadcastImmediate(a, isa_, x86::zmm(kQuotientLowZmm),
+                           floatBits(-plan::kMarksteinQuotientBound));
+  }
 
   bool packsFour() const override { return true; }
   bool packsSigned() const override { return encoder_.signedCodes(); }
@@ -99,6 +130,12 @@ protected:
   void emitFloatCodes(x86::Assembler &a, unsigned slot, const x86::Mem &dst,
                       bool masked) {
     x86::Vec v = isa_.vec(reg::kWork + slot), t = isa_.vec(reg::kTemp + slot);
+    if (packed_ && isa_.avx512()) {
+      // Codes 0..15: the low bytes are the codes.
+      a.vpmovdb(v.xmm(), v);
+      packed_->emitStoreBytesEvex(a, dst, v.xmm(), packedEvexConstants());
+      return;
+    }
     if (packed_) {
       packed_->emitStore(a, dst, v, t);
       return;
@@ -136,13 +173,18 @@ private:
   void emitMarksteinQuotient(x86::Assembler &a, unsigned slot,
                              const x86::Vec &v, const x86::Vec &t) {
     asmjit::Operand scale = divisorOf(a, slot, t);
-    a.vmulps(t, v, dataAt(kReciprocalOffset));
-    a.vminps(t, t, dataAt(kQuotientHighOffset));
-    a.vmaxps(t, t, dataAt(kQuotientLowOffset));
+    a.emit(x86::Inst::kIdVmulps, t, v, reciprocal());
+    a.emit(x86::Inst::kIdVminps, t, t, quotientHigh());
+    a.emit(x86::Inst::kIdVmaxps, t, t, quotientLow());
     a.emit(x86::Inst::kIdVfmsub231ps, v, t, scale);
-    a.vfnmadd132ps(v, t, dataAt(kReciprocalOffset));
+    a.emit(x86::Inst::kIdVfnmadd132ps, v, t, reciprocal());
     if (encoder_.encodesNaN())
       return;
+    if (isa_.avx512()) {
+      a.vcmpps(reg::nanMask(slot), v, v, kOrdered);
+      a.k(reg::nanMask(slot)).z().vmovaps(v, v);
+      return;
+    }
     a.vcmpps(t, v, v, kOrdered);
     a.vandps(v, v, t);
   }
@@ -172,7 +214,7 @@ constexpr unsigned kSlotThird[reg::kUnroll] = {reg::kHigh, reg::kHalf,
 ///    subnormal).
 ///  * NaN x: a, q, r and u are NaN (sign bits aside), the NaN code.
 /// u = |fl(x/s)| in [0, largest] needs no clamp in the encoder. The sign
-/// is x's (emitPositiveMask): fl(x/s) has it, -0 included (zero points
+/// is x's (emitSignMask): fl(x/s) has it, -0 included (zero points
 /// 0 are not added), and NaN lanes take the positive NaN code. The main
 /// loop's odd slots take Markstein's form, the even ones the division: the
 /// divider and the FP pipes share the load (measured on Zen 1: +5% over
@@ -188,6 +230,7 @@ public:
   void emitConstants(x86::Assembler &a) override {
     beginPackData(a);
     emitRuntimeTablesFill(a);
+    emitMarksteinConstants(a);
     emitBroadcastImmediate(a, isa_, isa_.vec(kInputBound),
                            floatBits(inputBound_));
     encoder_.emitConstants(a);
@@ -215,8 +258,15 @@ public:
   }
 
 private:
-  /// Leaves the positive mask in vec(kWork + slot) and u in
-  /// vec(kTemp + slot) (division) or kSlotThird[slot] (Markstein).
+  /// The slot's sign mask (X86FloatEncoder::emitSignMask): AVX2 keeps it
+  /// in vec(kWork + slot), AVX-512 in the slot's k-register (this body
+  /// makes no NaN masks).
+  asmjit::Operand signMaskOf(unsigned slot) const {
+    return isa_.avx512() ? asmjit::Operand(reg::nanMask(slot))
+                         : asmjit::Operand(isa_.vec(reg::kWork + slot));
+  }
+  /// Leaves the sign mask in signMaskOf(slot) and u in vec(kTemp + slot)
+  /// (division) or kSlotThird[slot] (Markstein).
   void emitClampedQuotient(x86::Assembler &a, unsigned slot,
                            const x86::Mem &src, bool masked, bool markstein) {
     x86::Vec v = isa_.vec(reg::kWork + slot), t = isa_.vec(reg::kTemp + slot);
@@ -224,22 +274,22 @@ private:
     emitLoadExpressed(a, isa_, spec_.expressed, v, src, masked);
     encoder_.emitAbs(a, t, v);
     a.vminps(t, isa_.vec(kInputBound), t); // NaN stays.
-    encoder_.emitPositiveMask(a, v, v);
+    encoder_.emitSignMask(a, signMaskOf(slot), v);
     if (!markstein) {
       a.vdivps(t, t, isa_.vec(reg::kScale));
       return;
     }
-    a.vmulps(third, t, dataAt(kReciprocalOffset));
+    a.emit(x86::Inst::kIdVmulps, third, t, reciprocal());
     a.vfnmadd231ps(t, third, isa_.vec(reg::kScale)); // r = a - q·s.
-    a.vfmadd231ps(third, t, dataAt(kReciprocalOffset));
+    a.emit(x86::Inst::kIdVfmadd231ps, third, t, reciprocal());
   }
   /// emitClampedQuotient's lanes → the codes in vec(kWork + slot).
   void emitClampedCodes(x86::Assembler &a, unsigned slot, bool markstein) {
     x86::Vec t = isa_.vec(reg::kTemp + slot);
     x86::Vec third = isa_.vec(kSlotThird[slot]);
-    encoder_.emitEncodeMagnitude(a, markstein ? third : t,
-                                 isa_.vec(reg::kWork + slot),
-                                 markstein ? t : third);
+    encoder_.emitEncodeMagnitude(a, markstein ? third : t, signMaskOf(slot),
+                                 markstein ? t : third,
+                                 isa_.vec(reg::kWork + slot));
   }
 
   const float inputBound_; ///< X = RN(H·s).

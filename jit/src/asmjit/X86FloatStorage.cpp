@@ -12,7 +12,8 @@
 // code's magnitude is (e << M) + n (a carry of n into 2^(M+1) moves into
 // the exponent, as it must). A zero or f32-subnormal a gives n = 0. A NaN
 // lane's bits give a finite t and a code far above every finite one. K
-// (or K - sign) is subtracted last, by one blend on the sign mask.
+// (or K - sign) is subtracted last, by one blend on the sign mask (AVX2),
+// or K, then the sign added under a k-mask (AVX-512).
 //
 // Decoding fp8 goes through binary16 with F16C, as the LLVM backend does:
 // f8E5M2 is the top byte of a binary16. f8E4M3FN's sign s, magnitude m (7
@@ -43,10 +44,18 @@ namespace {
 
 constexpr uint8_t kGreaterEqualOrdered = 0x1d; ///< GE_OQ.
 constexpr uint8_t kGreaterOrdered = 0x1e;      ///< GT_OQ.
+constexpr uint8_t kLessEqual = 2;              ///< vpcmpd: signed <=.
 constexpr uint32_t kMagnitudeMask = 0x7fffffffu;
 constexpr uint32_t kExponentMask = 0x7f800000u;
 /// −inf: as int32, every negative non-NaN float's bits are at most these.
 constexpr uint32_t kNegativeInfinityBits = 0xff800000u;
+/// AVX-512: the sign lanes and the overflowing lanes of the encoder.
+inline const x86::KReg kSignLanes = x86::k6;
+inline const x86::KReg kOverflowLanes = x86::k7;
+/// AVX-512: zmm16..zmm24 hold the encoder's constants (at most nine; the
+/// bodies use the first 16 registers and zmm25 and up).
+constexpr unsigned kFirstUpperConstant = 16;
+constexpr unsigned kUpperConstants = 9;
 
 } // namespace
 
@@ -82,26 +91,30 @@ x86::Mem X86VectorConstants::vector(x86::Assembler &a,
     ++index;
   if (index == vectors_.size())
     vectors_.push_back(lanes);
-  return x86::ptr(label_, static_cast<int32_t>(index * 32));
+  return x86::ptr(label_, static_cast<int32_t>(index * isa_.vectorBytes()));
 }
 
 void X86VectorConstants::emitData(x86::Assembler &a) {
   if (!label_.isValid())
     return;
-  a.align(asmjit::AlignMode::kData, 32);
+  a.align(asmjit::AlignMode::kData, isa_.vectorBytes());
   a.bind(label_);
   for (const std::array<uint32_t, 8> &lanes : vectors_)
-    a.embed(lanes.data(), sizeof lanes);
+    for (unsigned copy = 0; copy < isa_.vectorBytes() / sizeof lanes; ++copy)
+      a.embed(lanes.data(), sizeof lanes);
 }
 
 namespace {
 
 /// The spare registers of the encoder: vec(reg::kLow) is free when the
 /// clamp needs hi only, vec(reg::kSign) unless it is scratch, vec(kHalf)
-/// unless the caller clamps the input.
-std::vector<unsigned> encoderSpares(bool symmetric, bool signScratch,
-                                    bool clampsInput) {
+/// unless the caller clamps the input; at AVX-512 the upper registers.
+std::vector<unsigned> encoderSpares(const X86Isa &isa, bool symmetric,
+                                    bool signScratch, bool clampsInput) {
   std::vector<unsigned> spares;
+  if (isa.avx512())
+    for (unsigned r = 0; r < kUpperConstants; ++r)
+      spares.push_back(kFirstUpperConstant + r);
   if (symmetric)
     spares.push_back(reg::kLow);
   if (!clampsInput)
@@ -118,9 +131,8 @@ X86FloatEncoder::X86FloatEncoder(const KernelSpec &spec, const X86Isa &isa,
     : isa_(isa), format_(floatStorageFormat(spec.storage.floatFormat)),
       bounds_(floatStorageBounds(spec.storage)), saturate_(spec.knobs.saturate),
       clampsInput_(clampsInput),
-      constants_(isa,
-                 encoderSpares(symmetric(), overflowSignFromV(), clampsInput)) {
-}
+      constants_(isa, encoderSpares(isa, symmetric(), overflowSignFromV(),
+                                    clampsInput)) {}
 
 void X86FloatEncoder::emitConstants(x86::Assembler &a) {
   if (!clampsInput_)
@@ -136,9 +148,13 @@ void X86FloatEncoder::emitConstants(x86::Assembler &a) {
   uint32_t magic = minNormal + ((23 - M) << 23);
   // Negative lanes subtract K - sign: the sign bit set, or for signed
   // codes the byte's value as int8 (magnitude - 128). The blend's first
-  // operand must be a register: K - sign gets the first one.
-  c_.negativeMagic = constants_.place(
-      a, signedCodes() ? magic + 128 : magic - format_.signBit());
+  // operand must be a register: K - sign gets the first one. AVX-512
+  // subtracts K and adds the sign (-128 for signed codes) under a mask.
+  uint32_t sign = signedCodes() ? uint32_t(-128) : format_.signBit();
+  if (isa_.avx512())
+    c_.signAdjust = constants_.place(a, sign);
+  else
+    c_.negativeMagic = constants_.place(a, magic - sign);
   c_.magic = constants_.place(a, magic);
   c_.magnitudeMask = constants_.place(a, kMagnitudeMask);
   c_.exponentMask = constants_.place(a, kExponentMask);
@@ -162,8 +178,11 @@ void X86FloatEncoder::emitConstants(x86::Assembler &a) {
 
 void X86FloatEncoder::emitEncode(x86::Assembler &a, const x86::Vec &v,
                                  const x86::Vec &t) {
-  x86::Vec positive = isa_.vec(reg::kScalar);
-  x86::Vec overflow = isa_.vec(reg::kScalar2);
+  bool evex = isa_.avx512();
+  asmjit::Operand signMask = evex ? asmjit::Operand(kSignLanes)
+                                  : asmjit::Operand(isa_.vec(reg::kScalar));
+  asmjit::Operand overflow = evex ? asmjit::Operand(kOverflowLanes)
+                                  : asmjit::Operand(isa_.vec(reg::kScalar2));
   x86::Vec high = isa_.vec(reg::kHigh);
   bool tieOverflows = (encodeFloatStorage(format_, format_.largest) & 1) != 0;
   uint8_t overflowPredicate =
@@ -180,40 +199,56 @@ void X86FloatEncoder::emitEncode(x86::Assembler &a, const x86::Vec &v,
       a.emit(x86::Inst::kIdVcmpps, overflow, magnitude, c_.threshold,
              overflowPredicate);
     a.vminps(magnitude, high, magnitude);
-    emitPositiveMask(a, positive, v);
-  } else {
-    // An overflowing lane is nonzero: v >= |v| is its sign clear.
-    x86::Vec positiveBeforeClamp = isa_.vec(reg::kSign);
-    if (!saturate_) {
-      a.emit(x86::Inst::kIdVandps, overflow, v, c_.magnitudeMask);
-      if (overflowSignFromV())
-        a.vcmpps(positiveBeforeClamp, v, overflow, kGreaterEqualOrdered);
-      a.emit(x86::Inst::kIdVcmpps, overflow, overflow, c_.threshold,
-             overflowPredicate);
-    }
-    a.vminps(v, high, v);
-    a.vmaxps(v, isa_.vec(reg::kLow), v);
-    a.emit(x86::Inst::kIdVandps, magnitude, v, c_.magnitudeMask);
-    emitPositiveMask(a, positive, v);
-    if (overflowSignFromV())
-      a.vblendvps(positive, positive, positiveBeforeClamp, overflow);
+    emitSignMask(a, signMask, v);
+    emitCodes(a, v, magnitude, signMask, overflow, v);
+    return;
   }
-  emitCodes(a, v, magnitude, positive, overflow, v);
+  // An overflowing lane is nonzero: v >= |v| is its sign clear. AVX-512
+  // keeps v unclamped in those lanes instead (vec(reg::kScalar2) then
+  // holds v).
+  x86::Vec positiveBeforeClamp = isa_.vec(reg::kSign);
+  x86::Vec unclamped = isa_.vec(reg::kScalar2);
+  if (!saturate_) {
+    x86::Vec absolute = evex ? unclamped : overflow.as<x86::Vec>();
+    a.emit(x86::Inst::kIdVandps, absolute, v, c_.magnitudeMask);
+    if (overflowSignFromV() && !evex)
+      a.vcmpps(positiveBeforeClamp, v, absolute, kGreaterEqualOrdered);
+    a.emit(x86::Inst::kIdVcmpps, overflow, absolute, c_.threshold,
+           overflowPredicate);
+    if (overflowSignFromV() && evex)
+      a.vmovaps(unclamped, v);
+  }
+  a.vminps(v, high, v);
+  a.vmaxps(v, isa_.vec(reg::kLow), v);
+  a.emit(x86::Inst::kIdVandps, magnitude, v, c_.magnitudeMask);
+  if (overflowSignFromV() && evex)
+    a.k(kOverflowLanes).vmovaps(v, unclamped);
+  emitSignMask(a, signMask, v);
+  if (overflowSignFromV() && !evex)
+    a.vblendvps(signMask.as<x86::Vec>(), signMask.as<x86::Vec>(),
+                positiveBeforeClamp, overflow.as<x86::Vec>());
+  emitCodes(a, v, magnitude, signMask, overflow, v);
 }
 
-void X86FloatEncoder::emitPositiveMask(x86::Assembler &a, const x86::Vec &dst,
-                                       const x86::Vec &v) {
-  a.emit(x86::Inst::kIdVpcmpgtd, dst, v, c_.negativeBits);
+void X86FloatEncoder::emitSignMask(x86::Assembler &a,
+                                   const asmjit::Operand &dst,
+                                   const x86::Vec &v) {
+  if (isa_.avx512())
+    a.emit(x86::Inst::kIdVpcmpd, dst, v, c_.negativeBits, kLessEqual);
+  else
+    a.emit(x86::Inst::kIdVpcmpgtd, dst, v, c_.negativeBits);
 }
 
 void X86FloatEncoder::emitCodes(x86::Assembler &a, const x86::Vec &exponent,
                                 const x86::Vec &magnitude,
-                                const x86::Vec &positive,
-                                const x86::Vec &overflow,
+                                const asmjit::Operand &signMask,
+                                const asmjit::Operand &overflow,
                                 const x86::Vec &code) {
   const unsigned M = format_.mantissaBits;
+  bool evex = isa_.avx512();
   // e = (E - Emin)+ << 23: the subtraction saturates in the high 16 bits.
-  a.emit(x86::Inst::kIdVpand, exponent, magnitude, c_.exponentMask);
+  a.emit(evex ? x86::Inst::kIdVpandd : x86::Inst::kIdVpand, exponent, magnitude,
+         c_.exponentMask);
   a.emit(x86::Inst::kIdVpsubusw, exponent, exponent, c_.minNormal);
   // a - e: a's binade moved down to the smallest normal one (or a itself
   // below it); + K counts its quanta into the low bits. (A magnitude in
@@ -226,14 +261,27 @@ void X86FloatEncoder::emitCodes(x86::Assembler &a, const x86::Vec &exponent,
   a.vpsrld(exponent, exponent, 23 - M);
   a.vpaddd(exponent, exponent, quanta);
   if (!saturate_) {
-    a.emit(x86::Inst::kIdVpand, overflow, overflow, c_.special);
-    a.vpmaxud(exponent, exponent, overflow);
+    if (evex) {
+      a.k(overflow.as<x86::KReg>())
+          .emit(x86::Inst::kIdVpmaxud, exponent, exponent, c_.special);
+    } else {
+      a.emit(x86::Inst::kIdVpand, overflow, overflow, c_.special);
+      a.emit(x86::Inst::kIdVpmaxud, exponent, exponent, overflow);
+    }
   }
   // A NaN lane's magnitude bits gave a code far above every finite one:
   // the NaN code, or with signed codes what the store saturates to it.
   if (format_.hasNaN && !signedCodes())
     a.emit(x86::Inst::kIdVpminud, exponent, exponent, c_.nanCode);
+  if (evex) {
+    // Minus K, then the sign in the sign lanes.
+    a.emit(x86::Inst::kIdVpsubd, code, exponent, c_.magic);
+    a.k(signMask.as<x86::KReg>())
+        .emit(x86::Inst::kIdVpaddd, code, code, c_.signAdjust);
+    return;
+  }
   // Minus K, or minus K - sign for negative lanes.
+  x86::Vec positive = signMask.as<x86::Vec>();
   a.emit(x86::Inst::kIdVblendvps, positive, c_.negativeMagic, c_.magic,
          positive);
   a.vpsubd(code, exponent, positive);
@@ -258,9 +306,10 @@ void X86FloatEncoder::emitAbs(x86::Assembler &a, const x86::Vec &dst,
 
 void X86FloatEncoder::emitEncodeMagnitude(x86::Assembler &a,
                                           const x86::Vec &magnitude,
-                                          const x86::Vec &positive,
-                                          const x86::Vec &t) {
-  emitCodes(a, t, magnitude, positive, x86::Vec(), positive);
+                                          const asmjit::Operand &signMask,
+                                          const x86::Vec &t,
+                                          const x86::Vec &code) {
+  emitCodes(a, t, magnitude, signMask, asmjit::Operand(), code);
 }
 
 std::optional<KernelSpec> foldDecodedExponent(const KernelSpec &spec) {

@@ -5,9 +5,10 @@
 // dequantize generator turns codes into their exact values. Integer and
 // exact float operations only (no fp8 instructions exist, no gathers),
 // and one nearest-even addition that rounds, as the division before it
-// does, in the default environment (semantics.md 2.1). The kernels are AVX2
-// (VEX, ymm) code at every ISA level (X86Generators.cpp), so the lanes
-// here are ymm and xmm registers.
+// does, in the default environment (semantics.md 2.1). The encoder runs on
+// ymm lanes (AVX2) and on zmm lanes (AVX-512: sign and overflow lanes in
+// k-registers, constants in zmm16 and up); the decoder is AVX2 code at
+// every ISA level (X86Generators.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_ASMJIT_X86FLOATSTORAGE_H
@@ -33,8 +34,9 @@ bool x86SupportsFloatStorage(const StorageSpec &storage);
 bool x86EncodesPackedFloat(const KernelSpec &spec);
 
 /// 32-bit constants broadcast to every lane: kept in spare vector
-/// registers while they last, the rest as 256-bit vectors placed after the
-/// kernel's code and read as memory operands (a ymm, or the low xmm).
+/// registers while they last, the rest as vectors of the ISA's width placed
+/// after the kernel's code and read as memory operands (a ymm or zmm, or
+/// the low xmm).
 class X86VectorConstants {
 public:
   X86VectorConstants(const X86Isa &isa, std::vector<unsigned> spareRegisters)
@@ -44,7 +46,7 @@ public:
   /// call where the kernel runs once, e.g. emitConstants) while spare ones
   /// last.
   asmjit::Operand place(x86::Assembler &a, uint32_t value);
-  /// A memory operand only: eight 32-bit lanes.
+  /// A memory operand only: eight 32-bit lanes (twice over in a zmm).
   x86::Mem vector(x86::Assembler &a, const std::array<uint32_t, 8> &lanes);
   void emitData(x86::Assembler &a);
 
@@ -81,7 +83,7 @@ public:
   /// clampsInput).
   void emitConstants(x86::Assembler &a);
   /// v (f32) → codes (i32). Clobbers `t`, vec(reg::kScalar) and
-  /// vec(reg::kScalar2).
+  /// vec(reg::kScalar2) (AVX-512: vec(reg::kScalar2), k6 and k7).
   void emitEncode(x86::Assembler &a, const x86::Vec &v, const x86::Vec &t);
 
   /// With saturate on, NaN codes and bounds ±largest: a value H (exact in
@@ -93,18 +95,22 @@ public:
   std::optional<double> saturatingQuotient() const;
   /// dst = |src| (bits), NaN lanes stay NaN.
   void emitAbs(x86::Assembler &a, const x86::Vec &dst, const x86::Vec &src);
-  /// dst = the lanes whose code has no sign bit (all ones): v's sign bit
-  /// clear, or v NaN (the positive NaN code); a −0 lane is not among them.
-  /// One signed comparison of v's bits: those of the negative non-NaN
-  /// floats, −0 to −inf, are exactly the ones below 0xff800001.
-  void emitPositiveMask(x86::Assembler &a, const x86::Vec &dst,
-                        const x86::Vec &v);
+  /// The sign lanes of v's codes: v's sign bit set and v not NaN (NaN
+  /// takes the positive NaN code; a −0 lane is among them). One signed
+  /// comparison of v's bits: those of the negative non-NaN floats, −0 to
+  /// −inf, are exactly the ones up to 0xff800000. AVX2: `dst` a vector,
+  /// all ones in the lanes *without* the sign; AVX-512: `dst` a k-register
+  /// of the lanes with it.
+  void emitSignMask(x86::Assembler &a, const asmjit::Operand &dst,
+                    const x86::Vec &v);
   /// saturatingQuotient() only: the codes of lanes whose magnitude is in
   /// [0, largest] or NaN (also (-q/4, -0], q the format's smallest
-  /// subnormal: code magnitude 0), `positive` (emitPositiveMask) where the
-  /// code gets no sign, into `positive`. Clobbers `magnitude` and `t`.
+  /// subnormal: code magnitude 0), signed where `signMask` (emitSignMask)
+  /// says, into `code`. Clobbers `magnitude` and `t`, and at AVX2
+  /// `signMask`.
   void emitEncodeMagnitude(x86::Assembler &a, const x86::Vec &magnitude,
-                           const x86::Vec &positive, const x86::Vec &t);
+                           const asmjit::Operand &signMask, const x86::Vec &t,
+                           const x86::Vec &code);
   void emitData(x86::Assembler &a) { constants_.emitData(a); }
 
 private:
@@ -115,12 +121,12 @@ private:
   bool overflowSignFromV() const {
     return !saturate_ && !(bounds_.lo < 0 && bounds_.hi > 0);
   }
-  /// The code of `magnitude` (clamped) and the `positive` mask into
-  /// `code`; `exponent` is scratch (it may be `code`), `overflow` the
-  /// lanes beyond the format with saturate off.
+  /// The code of `magnitude` (clamped) and `signMask` into `code`;
+  /// `exponent` is scratch (it may be `code`), `overflow` the lanes beyond
+  /// the format with saturate off (a vector, or k7 at AVX-512).
   void emitCodes(x86::Assembler &a, const x86::Vec &exponent,
-                 const x86::Vec &magnitude, const x86::Vec &positive,
-                 const x86::Vec &overflow, const x86::Vec &code);
+                 const x86::Vec &magnitude, const asmjit::Operand &signMask,
+                 const asmjit::Operand &overflow, const x86::Vec &code);
 
   X86Isa isa_;
   FloatStorageFormat format_;
@@ -129,8 +135,10 @@ private:
   bool clampsInput_;
   X86VectorConstants constants_;
   struct Operands {
+    /// negativeMagic (AVX2: K - sign, the blend's other operand) or
+    /// signAdjust (AVX-512: what negative lanes add after K's subtraction).
     asmjit::Operand magic, magnitudeMask, exponentMask, minNormal,
-        negativeMagic, nanCode, threshold, special, negativeBits;
+        negativeMagic, signAdjust, nanCode, threshold, special, negativeBits;
   } c_;
 };
 

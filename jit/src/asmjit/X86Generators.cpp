@@ -98,11 +98,18 @@ KernelFit x86KernelFit(const KernelSpec &spec, const X86Isa &isa) {
 }
 
 X86Isa x86KernelIsa(const KernelSpec &spec, const X86Isa &isa) {
-  // Packed codes: AVX-512 only in the fixed-point bracket's qcast.
-  bool avx2Only = (spec.storage.packed && !x86FixedBracketApplies(spec, isa)) ||
-                  spec.storage.kind != StorageType::Kind::Integer ||
-                  x86NeedsWideLanes(spec) ||
-                  (spec.op == KernelOp::DCast && spec.storage.bits > 24);
+  // Packed codes: AVX-512 only in the fixed-point bracket's qcast and the
+  // float encoder's (f32 lanes), the only storage other than integers that
+  // has AVX-512.
+  bool floatEncoder =
+      plan::kernelFamily(spec) == plan::KernelFamily::QuantizeFloat &&
+      (!spec.storage.packed || x86EncodesPackedFloat(spec));
+  bool avx2Only =
+      (spec.storage.packed && !floatEncoder &&
+       !x86FixedBracketApplies(spec, isa)) ||
+      (spec.storage.kind != StorageType::Kind::Integer && !floatEncoder) ||
+      x86NeedsWideLanes(spec) ||
+      (spec.op == KernelOp::DCast && spec.storage.bits > 24);
   return avx2Only ? X86Isa(std::min(isa.level(), IsaLevel::Avx2)) : isa;
 }
 

@@ -10,9 +10,9 @@
 // AVX2 (8 lanes of ymm): a vector of 8 codes is exactly `bits` bytes, a
 // group of 4 vectors (the frame's unrolled step) 4·bits bytes. Packed
 // kernels are generated with the AVX2 code path at the AVX-512 level too
-// (x86KernelIsa), except the AVX-512 qcast of the fixed-point bracket,
-// which stores bytes of codes through the EVEX forms at the end (16 or 64
-// codes: 2·bits or 8·bits bytes).
+// (x86KernelIsa), except the AVX-512 qcasts of the fixed-point bracket and
+// of the float encoder, which store bytes of codes through the EVEX forms
+// at the end (16 or 64 codes: 2·bits or 8·bits bytes).
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_ASMJIT_X86PACKEDCODES_H

@@ -45,15 +45,15 @@ X86Parameters::X86Parameters(const KernelSpec &spec, const X86Isa &isa,
       perTensor_(spec.layout.kind == LayoutSpec::Kind::PerTensor),
       zeroIsNegativeZero_(spec.op == KernelOp::QCast &&
                           spec.storage.kind == StorageType::Kind::Float) {
+  if (use == ScaleUse::Divide && plan::divisionIsMultiplication(spec)) {
+    reciprocal_ = true; // Runtime ones: fl(1/s) of each run.
+    scaleInstruction_ = x86::Inst::kIdVmulps;
+  }
   if (runtime_) {
     zeroPointsAreZero_ = false;
     return;
   }
   std::vector<float> scales = bakedScales(spec);
-  if (use == ScaleUse::Divide && plan::scalesHaveExactReciprocals(spec)) {
-    reciprocal_ = true;
-    scaleInstruction_ = x86::Inst::kIdVmulps;
-  }
   divisors_ = scales;
   for (size_t k = 0; k < scales.size(); ++k) {
     scales_.push_back(reciprocal_ ? 1.0f / scales[k] : scales[k]);

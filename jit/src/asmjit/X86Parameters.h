@@ -43,9 +43,10 @@ public:
   X86Parameters(const KernelSpec &spec, const X86Isa &isa, ScaleUse use);
 
   /// The instruction to apply with scale(): vdivps, or vmulps. A `divide`
-  /// by baked powers of two multiplies by their exact reciprocals: x / s
-  /// and x · (1/s) are then the same real number, so one IEEE rounding
-  /// gives the same result for every x (subnormal, infinite and NaN too).
+  /// by baked powers of two or by E8M0 runtime scales multiplies by their
+  /// exact reciprocals (plan::divisionIsMultiplication): x / s and x · (1/s)
+  /// are then the same real number, so one IEEE rounding gives the same
+  /// result for every x (subnormal, infinite and NaN too).
   asmjit::InstId scaleInstruction() const { return scaleInstruction_; }
 
   /// Baked parameters whose zero points are all 0 (and not biased): no

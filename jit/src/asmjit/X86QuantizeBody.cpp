@@ -78,7 +78,7 @@ void X86QuantizeBody::emitScale(x86::Assembler &a, unsigned slot,
                                 bool nanToZero) {
   asmjit::Operand scale = divisorOf(a, slot, t);
   asmjit::InstId op = params_.scaleInstruction();
-  if (!isa_.avx512()) {
+  if (!isa_.avx512() || !nanToZero) {
     a.emit(op, v, v, scale);
     if (!nanToZero)
       return;
@@ -116,7 +116,9 @@ void X86QuantizeBody::emitPackWords(x86::Assembler &a, const x86::Vec &low,
   isa_.avx512() ? a.vmovdqu32(temp, dataAt(kZmmOrderOffset))
                 : a.vmovdqu(temp, dataAt(kPackOrderOffset));
   a.vpermd(low, temp, low);
-  if (packed_)
+  if (packed_ && isa_.avx512())
+    packed_->emitStoreBytesEvex(a, dst, low, packedEvexConstants());
+  else if (packed_)
     packed_->emitStoreBytes(a, dst, low, temp2);
   else
     streamingStores_ ? a.vmovntdq(dst, low)

@@ -122,6 +122,16 @@ protected:
                      const x86::Vec &high, const x86::Vec &temp,
                      const x86::Vec &temp2, const x86::Mem &dst);
 
+  /// AVX-512 packed codes: the registers of X86PackedCodes' EVEX stores
+  /// (zmm25 and up), filled here.
+  X86PackedCodes::EvexConstants packedEvexConstants() const {
+    return {x86::zmm(25), x86::zmm(26), x86::zmm(27)};
+  }
+  void emitPackedEvexConstants(x86::Assembler &a) {
+    if (packed_ && isa_.avx512())
+      packed_->emitEvexConstants(a, isa_, packedEvexConstants());
+  }
+
   const KernelSpec &spec_;
   X86Isa isa_;
   X86Parameters params_;

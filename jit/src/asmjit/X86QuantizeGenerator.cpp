@@ -60,15 +60,14 @@ X86QuantizeForm integerForm(const KernelSpec &spec, const X86Isa &isa,
 }
 
 /// Float storage: Markstein's division in half the vectors needs one baked
-/// scale s in [2^-32, 1] (f32, per tensor, divided: AVX2 code); the clamped
-/// input also saturation (X86FloatEncoder::saturatingQuotient), zero
-/// points 0 and unpacked codes.
+/// scale s in [2^-32, 1] (f32, per tensor, divided); the clamped input
+/// also saturation (X86FloatEncoder::saturatingQuotient), zero points 0
+/// and unpacked codes.
 X86QuantizeForm floatForm(const KernelSpec &spec, const X86Isa &isa,
                           const X86Parameters &params) {
   X86QuantizeForm form;
   form.loop = X86QuantizeLoop::FloatEncoder;
-  if (isa.avx512() || spec.params.runtime ||
-      spec.layout.kind != LayoutSpec::Kind::PerTensor ||
+  if (spec.params.runtime || spec.layout.kind != LayoutSpec::Kind::PerTensor ||
       spec.expressed != ValueType::F32 ||
       params.scaleInstruction() != x86::Inst::kIdVdivps)
     return form;

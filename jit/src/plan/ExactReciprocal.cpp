@@ -39,4 +39,10 @@ bool scalesHaveExactReciprocals(const KernelSpec &spec) {
   return true;
 }
 
+bool divisionIsMultiplication(const KernelSpec &spec) {
+  if (spec.params.runtime)
+    return spec.params.scaleFormat == ScaleFormat::E8M0;
+  return scalesHaveExactReciprocals(spec);
+}
+
 } // namespace qjit::plan

@@ -28,6 +28,14 @@ double computeScale(const KernelSpec &spec, size_t k);
 /// exactReciprocal; false for runtime parameters.
 bool scalesHaveExactReciprocals(const KernelSpec &spec);
 
+/// Whether dividing by every scale of `spec` is multiplying by its
+/// reciprocal: baked scales that scalesHaveExactReciprocals, or runtime
+/// scales stored as E8M0 bytes. Those are 2^-127 .. 2^127 or NaN: the
+/// reciprocal fl(1/s) is exact in f32 and f64 (2^-127 a subnormal of f32,
+/// but exact), and x / s and x · (1/s) are one real number rounded once
+/// (NaN s: NaN either way), so kernels multiply by fl(1/s) of each run.
+bool divisionIsMultiplication(const KernelSpec &spec);
+
 } // namespace qjit::plan
 
 #endif

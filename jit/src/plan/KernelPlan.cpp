@@ -138,7 +138,7 @@ KernelPlan planKernel(const KernelSpec &spec) {
     return plan;
   if (spec.knobs.scaleOp == ScaleOp::Reciprocal)
     plan.scaling = Scaling::Reciprocal;
-  else if (scalesHaveExactReciprocals(spec))
+  else if (divisionIsMultiplication(spec))
     plan.scaling = Scaling::ExactReciprocal;
   else
     plan.checked = planCheckedReciprocal(spec);
