@@ -55,7 +55,9 @@ public:
     emitPackedEvexConstants(a);
     encoder_.emitConstants(a);
   }
-  X86ParameterGroups *parameterGroups() override { return nullptr; }
+  X86ParameterGroups *parameterGroups() override {
+    return params_.groupsRuntimeLoads() ? &params_ : nullptr;
+  }
 
   void emitUnrolled(x86::Assembler &a, const x86::Mem &src,
                     const x86::Mem &dst) override {

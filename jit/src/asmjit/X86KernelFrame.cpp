@@ -493,8 +493,8 @@ private:
     a_.call(prepareGroup());
     a_.align(AlignMode::kCode, kLoopAlignment);
     a_.bind(top);
-    // Groups are AVX2-only (X86Parameters::groupsRuntimeLoads), and
-    // vec(0) is free between runs.
+    // vec(0) is free between runs (its ymm view at AVX-512 too: VEX code
+    // in an EVEX kernel costs no transition).
     const x86::Ymm copy = x86::ymm(reg::kWork);
     for (int32_t at = 0; at < areaBytes;
          at += static_cast<int32_t>(copy.size())) {

@@ -424,8 +424,7 @@ void X86Parameters::emitNegativeZeros(x86::Assembler &a, const x86::Vec &z,
 }
 
 bool X86Parameters::groupsRuntimeLoads() const {
-  return runtime_ && !perElement_ && !isa_.avx512() &&
-         scaleType_ != X86ScaleType::F64;
+  return runtime_ && !perElement_ && scaleType_ != X86ScaleType::F64;
 }
 
 namespace {

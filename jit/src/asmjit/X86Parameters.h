@@ -109,10 +109,12 @@ public:
   void emitLoad(x86::Assembler &a);
   void emitData(x86::Assembler &a);
 
-  /// Runtime broadcast parameters on AVX2 (no f64 scales) may be
-  /// prepared kGroupRuns runs at a time: one vector division and range
-  /// check for eight runs instead of a scalar one per run (short blockwise
-  /// runs would otherwise spend a third of their time there).
+  /// Runtime broadcast parameters (no f64 scales) may be prepared
+  /// kGroupRuns runs at a time, in ymm lanes at every level: one vector
+  /// division and range check for eight runs instead of a scalar one per
+  /// run (short blockwise runs would otherwise spend a third of their time
+  /// there; MXFP4 qcast at AVX-512, 64K elements: 28 -> 19 us, Xeon
+  /// SPR-class VM, 2026-12-07).
   bool groupsRuntimeLoads() const;
   static constexpr unsigned kGroupRuns = 8;
   /// Bytes of the stack area a group is prepared in: scales, zero points,
