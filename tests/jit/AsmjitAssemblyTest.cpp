@@ -417,21 +417,28 @@ TEST_F(AsmjitAssemblyTest, ShortRunsReadPerElementParameterTables) {
   EXPECT_THAT(text, HasSubstr("vdivps ymm0, ymm0, [r9]"));
 }
 
-TEST_F(AsmjitAssemblyTest, Nf4ReadsTablesWithPermutesAtAvx2) {
+TEST_F(AsmjitAssemblyTest, Nf4ReadsTablesWithPermutes) {
   // Unpacked NF4 as the storage of a uniform type: vpermps table reads
   // and blends (dcast main loops: vpshufb byte planes), never a gather;
-  // AVX2 code also at the AVX-512 level.
+  // AVX2 code also at the AVX-512 level, except qcast: one zmm vpermps of
+  // a 16-entry table per search step, comparisons into k-registers.
   LoweringOptions unpacked;
   unpacked.unpacked = true;
   const std::string nf4 =
       "!quant.uniform<" + std::string(testing::kNf4Quantile) + ":f32, 0.0137>";
   for (KernelOp op : {KernelOp::QCast, KernelOp::DCast}) {
+    bool zmm = op == KernelOp::QCast;
     std::string text = avx512(specOf(nf4, op, unpacked));
-    EXPECT_THAT(text, HasSubstr("vpermps ymm"));
+    EXPECT_THAT(text, HasSubstr(zmm ? "vpermps zmm" : "vpermps ymm"));
     EXPECT_THAT(text, Not(HasSubstr("vgather")));
-    EXPECT_THAT(text, Not(HasSubstr("zmm")));
-    EXPECT_THAT(text, HasSubstr("# backend: asmjit (isa avx2)"));
+    EXPECT_THAT(text, Not(HasSubstr(zmm ? "ymm" : "zmm")));
+    EXPECT_THAT(text, HasSubstr(zmm ? "# backend: asmjit (isa avx512)"
+                                    : "# backend: asmjit (isa avx2)"));
     EXPECT_THAT(text, Not(HasSubstr("vdivps"))); // Thresholds moved to x.
+    if (zmm) {
+      EXPECT_THAT(text, HasSubstr("vcmpps k"));
+      EXPECT_THAT(text, Not(HasSubstr("vblendv")));
+    }
     // dcast: whole unrolled blocks through byte shuffles.
     if (op == KernelOp::DCast) {
       EXPECT_THAT(text, HasSubstr("vpshufb ymm"));
@@ -500,12 +507,22 @@ TEST_F(AsmjitAssemblyTest, PackedNf4QcastPairsNibblesOfPackedBytes) {
   // pack and one vpshufb order them, 16 bytes stored. The input is
   // compared itself; never a gather nor zmm. Runtime parameters and
   // per-axis blocks search per vector, then four vectors' bytes pack
-  // through X86PackedCodes.
+  // through X86PackedCodes. At AVX-512 the zmm search takes them all, its
+  // 64 codes merged into 32 bytes by EVEX forms.
   const std::string nf4(testing::kNf4Quantile);
   std::string uniform = std::string("!quant.uniform<") + nf4 + ":f32, 0.0137>";
   KernelSpec baked = specOf(uniform, KernelOp::QCast);
   ASSERT_TRUE(baked.storage.packed);
-  for (const std::string &text : {avx512(baked), avx2(baked)}) {
+  std::string evex = avx512(baked);
+  EXPECT_THAT(evex, HasSubstr("# backend: asmjit (isa avx512)"));
+  std::string evexLoop = loopAround(evex, "vpmovwb ymmword ptr");
+  ASSERT_FALSE(evexLoop.empty()) << evex;
+  EXPECT_THAT(evexLoop, HasSubstr("vpermps zmm"));
+  EXPECT_THAT(evexLoop, HasSubstr("vcmpps k"));
+  EXPECT_THAT(evexLoop, HasSubstr("vpmaddubsw zmm"));
+  EXPECT_THAT(evex, Not(HasSubstr("vdivps")));
+  EXPECT_THAT(evex, Not(HasSubstr("vgather")));
+  for (const std::string &text : {avx2(baked)}) {
     EXPECT_THAT(text, HasSubstr("# backend: asmjit (isa avx2)"));
     std::string loop = loopAround(text, "vpmaddubsw ymm");
     ASSERT_FALSE(loop.empty()) << text;

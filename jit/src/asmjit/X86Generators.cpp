@@ -98,16 +98,18 @@ KernelFit x86KernelFit(const KernelSpec &spec, const X86Isa &isa) {
 }
 
 X86Isa x86KernelIsa(const KernelSpec &spec, const X86Isa &isa) {
-  // Packed codes: AVX-512 only in the fixed-point bracket's qcast and the
-  // float encoder's (f32 lanes), the only storage other than integers that
-  // has AVX-512.
-  bool floatEncoder =
-      plan::kernelFamily(spec) == plan::KernelFamily::QuantizeFloat &&
-      (!spec.storage.packed || x86EncodesPackedFloat(spec));
+  // Packed codes: AVX-512 only in the fixed-point bracket's qcast and in
+  // the float encoder's and the quantile search's (f32 lanes), the only
+  // storage other than integers that has AVX-512.
+  const plan::KernelFamily family = plan::kernelFamily(spec);
+  bool compactEvex = (family == plan::KernelFamily::QuantizeFloat &&
+                      (!spec.storage.packed || x86EncodesPackedFloat(spec))) ||
+                     (family == plan::KernelFamily::QuantizeQuantile &&
+                      x86SearchesQuantileOnZmm(spec));
   bool avx2Only =
-      (spec.storage.packed && !floatEncoder &&
+      (spec.storage.packed && !compactEvex &&
        !x86FixedBracketApplies(spec, isa)) ||
-      (spec.storage.kind != StorageType::Kind::Integer && !floatEncoder) ||
+      (spec.storage.kind != StorageType::Kind::Integer && !compactEvex) ||
       x86NeedsWideLanes(spec) ||
       (spec.op == KernelOp::DCast && spec.storage.bits > 24);
   return avx2Only ? X86Isa(std::min(isa.level(), IsaLevel::Avx2)) : isa;

@@ -5,7 +5,9 @@
 // iteration's four vectors into one 32-byte store. Packed 4-bit tables
 // with one baked scale (x86EncodesPackedTable) finish the search of a
 // main-loop iteration on packed bytes instead (X86NibbleQuantileBody);
-// heads and tails still store through X86PackedCodes. AVX2 code.
+// heads and tails still store through X86PackedCodes. AVX2 code, or at
+// AVX-512 the zmm search (x86SearchesQuantileOnZmm), packed codes stored
+// through X86PackedCodes' EVEX forms.
 //
 //===----------------------------------------------------------------------===//
 #include "X86Conversions.h"
@@ -26,11 +28,13 @@ class X86QuantileQuantizeBody : public X86QuantizeBody {
 public:
   X86QuantileQuantizeBody(const KernelSpec &spec, const X86Isa &isa,
                           X86Parameters params)
-      : X86QuantizeBody(spec, isa, std::move(params)), quantile_(spec) {}
+      : X86QuantizeBody(spec, isa, std::move(params)),
+        quantile_(spec, isa.avx512()) {}
 
   void emitConstants(x86::Assembler &a) override {
     if (packsFour())
       beginPackData(a);
+    emitPackedEvexConstants(a);
     quantile_.emitConstants(a);
   }
   X86ParameterGroups *parameterGroups() override { return nullptr; }
@@ -50,7 +54,7 @@ public:
                         false);
       emitQuantileInput(a, j, values[j], stored[j]);
     }
-    quantile_.emitEncode(a, values, stored);
+    emitEncode(a, values, stored);
     emitPackFour(a, stored, values[0], values[1], dst);
   }
 
@@ -59,12 +63,28 @@ public:
     x86::Vec v = isa_.vec(reg::kWork + slot), t = isa_.vec(reg::kTemp + slot);
     emitLoadExpressed(a, isa_, spec_.expressed, v, src, masked);
     emitQuantileInput(a, slot, v, t);
-    quantile_.emitEncode(a, std::span(&v, 1), std::span(&t, 1));
-    if (packed_)
+    emitEncode(a, std::span(&v, 1), std::span(&t, 1));
+    if (packed_ && isa_.avx512()) {
+      a.vpmovdb(t.xmm(), t); // The codes' bits are the low bytes'.
+      packed_->emitStoreBytesEvex(a, dst, t.xmm(), packedEvexConstants());
+    } else if (packed_) {
       packed_->emitStore(a, dst, t, v);
-    else
+    } else
       emitStoreStored(a, isa_, spec_.storage, dst, t, v, masked,
                       Narrowing::Truncate);
+  }
+
+  /// The search of `values` into `positions` (zmm: X86QuantileEncoder::
+  /// emitEncodeZmm, its scratch in zmm16 and up).
+  void emitEncode(x86::Assembler &a, std::span<const x86::Vec> values,
+                  std::span<const x86::Vec> positions) {
+    if (!isa_.avx512()) {
+      quantile_.emitEncode(a, values, positions);
+      return;
+    }
+    const x86::Vec scratch[reg::kUnroll] = {x86::zmm(16), x86::zmm(17),
+                                            x86::zmm(18), x86::zmm(19)};
+    quantile_.emitEncodeZmm(a, values, positions, scratch);
   }
 
 protected:

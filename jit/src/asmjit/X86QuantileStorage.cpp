@@ -21,6 +21,7 @@ namespace {
 constexpr uint8_t kGreaterEqual = 0x1d;     ///< vcmpps GE_OQ: false for NaN.
 constexpr uint8_t kNotLessUnordered = 0x05; ///< vcmpps NLT_UQ: true for NaN.
 constexpr unsigned kSlice = 8;              ///< Entries one vpermps reads.
+constexpr unsigned kZmmPositions = 16;      ///< Entries one zmm vpermps reads.
 constexpr unsigned kInLane = 4;             ///< Entries one vpermilps reads.
 /// Lookups of more entries load each lane's entry: the register permutes
 /// of tables up to 64 entries (8 vpermps and 7 blends at 64), and of at
@@ -216,6 +217,17 @@ bool x86EncodesPackedTable(const KernelSpec &spec) {
   return positions > 8 && positions <= 16;
 }
 
+bool x86SearchesQuantileOnZmm(const KernelSpec &spec) {
+  const StorageSpec &storage = spec.storage;
+  return spec.op == KernelOp::QCast &&
+         storage.kind == StorageType::Kind::Quantile &&
+         spec.compute == ValueType::F32 &&
+         (storage.packed || storage.containerBytes() == 1) &&
+         !storage.table.empty() &&
+         buildQuantileSearch(storage.table, spec.compute).values.size() <=
+             kZmmPositions;
+}
+
 bool x86SearchesPackedTablePerVector(const KernelSpec &spec) {
   const StorageSpec &storage = spec.storage;
   if (spec.op != KernelOp::QCast || !storage.packed || storage.bits != 4 ||
@@ -235,13 +247,13 @@ int32_t X86LookupTables::add(const std::vector<uint32_t> &words) {
 }
 
 void X86LookupTables::emitData(x86::Assembler &a) {
-  a.align(asmjit::AlignMode::kData, 32);
+  a.align(asmjit::AlignMode::kData, 64); // zmm tables too.
   a.bind(label_);
   for (uint32_t word : words_)
     a.embedUInt32(word);
 }
 
-X86QuantileEncoder::X86QuantileEncoder(const KernelSpec &spec)
+X86QuantileEncoder::X86QuantileEncoder(const KernelSpec &spec, bool zmm)
     : searchesInput_(plan::quantileThresholdsMoveToInput(spec)) {
   const StorageSpec &storage = spec.storage;
   QuantileSearch search = buildQuantileSearch(storage.table, spec.compute);
@@ -271,6 +283,15 @@ X86QuantileEncoder::X86QuantileEncoder(const KernelSpec &spec)
     candidates_.push_back(tables_.add(candidates));
     predicates_.push_back((nanPosition & bit) ? kNotLessUnordered
                                               : kGreaterEqual);
+    if (zmm) {
+      // Indexed by the position so far p, a multiple of 2 · bit.
+      std::vector<uint32_t> atPosition(kZmmPositions, padded[bit - 1]);
+      for (unsigned p = 0; p < size_; p += 2 * bit)
+        atPosition[p] = padded[p + bit - 1];
+      zmmCandidates_.push_back(tables_.add(atPosition));
+      zmmBits_.push_back(
+          tables_.add(std::vector<uint32_t>(kZmmPositions, bit)));
+    }
   }
   identity_ = true;
   std::vector<uint32_t> stored;
@@ -314,14 +335,47 @@ X86QuantileEncoder::X86QuantileEncoder(const KernelSpec &spec)
     if (!identityCodes)
       nibbleCodes_ = tables_.add(codes);
   }
+  // 16 words each, for emitEncodeZmm too.
   if (identity_) {
-    stored_ = tables_.add({storedWord(storage.min)});
+    stored_ = tables_.add(
+        std::vector<uint32_t>(kZmmPositions, storedWord(storage.min)));
     if (positions < size_)
-      lastPosition_ = tables_.add({static_cast<uint32_t>(positions - 1)});
+      lastPosition_ = tables_.add(std::vector<uint32_t>(
+          kZmmPositions, static_cast<uint32_t>(positions - 1)));
     return;
   }
-  stored.resize(size_, stored.back());
+  stored.resize(std::max<size_t>(size_, zmm ? kZmmPositions : 0),
+                stored.back());
   stored_ = tables_.add(stored);
+}
+
+void X86QuantileEncoder::emitEncodeZmm(
+    x86::Assembler &a, std::span<const x86::Vec> values,
+    std::span<const x86::Vec> positions,
+    std::span<const x86::Vec> scratch) const {
+  // Positions are built from the top bit down, p + bit per passed step:
+  // step `bit`'s table holds at p the threshold between p and p + bit.
+  for (size_t j = 0; j < values.size(); ++j) {
+    x86::KReg above = x86::k(2 + static_cast<uint32_t>(j));
+    a.vcmpps(above, values[j], tables_.at(zmmCandidates_[0]), predicates_[0]);
+    a.k(above).z().vmovdqu32(positions[j], tables_.at(zmmBits_[0]));
+  }
+  for (size_t step = 1; step < zmmCandidates_.size(); ++step)
+    for (size_t j = 0; j < values.size(); ++j) {
+      x86::KReg above = x86::k(2 + static_cast<uint32_t>(j));
+      a.vpermps(scratch[j], positions[j], tables_.at(zmmCandidates_[step]));
+      a.vcmpps(above, values[j], scratch[j], predicates_[step]);
+      a.k(above).vpaddd(positions[j], positions[j], tables_.at(zmmBits_[step]));
+    }
+  for (size_t j = 0; j < values.size(); ++j) {
+    const x86::Vec &position = positions[j];
+    if (lastPosition_ >= 0)
+      a.vpminsd(position, position, tables_.at(lastPosition_));
+    if (!identity_)
+      a.vpermd(position, position, tables_.at(stored_));
+    else if (addMin_)
+      a.vpaddd(position, position, tables_.at(stored_));
+  }
 }
 
 void X86QuantileEncoder::emitEncode(x86::Assembler &a,

@@ -11,8 +11,10 @@
 // comparing with the threshold its lane's prefix selects.
 //
 // These kernels are AVX2 code (ymm, VEX) at every ISA level: the tables are
-// built for 8-lane permutes, and this host (Zen 1) cannot run AVX-512 code,
-// so only AVX2 code can be tested here (x86KernelIsa). Packed storage
+// built for 8-lane permutes (x86KernelIsa); except qcast of at most 16
+// positions to one-byte or packed containers, whose search at AVX-512
+// reads 16-entry tables with one vpermps per step, its comparisons in
+// k-registers (x86SearchesQuantileOnZmm, emitEncodeZmm). Packed storage
 // (1, 2 or 4 bits) loads and stores its codes through X86PackedCodes,
 // except: dcast of 4-bit codes (NF4 and packed f4E2M1FN, whose 16 codes
 // decode as a table too), whole blocks through byte planes; qcast of 4-bit
@@ -61,6 +63,10 @@ bool x86EncodesPackedTable(const KernelSpec &spec);
 /// 1M elements on Zen 1).
 bool x86SearchesPackedTablePerVector(const KernelSpec &spec);
 
+/// f32 quantile qcast to one-byte or packed containers whose search has at
+/// most 16 positions: AVX-512 code at that level (emitEncodeZmm).
+bool x86SearchesQuantileOnZmm(const KernelSpec &spec);
+
 /// Constant 32-bit tables placed after the code, read as whole vectors.
 class X86LookupTables {
 public:
@@ -79,7 +85,8 @@ private:
 /// qcast: f32 lanes → i32 stored values of the nearest entries.
 class X86QuantileEncoder {
 public:
-  explicit X86QuantileEncoder(const KernelSpec &spec);
+  /// `zmm`: also the tables of emitEncodeZmm (x86SearchesQuantileOnZmm).
+  explicit X86QuantileEncoder(const KernelSpec &spec, bool zmm = false);
 
   /// True: emitEncode takes the input x itself, compared with thresholds
   /// moved to the input side (QuantileInputThresholds.h), NaN lanes
@@ -94,6 +101,14 @@ public:
   void emitEncode(x86::Assembler &a, std::span<const x86::Vec> values,
                   std::span<const x86::Vec> positions) const;
   void emitData(x86::Assembler &a) { tables_.emitData(a); }
+
+  /// AVX-512: emitEncode on zmm lanes, every step one vpermps of a 16-entry
+  /// table indexed by the position so far, a comparison into k-register
+  /// k(2 + j) and a masked addition of the step's bit. scratch[j] is
+  /// clobbered.
+  void emitEncodeZmm(x86::Assembler &a, std::span<const x86::Vec> values,
+                     std::span<const x86::Vec> positions,
+                     std::span<const x86::Vec> scratch) const;
 
   /// x86EncodesPackedTable: the three tables emitEncodeNibbles reads from
   /// registers (vpshufb reads its table from a register only), loaded
@@ -124,8 +139,11 @@ private:
   std::vector<int32_t> candidates_;
   std::vector<uint8_t> predicates_;
   int32_t lastPosition_ = -1; ///< Clamp (+inf padding), if any.
-  bool identity_;             ///< Stored value = position + storage min.
-  int32_t stored_ = 0;        ///< The min (identity) or position → stored.
+  /// emitEncodeZmm: per step, the candidate at each position (16 words),
+  /// then the step's bit (16 words).
+  std::vector<int32_t> zmmCandidates_, zmmBits_;
+  bool identity_;      ///< Stored value = position + storage min.
+  int32_t stored_ = 0; ///< The min (identity) or position → stored.
   bool addMin_;
   /// x86EncodesPackedTable: the planes of the step-2 and group
   /// thresholds, the byte constants of the controls, then the byte weights

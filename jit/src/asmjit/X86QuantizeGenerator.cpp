@@ -90,8 +90,9 @@ X86QuantizeForm x86QuantizeForm(const KernelSpec &spec, const X86Isa &isa,
   switch (spec.storage.kind) {
   case StorageType::Kind::Quantile: {
     X86QuantizeForm form;
-    form.loop = x86EncodesPackedTable(spec) ? X86QuantizeLoop::PackedTableSearch
-                                            : X86QuantizeLoop::QuantileSearch;
+    form.loop = !isa.avx512() && x86EncodesPackedTable(spec)
+                    ? X86QuantizeLoop::PackedTableSearch
+                    : X86QuantizeLoop::QuantileSearch;
     return form;
   }
   case StorageType::Kind::Float:
