@@ -671,7 +671,7 @@ def division_lines():
             "sides of the check, and NaN, infinities, far ties and "
             "conversion limits among passing lanes.",
             "- asmjit fp8/fp4 qcast with one baked scale in [2^-32, 1] "
-            "(AVX2, f32): two of the four vectors of a main-loop step use "
+            "(f32, AVX2 and AVX-512): two of the four vectors of a main-loop step use "
             "Markstein's correction, `q = RN(x * RN(1/s))` bounded to "
             "±2^100, `r = fma(-q, s, x)`, `RN(q + r * RN(1/s))`; the other "
             "two keep `vdivps`, which runs beside them. Quotients below "
