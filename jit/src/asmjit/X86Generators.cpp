@@ -77,7 +77,8 @@ bool x86FitConditionHolds(plan::FitCondition condition, const KernelSpec &spec,
            storage.kind != StorageType::Kind::Integer &&
            spec.expressed == ValueType::F32;
   case plan::FitCondition::PackedTableSearchPerVector:
-    return x86SearchesPackedTablePerVector(spec);
+    return x86SearchesPackedTablePerVector(spec) &&
+           !x86KernelIsa(spec, isa).avx512();
   }
   return false;
 }
