@@ -85,14 +85,6 @@ std::vector<float> edgeInputs() {
   return inputs;
 }
 
-std::vector<IsaLevel> hostLevels() {
-  std::vector<IsaLevel> levels;
-  for (IsaLevel level : testing::runnableIsaLevels())
-    if (level >= IsaLevel::Avx2)
-      levels.push_back(level);
-  return levels;
-}
-
 class AsmjitFloatStorageTest : public ::testing::TestWithParam<IsaLevel> {
 protected:
   void SetUp() override {
@@ -322,7 +314,7 @@ TEST_P(AsmjitFloatStorageTest, Fp4AndNarrowBoundsEverywhere) {
 }
 
 INSTANTIATE_TEST_SUITE_P(HostIsaLevels, AsmjitFloatStorageTest,
-                         ::testing::ValuesIn(hostLevels()),
+                         ::testing::ValuesIn(testing::runnableAsmjitLevels()),
                          [](const ::testing::TestParamInfo<IsaLevel> &info) {
                            return std::string(isaLevelName(info.param));
                          });

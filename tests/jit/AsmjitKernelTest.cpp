@@ -38,14 +38,6 @@ namespace {
 using testing::KernelTester;
 using testing::SweepAxes;
 
-std::vector<IsaLevel> hostLevels() {
-  std::vector<IsaLevel> levels;
-  for (IsaLevel level : testing::runnableIsaLevels())
-    if (level >= IsaLevel::Avx2)
-      levels.push_back(level);
-  return levels;
-}
-
 class AsmjitKernelTest : public ::testing::TestWithParam<IsaLevel> {
 protected:
   void SetUp() override {
@@ -374,7 +366,7 @@ TEST_P(AsmjitKernelTest, OutputsBeyondTheCachesStreamExactly) {
 }
 
 INSTANTIATE_TEST_SUITE_P(HostIsaLevels, AsmjitKernelTest,
-                         ::testing::ValuesIn(hostLevels()),
+                         ::testing::ValuesIn(testing::runnableAsmjitLevels()),
                          [](const ::testing::TestParamInfo<IsaLevel> &info) {
                            return std::string(isaLevelName(info.param));
                          });

@@ -634,6 +634,14 @@ std::vector<IsaLevel> runnableIsaLevels() {
   return levels;
 }
 
+std::vector<IsaLevel> runnableAsmjitLevels() {
+  std::vector<IsaLevel> levels;
+  for (IsaLevel level : runnableIsaLevels())
+    if (level >= IsaLevel::Avx2)
+      levels.push_back(level);
+  return levels;
+}
+
 std::vector<KernelSpec> farZeroPointSpecs() {
   std::vector<KernelSpec> specs;
   for (const char *text : {"!quant.uniform<i8:f32, 1.0:-1073741825>",

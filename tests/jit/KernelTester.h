@@ -189,6 +189,8 @@ IsaLevel runnableIsaLevel();
 /// the host's is reached through the cap, as on an AVX-512 host testing
 /// AVX2 code).
 std::vector<IsaLevel> runnableIsaLevels();
+/// Those of them asmjit's x86 kernels run at: AVX2 and up.
+std::vector<IsaLevel> runnableAsmjitLevels();
 
 /// All 12 qcast knob combinations.
 std::vector<QuantKnobs> allKnobs();
