@@ -3,12 +3,11 @@
 // v = u + z goes to the format's encoder (X86FloatStorage.h) instead of
 // integer rounding and a clamp; the main loop packs its four vectors of
 // codes into one 32-byte store (or X86PackedCodes' bytes for packed
-// f4E2M1FN). AVX2 or AVX-512 code. With one baked
-// scale s in [2^-32, 1] (f32, per tensor), half the main loop's vectors
-// form fl(x / s) by Markstein's division instead of vdivps
-// (marksteinSlot); with saturation and zero points 0 as well, |x| is
-// clamped before the scaling (X86ClampedFloatQuantizeBody) and the encoder
-// takes u = |x / s| as it is.
+// f4E2M1FN). AVX2 or AVX-512 code. With one baked scale s in [2^-32, 1]
+// (f32, per tensor), half the main loop's vectors form fl(x / s) by
+// Markstein's division instead of vdivps (marksteinSlot); with saturation
+// and zero points 0 as well, |x| is clamped before the scaling
+// (X86ClampedFloatQuantizeBody) and the encoder takes u = |x / s| as it is.
 //
 //===----------------------------------------------------------------------===//
 #include "X86Conversions.h"
@@ -54,9 +53,6 @@ public:
     emitMarksteinConstants(a);
     emitPackedEvexConstants(a);
     encoder_.emitConstants(a);
-  }
-  X86ParameterGroups *parameterGroups() override {
-    return params_.groupsRuntimeLoads() ? &params_ : nullptr;
   }
 
   void emitUnrolled(x86::Assembler &a, const x86::Mem &src,
@@ -132,14 +128,8 @@ protected:
   void emitFloatCodes(x86::Assembler &a, unsigned slot, const x86::Mem &dst,
                       bool masked) {
     x86::Vec v = isa_.vec(reg::kWork + slot), t = isa_.vec(reg::kTemp + slot);
-    if (packed_ && isa_.avx512()) {
-      // Codes 0..15: the low bytes are the codes.
-      a.vpmovdb(v.xmm(), v);
-      packed_->emitStoreBytesEvex(a, dst, v.xmm(), packedEvexConstants());
-      return;
-    }
     if (packed_) {
-      packed_->emitStore(a, dst, v, t);
+      emitPackedStore(a, dst, v, t);
       return;
     }
     StorageSpec codes = spec_.storage;

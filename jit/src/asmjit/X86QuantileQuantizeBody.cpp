@@ -64,12 +64,9 @@ public:
     emitLoadExpressed(a, isa_, spec_.expressed, v, src, masked);
     emitQuantileInput(a, slot, v, t);
     emitEncode(a, std::span(&v, 1), std::span(&t, 1));
-    if (packed_ && isa_.avx512()) {
-      a.vpmovdb(t.xmm(), t); // The codes' bits are the low bytes'.
-      packed_->emitStoreBytesEvex(a, dst, t.xmm(), packedEvexConstants());
-    } else if (packed_) {
-      packed_->emitStore(a, dst, t, v);
-    } else
+    if (packed_)
+      emitPackedStore(a, dst, t, v);
+    else
       emitStoreStored(a, isa_, spec_.storage, dst, t, v, masked,
                       Narrowing::Truncate);
   }

@@ -131,6 +131,17 @@ protected:
     if (packed_ && isa_.avx512())
       packed_->emitEvexConstants(a, isa_, packedEvexConstants());
   }
+  /// One vector of codes (i32 lanes, each the code in its low bits) as
+  /// packed codes at `dst`. `codes` and `temp` are clobbered.
+  void emitPackedStore(x86::Assembler &a, const x86::Mem &dst,
+                       const x86::Vec &codes, const x86::Vec &temp) {
+    if (!isa_.avx512()) {
+      packed_->emitStore(a, dst, codes, temp);
+      return;
+    }
+    a.vpmovdb(codes.xmm(), codes); // The codes' bits are the low bytes'.
+    packed_->emitStoreBytesEvex(a, dst, codes.xmm(), packedEvexConstants());
+  }
 
   const KernelSpec &spec_;
   X86Isa isa_;
