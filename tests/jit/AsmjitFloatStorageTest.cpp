@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelTester.h"
+#include "LayoutSpecs.h"
 #include "TestSeed.h"
 
 #include "qjit/QuantType.h"
@@ -395,6 +396,14 @@ TEST(AsmjitFloatStorageAssembly, VectorCodeWithoutGathersOrMxcsr) {
   EXPECT_THAT(mx, HasSubstr("vdivss"));
   EXPECT_THAT(mx, Not(HasSubstr("vdivps")));
   EXPECT_THAT(listing(mxfp4, "-avx512f"), Not(HasSubstr("vdivps")));
+  // Its blocks of 32: a run's two vectors narrow together into one 16-byte
+  // store, and NaN lanes of x · fl(1/s) become 0 by one vfixupimmps.
+  KernelSpec blocks = mxfp4;
+  blocks.layout = testing::blocked({{2, 1}, {64, 32}});
+  ASSERT_TRUE(verifyKernelSpec(blocks)) << blocks.canonicalString();
+  std::string blockListing = listing(blocks, "+avx512f");
+  EXPECT_THAT(blockListing, HasSubstr("vpmovwb xmmword ptr"));
+  EXPECT_THAT(blockListing, HasSubstr("vfixupimmps"));
   // RNE to the format by one addition of K (X86FloatStorage.cpp).
   EXPECT_THAT(text, HasSubstr("vaddps"));
   KernelSpec dcast = qcast;

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "KernelTester.h"
+#include "LayoutSpecs.h"
 #include "TestSeed.h"
 
 #include "qjit/Isa.h"
@@ -212,6 +213,21 @@ TEST_P(CompactKernelTest, Layouts) {
   axes.runtimeParams = {false, true};
   size_t storages = axes.compact.size();
   size_t expected = (storages + 2 + storages) * 7 * 2;
+  EXPECT_EQ(check(axes), compiled(axes, expected));
+}
+
+/// Rows of blocks of 32 (MX's, NF4's and Q4's shape): runs of two zmm or
+/// four ymm, twelve of them (the frame's two-run steps) or sixteen (its
+/// groups of eight runs' prepared parameters).
+TEST_P(CompactKernelTest, RowsOfBlocksOf32) {
+  SweepAxes axes = compactAxes();
+  axes.compact = compactSubset();
+  axes.knobs = {QuantKnobs{}};
+  axes.layouts = {testing::blocked({{3, 1}, {128, 32}}),
+                  testing::blocked({{4, 1}, {128, 32}})};
+  axes.runtimeParams = {false, true};
+  size_t storages = axes.compact.size();
+  size_t expected = (storages + 2 + storages) * 2 * 2;
   EXPECT_EQ(check(axes), compiled(axes, expected));
 }
 

@@ -37,6 +37,13 @@ void X86VectorBody::emitUnrolled(x86::Assembler &a, const x86::Mem &src,
                dst.cloneAdjusted(int32_t(j) * dstVectorBytes()), false);
 }
 
+void X86VectorBody::emitRunRest(x86::Assembler &a, const x86::Mem &src,
+                                const x86::Mem &dst, unsigned count) {
+  for (unsigned v = 0; v < count; ++v)
+    emitVector(a, 0, src.cloneAdjusted(int32_t(v) * srcVectorBytes()),
+               dst.cloneAdjusted(int32_t(v) * dstVectorBytes()), false);
+}
+
 namespace {
 
 using asmjit::AlignMode;
@@ -467,8 +474,8 @@ private:
     int32_t v = 0;
     for (; v + int32_t(reg::kUnroll) <= vectors; v += reg::kUnroll)
       body_.emitUnrolled(a_, src(v), dst(v));
-    for (; v < vectors; ++v)
-      body_.emitVector(a_, 0, src(v), dst(v), false);
+    if (v < vectors)
+      body_.emitRunRest(a_, src(v), dst(v), static_cast<unsigned>(vectors - v));
     body_.setStreamingStores(false);
   }
 

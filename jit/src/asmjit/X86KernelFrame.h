@@ -79,6 +79,10 @@ public:
   /// iteration; by default one emitVector per slot.
   virtual void emitUnrolled(x86::Assembler &a, const x86::Mem &src,
                             const x86::Mem &dst);
+  /// Converts the `count` (< reg::kUnroll) full vectors at src and dst
+  /// that end a whole run; by default one emitVector per vector, slot 0.
+  virtual void emitRunRest(x86::Assembler &a, const x86::Mem &src,
+                           const x86::Mem &dst, unsigned count);
   /// Non-zero: whole runs of `runElements` (whole vectors, fewer than an
   /// unrolled step) go this many at a time through emitUnrolledRuns, one
   /// unrolled step across them, instead of one emitVector per vector.

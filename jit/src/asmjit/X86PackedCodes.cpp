@@ -256,7 +256,7 @@ void X86PackedCodes::emitStoreBytesEvex(x86::Assembler &a, const x86::Mem &dst,
                                         const x86::Vec &bytes,
                                         const EvexConstants &c) {
   const bool zmm = bytes.isZmm();
-  const uint32_t codes = zmm ? 64 : 16;
+  const uint32_t codes = bytes.size();
   x86::Mem m = dst;
   m.setSize(codes * bits_ / 8);
   if (bits_ == 1) {
@@ -269,12 +269,15 @@ void X86PackedCodes::emitStoreBytesEvex(x86::Assembler &a, const x86::Mem &dst,
       a.mov(m, reg::scratch);
     } else {
       a.vpmovmskb(reg::scratch.r32(), bytes);
-      a.mov(m, reg::scratch.r16());
+      bytes.isYmm() ? a.mov(m, reg::scratch.r32())
+                    : a.mov(m, reg::scratch.r16());
     }
     return;
   }
   auto sized = [&](const x86::Zmm &v) -> x86::Vec {
-    return zmm ? x86::Vec(v) : x86::Vec(v.xmm());
+    return zmm             ? x86::Vec(v)
+           : bytes.isYmm() ? x86::Vec(v.ymm())
+                           : x86::Vec(v.xmm());
   };
   a.vpandd(bytes, bytes, sized(c.codeMask));
   a.vpmaddubsw(bytes, bytes, sized(c.byteWeights)); // Pairs into words.

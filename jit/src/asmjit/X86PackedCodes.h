@@ -12,7 +12,7 @@
 // kernels are generated with the AVX2 code path at the AVX-512 level too
 // (x86KernelIsa), except the AVX-512 qcasts of the fixed-point bracket and
 // of the float encoder, which store bytes of codes through the EVEX forms
-// at the end (16 or 64 codes: 2·bits or 8·bits bytes).
+// at the end (16, 32 or 64 codes: 2·bits, 4·bits or 8·bits bytes).
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_ASMJIT_X86PACKEDCODES_H
@@ -87,8 +87,8 @@ public:
   };
   void emitEvexConstants(x86::Assembler &a, const X86Isa &isa,
                          const EvexConstants &c);
-  /// The 16 (xmm) or 64 (zmm) bytes of `bytes`, each holding one code in
-  /// its low bits, as codes at `dst`. `bytes` is clobbered, so are k3 and
+  /// The 16 (xmm), 32 (ymm) or 64 (zmm) bytes of `bytes`, each holding one code
+  /// in its low bits, as codes at `dst`. `bytes` is clobbered, so are k3 and
   /// reg::scratch (1-bit codes).
   void emitStoreBytesEvex(x86::Assembler &a, const x86::Mem &dst,
                           const x86::Vec &bytes, const EvexConstants &c);

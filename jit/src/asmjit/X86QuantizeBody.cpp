@@ -63,6 +63,7 @@ void X86QuantizeBody::emitData(x86::Assembler &a) {
   if (isa_.avx512()) {
     for (uint32_t index : kZmmPackedDwordOrder)
       a.embedUInt32(index);
+    a.embedUInt32(quantize::kFixupNanToZero);
     return;
   }
   emitPackDataTail(a);
@@ -95,6 +96,11 @@ void X86QuantizeBody::emitScale(x86::Assembler &a, unsigned slot,
     return;
   }
   a.emit(op, v, v, scale);
+  if (dataLabel_.isValid()) {
+    // One µop where a compare and a zero-masking move take two.
+    a.vfixupimmps(v, v, dataAt(kNanToZeroOffset)._1to16(), 0);
+    return;
+  }
   a.vcmpps(ordered, v, v, quantize::kOrdered);
   a.k(ordered).z().vmovaps(v, v);
 }
@@ -106,6 +112,21 @@ void X86QuantizeBody::emitPackFour(x86::Assembler &a,
   a.vpackssdw(result[0], result[0], result[1]);
   a.vpackssdw(result[2], result[2], result[3]);
   emitPackWords(a, result[0], result[2], temp, temp2, dst);
+}
+
+void X86QuantizeBody::emitPackedStoreTwo(x86::Assembler &a, const x86::Mem &dst,
+                                         const x86::Vec &first,
+                                         const x86::Vec &second,
+                                         const x86::Vec &temp) {
+  // Packed with themselves, the words of the two vectors give bytes whose
+  // first 8 dwords are those of four vectors' packs (first, second,
+  // first, second): kZmmPackedDwordOrder's first half orders them.
+  a.vpackssdw(first, first, second);
+  packsSigned() ? a.vpacksswb(first, first, first)
+                : a.vpackuswb(first, first, first);
+  a.vmovdqu32(temp, dataAt(kZmmOrderOffset));
+  a.vpermd(first, temp, first);
+  packed_->emitStoreBytesEvex(a, dst, first.ymm(), packedEvexConstants());
 }
 
 void X86QuantizeBody::emitPackWords(x86::Assembler &a, const x86::Vec &low,
