@@ -56,10 +56,8 @@ TEST_P(DynamicKernelTest, CodesAndParametersMatchTheReference) {
     compileOnly.generate(spec);
     // llvm computes every dynamic qcast; asmjit per tensor, per axis and
     // in rows of blocks, with runs of 256 or more or of whole vectors of
-    // f32 values, writing scales in any format, but not mx
-    // (X86DynamicQuantize.h).
-    bool asmjitMakes = spec.layout.kind == LayoutSpec::Kind::PerTensor &&
-                       spec.params.dynamic != DynamicScheme::Mx;
+    // f32 values, writing scales in any format (X86DynamicQuantize.h).
+    bool asmjitMakes = spec.layout.kind == LayoutSpec::Kind::PerTensor;
     if (backend.fit(spec) == KernelFit::Unsupported && c.backend == "asmjit" &&
         !asmjitMakes)
       continue;

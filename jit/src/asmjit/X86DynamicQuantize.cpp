@@ -43,6 +43,12 @@ const void *chooseGroups(const KernelSpec &spec,
   chooseDynamicParameters(spec, lo, hi, count, chosen, zeroPoints);
   auto *written =
       static_cast<char *>(buffers->scales) + first * runtimeScaleBytes(spec);
+  if (spec.params.scaleFormat == ScaleFormat::E8M0) {
+    // mx: each scale is 2^E exactly (11.8).
+    for (size_t k = 0; k < count; ++k)
+      written[k] = static_cast<char>(e8m0Byte(static_cast<float>(chosen[k])));
+    return written;
+  }
   ValueType rounding = scaleValueType(spec).value_or(spec.expressed);
   for (size_t k = 0; k < count; ++k) {
     double scale = roundToValueType(static_cast<double>(chosen[k]), rounding);
@@ -63,7 +69,7 @@ const void *chooseGroups(const KernelSpec &spec,
       std::memcpy(written + 2 * k, &bits, 2);
       break;
     }
-    case ScaleFormat::E8M0: // mx only: refused (checkX86DynamicSupport).
+    case ScaleFormat::E8M0: // Above.
       break;
     }
   }
@@ -174,11 +180,6 @@ Status checkX86DynamicSupport(const KernelSpec &spec, const X86Isa &isa) {
     return unsupported("with blocks across rows or of a dynamic extent");
   // Each group's parameters are chosen on the host, one at a time: worth
   // it for long runs, or short ones whose ranges take a vector of runs.
-  // mx's shared exponents would be chosen here per block, on the host: its
-  // driver measured 0.5x llvm's kernel at 4K elements and 0.77x at 64K
-  // (MXFP4 blocks of 32, Xeon SPR-class VM, 2026-12).
-  if (spec.params.dynamic == DynamicScheme::Mx)
-    return unsupported("of the mx scheme");
   if (runLength > 0 && runLength < plan::kCheckedRunElements &&
       !(spec.compute == ValueType::F32 && x86RangesInBatches(isa, runLength)))
     return unsupported("with runs of " + std::to_string(runLength) +
@@ -214,7 +215,9 @@ Status assembleX86DynamicKernel(asmjit::CodeHolder &code, const X86Isa &isa,
     labels.quantize = a.newLabel();
     a.align(asmjit::AlignMode::kCode, 64);
     a.bind(labels.range);
-    bool magnitudes = spec.params.dynamic == DynamicScheme::AbsMax;
+    // mx reads only the largest finite magnitude too (11.8).
+    bool magnitudes = spec.params.dynamic == DynamicScheme::AbsMax ||
+                      spec.params.dynamic == DynamicScheme::Mx;
     generateX86RangeRuns(a, isa, spec.compute, magnitudes);
     int64_t runLength = plan::dynamicGroupRun(spec.layout);
     if (runLength > 0 && runLength < plan::kCheckedRunElements) {

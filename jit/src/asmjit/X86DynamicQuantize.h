@@ -9,7 +9,7 @@
 // f32 values (blocks of 32, short rows), one group each, whose ranges the
 // range pass takes a vector's lanes of runs at a time
 // (X86RangeBatchGenerator.h). Scales in a format other than the values'
-// (f32, f16, bf16; mx is llvm's) are written rounded once, and the
+// (f32, f16, bf16) are written rounded once (mx's E8M0 bytes exactly), and the
 // quantize pass reads them as written (ggml's rule: the unrounded ones). When
 // each group is one run (a call of one period), the driver takes the passes in
 // turn over chunks of about 16 KiB of input, so the quantize pass reads each
