@@ -59,6 +59,10 @@ void printUsage() {
       "  --n=N                       elements (default: the tensor's, or "
       "%lld)\n"
       "  --runtime-params            pass scales at call time (KernelParams)\n"
+      "  --dynamic=SCHEME            qcast: time the dynamic qcast too (the\n"
+      "                              *_dynamic rows); the other rows read its\n"
+      "                              parameters (a TYPE with '?' scales: the\n"
+      "                              reference's choice) at call time\n"
       "  --min-time=SECONDS          time per row (default 0.25)\n"
       "  --format=table|json|csv     output format (default table)\n"
       "%s",
@@ -228,17 +232,26 @@ void printTable(const BenchHeader &header,
   std::printf("%s %s: n = %zu, %zu bytes in, %zu bytes out\n",
               header.op.c_str(), header.name.substr(0, 120).c_str(), header.n,
               header.inputBytes, header.outputBytes);
-  std::printf("%-11s %-8s %9s %8s %8s %8s  %s\n", "row", "detail", "el/ns",
-              "GB/s", "vs ref", "vs best", "check");
+  // Columns as wide as their longest entry ("asmjit_dynamic", "avx512
+  // absmax").
+  int rowWidth = 11, detailWidth = 8;
+  for (const BenchResult &r : results) {
+    rowWidth = std::max(rowWidth, static_cast<int>(r.row.size()));
+    if (r.skipped.empty())
+      detailWidth = std::max(detailWidth, static_cast<int>(r.detail.size()));
+  }
+  std::printf("%-*s %-*s %9s %8s %8s %8s  %s\n", rowWidth, "row", detailWidth,
+              "detail", "el/ns", "GB/s", "vs ref", "vs best", "check");
   for (const BenchResult &r : results) {
     if (!r.skipped.empty()) {
-      std::printf("%-11s skipped: %s\n", r.row.c_str(), r.skipped.c_str());
+      std::printf("%-*s skipped: %s\n", rowWidth, r.row.c_str(),
+                  r.skipped.c_str());
       continue;
     }
     const bench::Throughput &t = r.throughput;
-    std::printf("%-11s %-8s %9.3f %8.2f %8s %8s  %s\n", r.row.c_str(),
-                r.detail.c_str(), t.elementsPerNs, t.gigabytesPerSecond,
-                ratio(t.elementsPerNs, reference).c_str(),
+    std::printf("%-*s %-*s %9.3f %8.2f %8s %8s  %s\n", rowWidth, r.row.c_str(),
+                detailWidth, r.detail.c_str(), t.elementsPerNs,
+                t.gigabytesPerSecond, ratio(t.elementsPerNs, reference).c_str(),
                 ratio(t.elementsPerNs, best).c_str(), r.check.c_str());
   }
   std::printf("(vs best: against the fastest row that converts; memory rows "
@@ -323,6 +336,19 @@ int runBench(const Target &target, KernelRequest request, double minSeconds,
   if (target.knobs)
     workloadRequest.lowering.knobs = *target.knobs;
   workloadRequest.n = target.n;
+  // --dynamic: the dynamic rows compute the scheme; the others read the
+  // parameters it chooses (or the type's) at call time.
+  LoweringOptions &lowering = workloadRequest.lowering;
+  if (lowering.dynamicScheme != DynamicScheme::None) {
+    workloadRequest.dynamic = bench::DynamicRequest{
+        lowering.dynamicScheme, lowering.dynamicRule, lowering.scaleRounding};
+    if (lowering.dynamicScheme == DynamicScheme::Mx)
+      lowering.scaleFormat = ScaleFormat::E8M0;
+    lowering.dynamicScheme = DynamicScheme::None;
+    lowering.dynamicRule = DynamicRule::Default;
+    lowering.scaleRounding = ScaleRounding::Floor;
+    lowering.runtimeParameters = true;
+  }
   auto workload = bench::Workload::create(std::move(workloadRequest));
   if (!workload)
     return reportFailure(kCommand, workload.status());

@@ -3,7 +3,8 @@
 // "llvm_dynamic", "asmjit_dynamic": the case's type as a dynamic qcast
 // (docs/semantics.md 11) compiled by that backend, which computes every
 // group's parameters from the data it then quantizes: absmax for symmetric
-// cases, minmax for asymmetric ones. Beside the backend's row of the same
+// cases, minmax for asymmetric ones (or the scheme `qjit bench --dynamic`
+// asks for). Beside the backend's row of the same
 // case it measures what computing the parameters costs. Its codes differ from
 // the static row's (other parameters), so the harness does not check them
 // against the static reference: tests/jit/DynamicKernelTest does that against
@@ -39,11 +40,18 @@ public:
     LoweringOptions lowering = w.request().lowering;
     bool asymmetric = std::any_of(w.zeroPoints().begin(), w.zeroPoints().end(),
                                   [](int32_t z) { return z != 0; });
-    // E8M0 scales (MXFP4) are the mx scheme's; absmax and minmax otherwise.
-    lowering.dynamicScheme = spec.params.scaleFormat == ScaleFormat::E8M0
-                                 ? DynamicScheme::Mx
-                             : asymmetric ? DynamicScheme::MinMax
-                                          : DynamicScheme::AbsMax;
+    // The requested scheme; or E8M0 scales (MXFP4) are the mx scheme's,
+    // absmax and minmax otherwise.
+    if (const std::optional<DynamicRequest> &asked = w.request().dynamic) {
+      lowering.dynamicScheme = asked->scheme;
+      lowering.dynamicRule = asked->rule;
+      lowering.scaleRounding = asked->scaleRounding;
+    } else {
+      lowering.dynamicScheme = spec.params.scaleFormat == ScaleFormat::E8M0
+                                   ? DynamicScheme::Mx
+                               : asymmetric ? DynamicScheme::MinMax
+                                            : DynamicScheme::AbsMax;
+    }
     auto kernel =
         (*runtime)->compile(w.request().typeText, KernelOp::QCast, lowering);
     if (!kernel)

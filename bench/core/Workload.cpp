@@ -2,7 +2,9 @@
 #include "Workload.h"
 
 #include "qjit/KernelCall.h"
+#include "qjit/Runtime.h"
 #include "qjit/TypeParser.h"
+#include "qjit/internal/HostFloat.h"
 #include "qjit/internal/Reference.h"
 
 #include <algorithm>
@@ -154,12 +156,24 @@ Expected<std::unique_ptr<Workload>> Workload::create(WorkloadRequest request) {
     return type.status();
   w->type_ = *type;
 
-  LoweringOptions bakedOptions = request.lowering;
-  bakedOptions.runtimeParameters = false;
-  bakedOptions.scaleFormat = ScaleFormat::Expressed; // Baked in E.
-  auto baked = lowerToKernelSpec(w->type_, request.op, bakedOptions);
-  if (!baked)
-    return baked.status();
+  // `?` scales: the dynamic scheme chooses them from the input, below.
+  const bool chosen = w->type_.element.parametersAtCallTime;
+  if (chosen && !request.dynamic)
+    return Status::error(ErrorCode::InvalidArgument,
+                         request.name +
+                             ": the type's scales are '?': bench its dynamic "
+                             "qcast (--dynamic=absmax|minmax|mx) or give "
+                             "scales in the type");
+  std::optional<KernelSpec> baked;
+  if (!chosen) {
+    LoweringOptions bakedOptions = request.lowering;
+    bakedOptions.runtimeParameters = false;
+    bakedOptions.scaleFormat = ScaleFormat::Expressed; // Baked in E.
+    auto lowered = lowerToKernelSpec(w->type_, request.op, bakedOptions);
+    if (!lowered)
+      return lowered.status();
+    baked = std::move(*lowered);
+  }
   auto spec = lowerToKernelSpec(w->type_, request.op, request.lowering);
   if (!spec)
     return spec.status();
@@ -170,15 +184,17 @@ Expected<std::unique_ptr<Workload>> Workload::create(WorkloadRequest request) {
     return Status::error(ErrorCode::InvalidArgument,
                          request.name + ": give the element count (--n)");
   w->n_ = static_cast<size_t>(n);
-  w->view_ = channelViewOf(baked->layout, n);
+  w->view_ = channelViewOf(baked ? baked->layout : w->spec_.layout, n);
   w->request_ = std::move(request);
-  w->takeParameters(*baked);
+  if (baked)
+    w->takeParameters(*baked);
 
   const KernelSpec &s = w->spec_;
   if (s.op == KernelOp::SCast)
     return unsupported("scast is not benchmarked");
-  // Kernels trust their callers; a bad n must stop here.
-  if (Status call = checkKernelCall(s, w->n_, w->params()); !call)
+  // Kernels trust their callers; a bad n must stop here (with chosen
+  // parameters, once they are chosen below).
+  if (Status call = checkKernelCall(s, w->n_, w->params()); !call && baked)
     return call;
   size_t expressed = expressedBytes(s.expressed, w->n_);
   size_t stored = storageBytes(s.storage, w->n_);
@@ -193,7 +209,50 @@ Expected<std::unique_ptr<Workload>> Workload::create(WorkloadRequest request) {
   w->output_ = std::move(*output);
   if (Status st = w->fillInput(); !st)
     return st;
+  if (!baked) {
+    Expected<KernelSpec> chosenSpec = w->chooseParameters();
+    if (!chosenSpec)
+      return chosenSpec.status();
+    w->takeParameters(*chosenSpec);
+    if (Status call = checkKernelCall(s, w->n_, w->params()); !call)
+      return call;
+  }
   return w;
+}
+
+Expected<KernelSpec> Workload::chooseParameters() {
+  RuntimeOptions options;
+  options.backend = BackendKind::Reference;
+  auto runtime = Runtime::create(options);
+  if (!runtime)
+    return runtime.status();
+  LoweringOptions lowering = request_.lowering;
+  lowering.runtimeParameters = false;
+  lowering.dynamicScheme = request_.dynamic->scheme;
+  lowering.dynamicRule = request_.dynamic->rule;
+  lowering.scaleRounding = request_.dynamic->scaleRounding;
+  auto kernel = (*runtime)->compile(request_.typeText, request_.op, lowering);
+  if (!kernel)
+    return kernel.status();
+  const Kernel &dynamicQcast = **kernel;
+  ParameterCounts counts = dynamicQcast.parameterCounts();
+  std::vector<std::byte> scales(counts.scales * sizeof(double));
+  std::vector<int64_t> zeroPoints(counts.zeroPoints);
+  if (Status ran = dynamicQcast.runDynamic(
+          input_.data(), input_.size(), output_.data(), output_.size(), n_,
+          ParameterOutputs{scales.data(), zeroPoints.data()});
+      !ran)
+    return ran;
+  KernelSpec baked = spec_;
+  baked.params.runtime = false;
+  baked.params.scales.clear();
+  for (size_t k = 0; k < counts.scales; ++k)
+    baked.params.scales.push_back(
+        decodeScale(dynamicQcast.spec().params.scaleFormat,
+                    dynamicQcast.spec().expressed, scales.data(), k));
+  baked.params.zeroPoints = zeroPoints;
+  baked.params.zeroPoints.resize(counts.scales, 0);
+  return baked;
 }
 
 void Workload::takeParameters(const KernelSpec &baked) {

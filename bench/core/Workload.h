@@ -34,6 +34,13 @@ struct ChannelView {
   int64_t inner = 1;
 };
 
+/// What the dynamic rows compute (docs/semantics.md 11).
+struct DynamicRequest {
+  DynamicScheme scheme = DynamicScheme::AbsMax;
+  DynamicRule rule = DynamicRule::Default;
+  ScaleRounding scaleRounding = ScaleRounding::Floor;
+};
+
 struct WorkloadRequest {
   std::string name; ///< For messages: a case name or the type text.
   std::string typeText;
@@ -42,6 +49,11 @@ struct WorkloadRequest {
   LoweringOptions lowering;
   /// Elements; 0 means the type's static element count.
   int64_t n = 0;
+  /// The dynamic rows' scheme (`qjit bench --dynamic`); unset, the case's
+  /// (DynamicImplementation.cpp). With it a type whose scales are `?`
+  /// takes, for every other row, the parameters the reference's dynamic
+  /// qcast chooses from the input.
+  std::optional<DynamicRequest> dynamic;
 };
 
 class Workload {
@@ -76,6 +88,9 @@ private:
   Workload() = default;
   void takeParameters(const KernelSpec &baked);
   Status fillInput();
+  /// `spec_` with the parameters request_.dynamic chooses from the input
+  /// (the reference's dynamic qcast), baked.
+  Expected<KernelSpec> chooseParameters();
 
   WorkloadRequest request_;
   TypeDescriptor type_;

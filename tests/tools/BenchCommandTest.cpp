@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -103,6 +104,49 @@ TEST(BenchCommand, TypeAndCaseExcludeEachOther) {
   EXPECT_NE(result.err.find("TYPE and --case exclude each other"),
             std::string::npos)
       << result.err;
+}
+
+/// The JSON rows of `qjit bench` by name.
+std::map<std::string, nlohmann::json> rowsByName(const std::string &json) {
+  std::map<std::string, nlohmann::json> rows;
+  const nlohmann::json document = nlohmann::json::parse(json);
+  for (const nlohmann::json &row : document["rows"])
+    rows[row["row"].get<std::string>()] = row;
+  return rows;
+}
+
+TEST(BenchCommand, DynamicTimesTheSchemeAndTheRuntimeParameterKernels) {
+  // `?` scales: the static rows read what the reference's mx qcast chose
+  // from the input, at call time, and match the reference.
+  ToolResult mx = runQjit(
+      {"bench", "tensor<4x256x!quant.uniform<f4E2M1FN:f32:{0:1, 1:32}, ?>>",
+       "--op=qcast", "--dynamic=mx", "--scale-rounding=ceil",
+       "--min-time=0.001", "--format=json"});
+  ASSERT_EQ(mx.exitCode, 0) << mx.err;
+  std::map<std::string, nlohmann::json> rows = rowsByName(mx.out);
+  for (const char *name : {"llvm_dynamic", "asmjit_dynamic"}) {
+    ASSERT_TRUE(rows.count(name)) << mx.out;
+    EXPECT_TRUE(rows[name].contains("elements_per_ns")) << rows[name];
+    EXPECT_NE(rows[name]["detail"].get<std::string>().find("mx"),
+              std::string::npos)
+        << rows[name];
+  }
+  EXPECT_EQ(rows["llvm"]["check"], "exact") << rows["llvm"];
+  // A case's own parameters, and the scheme asked for.
+  ToolResult minmax =
+      runQjit({"bench", "--case=i8_block32", "--op=qcast", "--n=4096",
+               "--dynamic=minmax", "--min-time=0.001", "--format=json"});
+  ASSERT_EQ(minmax.exitCode, 0) << minmax.err;
+  rows = rowsByName(minmax.out);
+  EXPECT_NE(rows["llvm_dynamic"]["detail"].get<std::string>().find("minmax"),
+            std::string::npos)
+      << minmax.out;
+  EXPECT_EQ(rows["llvm"]["check"], "exact") << rows["llvm"];
+  // `?` scales without a scheme have nothing to run with.
+  ToolResult unknown =
+      runQjit({"bench", "!quant.uniform<i8:f32, ?>", "--op=qcast", "--n=4096"});
+  EXPECT_EQ(unknown.exitCode, 1);
+  EXPECT_NE(unknown.err.find("--dynamic"), std::string::npos) << unknown.err;
 }
 
 TEST(BenchCommand, AnElementCountTooLargeForMemoryIsAnError) {
