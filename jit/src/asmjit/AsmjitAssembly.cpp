@@ -64,6 +64,8 @@ Expected<std::string> x86Assembly(const KernelSpec &spec, IsaLevel level,
                              ? "+avx2,+fma,+f16c,+bmi2,+avx512f,+avx512bw,"
                                "+avx512vl,+avx512dq"
                              : "+avx2,+fma,+f16c,-avx512f";
+  if (kernelIsa.vbmi()) // Byte permutes where the host has them.
+    features += ",+avx512vbmi";
   std::string triple =
       options.triple.empty() ? "x86_64-linux-gnu" : options.triple;
   return listingHeader(spec,
