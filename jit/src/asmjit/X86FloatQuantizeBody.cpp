@@ -77,23 +77,16 @@ public:
     emitFloatCodes(a, slot, dst, masked);
   }
 
-  void emitRunRest(x86::Assembler &a, const x86::Mem &src, const x86::Mem &dst,
-                   unsigned count) override {
-    unsigned v = 0;
-    for (; packsTwoVectors() && v + 2 <= count; v += 2) {
-      for (unsigned j = 0; j < 2; ++j)
-        emitScaledFloat(
-            a, j, src.cloneAdjusted(int32_t(v + j) * srcVectorBytes()), false);
-      for (unsigned j = 0; j < 2; ++j)
-        encoder_.emitEncode(a, isa_.vec(reg::kWork + j),
-                            isa_.vec(reg::kTemp + j));
-      emitPackedStoreTwo(a, dst.cloneAdjusted(int32_t(v) * dstVectorBytes()),
-                         isa_.vec(reg::kWork), isa_.vec(reg::kWork + 1),
-                         isa_.vec(reg::kTemp));
-    }
-    X86VectorBody::emitRunRest(
-        a, src.cloneAdjusted(int32_t(v) * srcVectorBytes()),
-        dst.cloneAdjusted(int32_t(v) * dstVectorBytes()), count - v);
+  bool encodesPairs() const override { return true; }
+  PairCodes emitPairCodes(x86::Assembler &a, const x86::Mem &src) override {
+    for (unsigned j = 0; j < 2; ++j)
+      emitScaledFloat(a, j, src.cloneAdjusted(int32_t(j) * srcVectorBytes()),
+                      false);
+    for (unsigned j = 0; j < 2; ++j)
+      encoder_.emitEncode(a, isa_.vec(reg::kWork + j),
+                          isa_.vec(reg::kTemp + j));
+    return {isa_.vec(reg::kWork), isa_.vec(reg::kWork + 1),
+            isa_.vec(reg::kTemp)};
   }
 
 protected:
@@ -261,11 +254,8 @@ public:
     emitPackFour(a, codes, isa_.vec(reg::kTemp), isa_.vec(reg::kTemp + 1), dst);
   }
 
-  /// (One baked scale: no runs, but the base's pairs are not this body's.)
-  void emitRunRest(x86::Assembler &a, const x86::Mem &src, const x86::Mem &dst,
-                   unsigned count) override {
-    X86VectorBody::emitRunRest(a, src, dst, count);
-  }
+  /// (One baked scale: no runs; the float body's pairs are not this one's.)
+  bool encodesPairs() const override { return false; }
 
   void emitVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
                   const x86::Mem &dst, bool masked) override {

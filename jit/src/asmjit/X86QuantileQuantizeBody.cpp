@@ -71,26 +71,19 @@ public:
                       Narrowing::Truncate);
   }
 
-  void emitRunRest(x86::Assembler &a, const x86::Mem &src, const x86::Mem &dst,
-                   unsigned count) override {
-    unsigned v = 0;
-    for (; packsTwoVectors() && v + 2 <= count; v += 2) {
-      x86::Vec values[2], stored[2];
-      for (unsigned j = 0; j < 2; ++j) {
-        values[j] = isa_.vec(reg::kWork + j);
-        stored[j] = isa_.vec(reg::kTemp + j);
-        emitLoadExpressed(a, isa_, spec_.expressed, values[j],
-                          src.cloneAdjusted(int32_t(v + j) * srcVectorBytes()),
-                          false);
-        emitQuantileInput(a, j, values[j], stored[j]);
-      }
-      emitEncode(a, values, stored);
-      emitPackedStoreTwo(a, dst.cloneAdjusted(int32_t(v) * dstVectorBytes()),
-                         stored[0], stored[1], values[0]);
+  bool encodesPairs() const override { return true; }
+  PairCodes emitPairCodes(x86::Assembler &a, const x86::Mem &src) override {
+    x86::Vec values[2], stored[2];
+    for (unsigned j = 0; j < 2; ++j) {
+      values[j] = isa_.vec(reg::kWork + j);
+      stored[j] = isa_.vec(reg::kTemp + j);
+      emitLoadExpressed(a, isa_, spec_.expressed, values[j],
+                        src.cloneAdjusted(int32_t(j) * srcVectorBytes()),
+                        false);
+      emitQuantileInput(a, j, values[j], stored[j]);
     }
-    X86VectorBody::emitRunRest(
-        a, src.cloneAdjusted(int32_t(v) * srcVectorBytes()),
-        dst.cloneAdjusted(int32_t(v) * dstVectorBytes()), count - v);
+    emitEncode(a, values, stored);
+    return {stored[0], stored[1], values[0]};
   }
 
   /// The search of `values` into `positions` (zmm: X86QuantileEncoder::

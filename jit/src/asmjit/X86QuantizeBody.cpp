@@ -114,6 +114,21 @@ void X86QuantizeBody::emitPackFour(x86::Assembler &a,
   emitPackWords(a, result[0], result[2], temp, temp2, dst);
 }
 
+void X86QuantizeBody::emitRunRest(x86::Assembler &a, const x86::Mem &src,
+                                  const x86::Mem &dst, unsigned count) {
+  unsigned v = 0;
+  if (encodesPairs() && packed_ && isa_.avx512() && packsFour())
+    for (; v + 2 <= count; v += 2) {
+      PairCodes codes =
+          emitPairCodes(a, src.cloneAdjusted(int32_t(v) * srcVectorBytes()));
+      emitPackedStoreTwo(a, dst.cloneAdjusted(int32_t(v) * dstVectorBytes()),
+                         codes.first, codes.second, codes.free);
+    }
+  X86VectorBody::emitRunRest(
+      a, src.cloneAdjusted(int32_t(v) * srcVectorBytes()),
+      dst.cloneAdjusted(int32_t(v) * dstVectorBytes()), count - v);
+}
+
 void X86QuantizeBody::emitPackedStoreTwo(x86::Assembler &a, const x86::Mem &dst,
                                          const x86::Vec &first,
                                          const x86::Vec &second,

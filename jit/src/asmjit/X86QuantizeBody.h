@@ -147,10 +147,22 @@ protected:
     packed_->emitStoreBytesEvex(a, dst, codes.xmm(), packedEvexConstants());
   }
 
-  /// Whether emitPackedStoreTwo applies: packed codes at AVX-512, with
-  /// the pack data (packsFour()).
-  bool packsTwoVectors() const {
-    return packed_ && isa_.avx512() && packsFour();
+  /// Whole runs of two vectors or more: pairs of vectors through
+  /// emitPairCodes and emitPackedStoreTwo where the body encodes pairs and
+  /// stores packed codes at AVX-512 (with the pack data, packsFour()).
+  void emitRunRest(x86::Assembler &a, const x86::Mem &src, const x86::Mem &dst,
+                   unsigned count) override;
+  /// The codes of two vectors and a free register (emitPairCodes).
+  struct PairCodes {
+    x86::Vec first, second, free;
+  };
+  /// Bodies whose emitPairCodes encodes two vectors at once.
+  virtual bool encodesPairs() const { return false; }
+  /// The codes of the vectors at `src` and after it (as emitVector's
+  /// register slots 0 and 1 leave them).
+  virtual PairCodes emitPairCodes(x86::Assembler &a, const x86::Mem &src) {
+    (void)a, (void)src;
+    return {};
   }
   /// Two vectors of codes (i32 lanes, each within the container) as the
   /// packed codes of their 32 elements at `dst`: one narrowing and one
