@@ -16,6 +16,7 @@
 #include "X86QuantizeForms.h"
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <utility>
@@ -46,15 +47,7 @@ public:
       return;
     }
     x86::Vec values[reg::kUnroll], stored[reg::kUnroll];
-    for (unsigned j = 0; j < reg::kUnroll; ++j) {
-      values[j] = isa_.vec(reg::kWork + j);
-      stored[j] = isa_.vec(reg::kTemp + j);
-      emitLoadExpressed(a, isa_, spec_.expressed, values[j],
-                        src.cloneAdjusted(int32_t(j) * srcVectorBytes()),
-                        false);
-      emitQuantileInput(a, j, values[j], stored[j]);
-    }
-    emitEncode(a, values, stored);
+    emitSearchVectors(a, src, values, stored);
     emitPackFour(a, stored, values[0], values[1], dst);
   }
 
@@ -74,15 +67,7 @@ public:
   bool encodesPairs() const override { return true; }
   PairCodes emitPairCodes(x86::Assembler &a, const x86::Mem &src) override {
     x86::Vec values[2], stored[2];
-    for (unsigned j = 0; j < 2; ++j) {
-      values[j] = isa_.vec(reg::kWork + j);
-      stored[j] = isa_.vec(reg::kTemp + j);
-      emitLoadExpressed(a, isa_, spec_.expressed, values[j],
-                        src.cloneAdjusted(int32_t(j) * srcVectorBytes()),
-                        false);
-      emitQuantileInput(a, j, values[j], stored[j]);
-    }
-    emitEncode(a, values, stored);
+    emitSearchVectors(a, src, values, stored);
     return {stored[0], stored[1], values[0]};
   }
 
@@ -110,6 +95,22 @@ protected:
   X86QuantileEncoder quantile_;
 
 private:
+  /// The N full vectors at `src` in slots 0..N-1 searched: their positions
+  /// in `stored`, `values` free after.
+  template <size_t N>
+  void emitSearchVectors(x86::Assembler &a, const x86::Mem &src,
+                         x86::Vec (&values)[N], x86::Vec (&stored)[N]) {
+    for (unsigned j = 0; j < N; ++j) {
+      values[j] = isa_.vec(reg::kWork + j);
+      stored[j] = isa_.vec(reg::kTemp + j);
+      emitLoadExpressed(a, isa_, spec_.expressed, values[j],
+                        src.cloneAdjusted(int32_t(j) * srcVectorBytes()),
+                        false);
+      emitQuantileInput(a, j, values[j], stored[j]);
+    }
+    emitEncode(a, values, stored);
+  }
+
   /// x of `slot` in `v` → what the search takes: x itself, or v = u + z
   /// (`t` clobbered).
   void emitQuantileInput(x86::Assembler &a, unsigned slot, const x86::Vec &v,
