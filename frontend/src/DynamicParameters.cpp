@@ -93,21 +93,72 @@ struct MxElements {
         largestExponent(std::ilogb(largest)) {}
 };
 
-int mxExponent(ScaleRounding rounding, const MxElements &elements, float amax);
+/// Four int32 lanes beside Floats4: mx's exponents are taken on bits.
+using Ints4 = int32_t __attribute__((vector_size(16)));
+
+/// mxScaleExponent's E (see there) for amax = max(hi, -lo), on the bits of
+/// amax or v, so that four groups take one pass of integer and compare
+/// instructions. F and I are float and int32_t, or Floats4 and Ints4.
+template <typename F, typename I>
+I mxExponent(ScaleRounding rounding, const MxElements &elements, F lo, F hi) {
+  auto all = [](int32_t value) { return I{} + value; };
+  // hi first: lo = hi = +0 gives +0, not -0.
+  F amax = maxOf(hi, -lo);
+  I exponent;
+  if (rounding == ScaleRounding::Floor) {
+    // floor(log2 amax) is b - 127 for a normal amax of biased exponent b;
+    // M >= 1 (verifyMx), so a zero or subnormal amax (b = 0) takes the
+    // clamp's -127.
+    I biased = std::bit_cast<I>(amax) >> 23;
+    exponent =
+        biased == 0 ? all(-127) : biased - (127 + elements.largestExponent);
+  } else {
+    F v = amax / (F{} + static_cast<float>(elements.largest));
+    I bits = std::bit_cast<I>(v);
+    I biased = bits >> 23, fraction = bits & 0x7FFFFF;
+    // v = 2^k * m: a normal v has k = b - 127 and m = 1.f; a subnormal
+    // one (or 0) k = -127 and m = f * 2^-22.
+    I normalUp = rounding == ScaleRounding::Ceil
+                     ? (fraction != 0 ? all(1) : all(0))
+                     : (fraction >= 0x400000 ? all(1) : all(0));
+    I subnormalUp = fraction > 0x400000 ? all(1) : all(0);
+    exponent = biased == 0 ? subnormalUp - 127 : normalUp + biased - 127;
+  }
+  exponent = exponent < -127 ? all(-127) : exponent;
+  return exponent > 127 ? all(127) : exponent;
+}
 
 /// 2^e for e in [-127, 127], exactly (2^-127 is the subnormal 0x400000).
-float powerOfTwo(int e) {
-  uint32_t bits = e > -127 ? static_cast<uint32_t>(e + 127) << 23 : 0x400000u;
-  return std::bit_cast<float>(bits);
+template <typename F, typename I> F powerOfTwo(I e) {
+  I bits = e > -127 ? (e + 127) << 23 : I{} + 0x400000;
+  return std::bit_cast<F>(bits);
 }
 
 DynamicParameter<float> chooseMx(const KernelSpec &spec,
                                  const MxElements &elements,
                                  GroupRange<float> range) {
   DynamicParameter<float> result;
-  result.scale = powerOfTwo(mxExponent(spec.params.scaleRounding, elements,
-                                       std::max(range.hi, -range.lo)));
+  result.scale = powerOfTwo<float>(mxExponent<float, int32_t>(
+      spec.params.scaleRounding, elements, range.lo, range.hi));
   return result;
+}
+
+/// `each`(k, exponents) for the groups of ranges lo[k], hi[k], k < count,
+/// four at a time (then one), with their mx exponents.
+template <typename Each>
+void eachMxExponent(const KernelSpec &spec, const float *lo, const float *hi,
+                    size_t count, Each each) {
+  const MxElements elements(spec.storage);
+  const ScaleRounding rounding = spec.params.scaleRounding;
+  size_t k = 0;
+  for (; k + 4 <= count; k += 4) {
+    Floats4 low, high;
+    std::memcpy(&low, lo + k, sizeof low);
+    std::memcpy(&high, hi + k, sizeof high);
+    each(k, mxExponent<Floats4, Ints4>(rounding, elements, low, high));
+  }
+  for (; k < count; ++k)
+    each(k, mxExponent<float, int32_t>(rounding, elements, lo[k], hi[k]));
 }
 
 /// 11.3: s = fl(fl(hi - lo) / fl(qmax - qmin)); z = qmin - rne(fl(lo / s)).
@@ -257,10 +308,13 @@ void chooseDynamicParameters(const KernelSpec &spec, const float *lo,
     return;
   }
   if (spec.params.dynamic == DynamicScheme::Mx) {
-    const MxElements elements(spec.storage);
-    chooseEach(lo, hi, count, scales, zeroPoints, [&](GroupRange<float> r) {
-      return chooseMx(spec, elements, r);
+    eachMxExponent(spec, lo, hi, count, [&](size_t k, auto exponents) {
+      using I = decltype(exponents);
+      using F = std::conditional_t<std::is_same_v<I, Ints4>, Floats4, float>;
+      F chosen = powerOfTwo<F>(exponents);
+      std::memcpy(scales + k, &chosen, sizeof chosen);
     });
+    std::fill_n(zeroPoints, count, int64_t(0));
     return;
   }
   chooseEach(lo, hi, count, scales, zeroPoints, [&](GroupRange<float> r) {
@@ -313,30 +367,24 @@ double largestStoredMagnitude(const StorageSpec &storage) {
 /// m >= 1.5 (the nearest power, the midpoint up: every E8M0 value is odd),
 /// a subnormal v when it is above 2^-127. Then E is clamped to [-127, 127].
 int mxScaleExponent(const KernelSpec &spec, float amax) {
-  return mxExponent(spec.params.scaleRounding, MxElements(spec.storage), amax);
+  return mxExponent<float, int32_t>(spec.params.scaleRounding,
+                                    MxElements(spec.storage), 0.0f, amax);
 }
 
-namespace {
-int mxExponent(ScaleRounding rounding, const MxElements &elements, float amax) {
-  constexpr int kLowest = -127, kHighest = 127;
-  int exponent = kLowest;
-  if (rounding == ScaleRounding::Floor) {
-    if (amax != 0)
-      exponent = std::ilogb(amax) - elements.largestExponent;
-  } else {
-    float v = amax / static_cast<float>(elements.largest);
-    if (v != 0) {
-      // k = kLowest exactly for the subnormal v (2^-127 * m, m < 2).
-      int k = std::max(std::ilogb(v), kLowest);
-      float m = std::ldexp(v, -k);
-      bool up =
-          rounding == ScaleRounding::Ceil || k == kLowest ? m > 1 : m >= 1.5f;
-      exponent = k + (up ? 1 : 0);
+void chooseMxScaleBytes(const KernelSpec &spec, const float *lo,
+                        const float *hi, size_t count, uint8_t *bytes,
+                        int64_t *zeroPoints) {
+  // E8M0's byte of 2^E is E + 127 (e8m0Byte).
+  eachMxExponent(spec, lo, hi, count, [&](size_t k, auto exponents) {
+    if constexpr (std::is_same_v<decltype(exponents), Ints4>) {
+      for (int lane = 0; lane < 4; ++lane)
+        bytes[k + lane] = static_cast<uint8_t>(exponents[lane] + 127);
+    } else {
+      bytes[k] = static_cast<uint8_t>(exponents + 127);
     }
-  }
-  return std::min(std::max(exponent, kLowest), kHighest);
+  });
+  std::fill_n(zeroPoints, count, int64_t(0));
 }
-} // namespace
 
 uint8_t e8m0Byte(float powerOfTwo) {
   // The exponent field, but for the subnormal 2^-127 (byte 0).

@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 
 namespace qjit::asmjit_backend {
 
@@ -38,17 +39,19 @@ const void *chooseGroups(const KernelSpec &spec,
     chooseDynamicParameters(spec, lo, hi, count, scales, zeroPoints);
     return scales;
   }
+  auto *written =
+      static_cast<char *>(buffers->scales) + first * runtimeScaleBytes(spec);
+  if constexpr (std::is_same_v<C, float>) {
+    if (spec.params.dynamic == DynamicScheme::Mx) {
+      // E8M0 scales, each 2^E exactly (11.8): the byte E + 127.
+      chooseMxScaleBytes(spec, lo, hi, count,
+                         reinterpret_cast<uint8_t *>(written), zeroPoints);
+      return written;
+    }
+  }
   // The ranges are spent: each group's scale replaces its low end.
   C *chosen = static_cast<C *>(buffers->low) + first;
   chooseDynamicParameters(spec, lo, hi, count, chosen, zeroPoints);
-  auto *written =
-      static_cast<char *>(buffers->scales) + first * runtimeScaleBytes(spec);
-  if (spec.params.scaleFormat == ScaleFormat::E8M0) {
-    // mx: each scale is 2^E exactly (11.8).
-    for (size_t k = 0; k < count; ++k)
-      written[k] = static_cast<char>(e8m0Byte(static_cast<float>(chosen[k])));
-    return written;
-  }
   ValueType rounding = scaleValueType(spec).value_or(spec.expressed);
   for (size_t k = 0; k < count; ++k) {
     double scale = roundToValueType(static_cast<double>(chosen[k]), rounding);
@@ -69,7 +72,7 @@ const void *chooseGroups(const KernelSpec &spec,
       std::memcpy(written + 2 * k, &bits, 2);
       break;
     }
-    case ScaleFormat::E8M0: // Above.
+    case ScaleFormat::E8M0: // Above: only mx writes it.
       break;
     }
   }

@@ -75,6 +75,12 @@ double largestStoredMagnitude(const StorageSpec &storage);
 int mxScaleExponent(const KernelSpec &spec, float amax);
 /// The E8M0 byte of the power of two 2^E, E in [-127, 127]: E + 127.
 uint8_t e8m0Byte(float powerOfTwo);
+/// The mx scheme's E8M0 bytes (E + 127) of groups k < count, ranges
+/// [lo[k], hi[k]], and their zero points (0): chooseDynamicParameters and
+/// e8m0Byte in one pass, four groups at a time.
+void chooseMxScaleBytes(const KernelSpec &spec, const float *lo,
+                        const float *hi, size_t count, uint8_t *bytes,
+                        int64_t *zeroPoints);
 
 } // namespace qjit
 
