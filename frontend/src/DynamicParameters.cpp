@@ -43,7 +43,7 @@ V absMaxScale(V lo, V hi, C q) {
   // hi first: with lo = hi = +0, -lo is -0, and ggml writes d = +0.
   V amax = maxOf(hi, -lo);
   if constexpr (Rule == DynamicRule::PyTorch) {
-    return maxOf(amax, all(static_cast<C>(1e-5f))) / all(q);
+    return maxOf(amax, all(static_cast<C>(kPyTorchSmallestAmax))) / all(q);
   } else if constexpr (Rule == DynamicRule::Vllm) {
     return maxOf(amax / all(q), all(static_cast<C>(kVllmSmallestScale)));
   } else if constexpr (Rule == DynamicRule::Ggml) {

@@ -80,6 +80,9 @@ public:
         parts->batches = reinterpret_cast<RangeBatchesFn>(at(labels.batches));
         parts->batchRuns = x86RangeBatchRuns(X86Isa(isa_));
       }
+      if (labels.chooseBatches.isValid())
+        parts->chooseBatches =
+            reinterpret_cast<ChooseBatchesFn>(at(labels.chooseBatches));
     }
     CompiledCode compiled;
     compiled.entry = entry;
@@ -91,6 +94,7 @@ public:
     if (parts) // The passes, in the order they are emitted.
       for (auto [name, label] : {std::pair{"range", labels.range},
                                  {"batches", labels.batches},
+                                 {"choose-batches", labels.chooseBatches},
                                  {"quantize", labels.quantize}})
         if (label.isValid())
           compiled.parts.push_back(

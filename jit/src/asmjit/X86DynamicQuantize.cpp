@@ -113,6 +113,42 @@ void rangeRuns(const DynamicQuantizeParts *parts, const C *values, size_t inner,
                  hi + done);
 }
 
+/// Runs [0, runs) of `values`, `inner` each, one group each starting at
+/// group `first`: their parameters chosen in batches where the parts
+/// choose (f32 values), a batch holding ±inf or NaN, and the runs after
+/// the last batch, ranged and chosen run by run. Returns the scales.
+template <typename C>
+const void *chooseRunGroups(const DynamicQuantizeParts *parts,
+                            const DynamicKernelBuffers *buffers,
+                            const C *values, size_t inner, size_t first,
+                            size_t runs) {
+  C *lo = static_cast<C *>(buffers->low), *hi = static_cast<C *>(buffers->high);
+  size_t done = 0;
+  if constexpr (std::is_same_v<C, float>) {
+    float *scales = static_cast<float *>(buffers->scales) + first;
+    int64_t *zeroPoints = buffers->zeroPoints + first;
+    while (parts->chooseBatches) {
+      done += parts->chooseBatches(values + done * inner, inner, runs - done,
+                                   zeroPoints + done, scales + done);
+      if (done == runs)
+        return scales;
+      size_t rest = std::min(parts->batchRuns, runs - done);
+      std::fill_n(lo + first + done, rest, C(0));
+      std::fill_n(hi + first + done, rest, C(0));
+      parts->range(values + done * inner, inner, rest, lo + first + done,
+                   hi + first + done);
+      chooseGroups<C>(parts->spec, buffers, first + done, rest);
+      done += rest;
+      if (done == runs)
+        return scales;
+    }
+  }
+  std::fill_n(lo + first, runs, C(0));
+  std::fill_n(hi + first, runs, C(0));
+  rangeRuns(parts, values, inner, runs, lo + first, hi + first);
+  return chooseGroups<C>(parts->spec, buffers, first, runs);
+}
+
 /// docs/semantics.md 11: every group's range (the range pass over each
 /// period's runs), every group's parameters, then the quantize pass with
 /// them as its runtime parameters.
@@ -142,10 +178,8 @@ void runDynamicQuantize(const void *src, void *dst, size_t n,
                                             : spec.storage.containerBytes() * 8;
     for (size_t r = 0; r < runs; r += chunkRuns) {
       size_t k = std::min(chunkRuns, runs - r);
-      std::fill_n(lo + r, k, C(0));
-      std::fill_n(hi + r, k, C(0));
-      rangeRuns(parts, values + r * inner, inner, k, lo + r, hi + r);
-      chosen.scales = chooseGroups<C>(spec, buffers, r, k);
+      chosen.scales =
+          chooseRunGroups<C>(parts, buffers, values + r * inner, inner, r, k);
       chosen.zeroPoints = buffers->zeroPoints + r;
       parts->quantize(values + r * inner,
                       static_cast<char *>(dst) + r * inner * codeBits / 8,
@@ -228,6 +262,12 @@ Status assembleX86DynamicKernel(asmjit::CodeHolder &code, const X86Isa &isa,
       a.align(asmjit::AlignMode::kCode, 64);
       a.bind(labels.batches);
       generateX86RangeBatches(a, isa, runLength, magnitudes);
+      if (x86ChoosesInBatches(spec, isa, runLength)) {
+        labels.chooseBatches = a.newLabel();
+        a.align(asmjit::AlignMode::kCode, 64);
+        a.bind(labels.chooseBatches);
+        generateX86ChooseBatches(a, isa, spec, runLength);
+      }
     }
     a.align(asmjit::AlignMode::kCode, 64);
     a.bind(labels.quantize);

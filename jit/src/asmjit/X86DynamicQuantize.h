@@ -8,12 +8,13 @@
 // plan::kCheckedRunElements elements, or shorter runs of whole vectors of
 // f32 values (blocks of 32, short rows), one group each, whose ranges the
 // range pass takes a vector's lanes of runs at a time
-// (X86RangeBatchGenerator.h). Scales in a format other than the values'
-// (f32, f16, bf16) are written rounded once (mx's E8M0 bytes exactly), and the
-// quantize pass reads them as written (ggml's rule: the unrounded ones). When
-// each group is one run (a call of one period), the driver takes the passes in
-// turn over chunks of about 16 KiB of input, so the quantize pass reads each
-// chunk from L1.
+// (X86RangeBatchGenerator.h); where each run of the call is a group, an
+// absmax batch goes on to its runs' parameters in the same code. Scales in a
+// format other than the values' (f32, f16, bf16) are written rounded once (mx's
+// E8M0 bytes exactly), and the quantize pass reads them as written (ggml's
+// rule: the unrounded ones). When each group is one run (a call of one period),
+// the driver takes the passes in turn over chunks of about 16 KiB of input, so
+// the quantize pass reads each chunk from L1.
 //
 //===----------------------------------------------------------------------===//
 #ifndef QJIT_JIT_ASMJIT_X86DYNAMICQUANTIZE_H
@@ -40,6 +41,9 @@ struct DynamicQuantizeParts {
   int64_t runLength = 0;
   RangeRunsFn range = nullptr;
   RangeBatchesFn batches = nullptr;
+  /// Where each run of a call is a group of its own, `batches` carried on
+  /// to the parameters (null unless x86ChoosesInBatches).
+  ChooseBatchesFn chooseBatches = nullptr;
   size_t batchRuns = 0;
   ParamKernelFn quantize = nullptr;
 };
@@ -52,10 +56,12 @@ struct DynamicQuantizeParts {
 Status checkX86DynamicSupport(const KernelSpec &spec, const X86Isa &isa);
 
 /// Where the passes start in the code (offsets from its base); `batches`
-/// is bound only when the runs are ranged in batches.
+/// is bound only when the runs are ranged in batches, `chooseBatches` when
+/// they are chosen in batches too.
 struct X86DynamicLabels {
   asmjit::Label range;
   asmjit::Label batches;
+  asmjit::Label chooseBatches;
   asmjit::Label quantize;
 };
 

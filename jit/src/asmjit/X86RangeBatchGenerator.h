@@ -12,6 +12,8 @@
 
 #include "X86Isa.h"
 
+#include "qjit/KernelSpec.h"
+
 #include <cstddef>
 #include <cstdint>
 
@@ -37,6 +39,23 @@ bool x86RangesInBatches(const X86Isa &isa, int64_t runLength);
 /// (x86RangesInBatches holds), for magnitudes only if `magnitudes`.
 void generateX86RangeBatches(x86::Assembler &a, const X86Isa &isa,
                              int64_t runLength, bool magnitudes);
+
+/// RangeBatchesFn's batches carried on to each run's parameters: an absmax
+/// scale s[r] (docs/semantics.md 11.2 and 11.10, f32) and zero point
+/// z[r] = 0. Like RangeBatchesFn it returns the runs it chose, stopping
+/// before a batch with ±inf or NaN; the caller ranges and chooses those.
+using ChooseBatchesFn = size_t (*)(const void *src, size_t runLength,
+                                   size_t runs, int64_t *z, float *s);
+
+/// Whether `spec`'s runs of `runLength` (a dynamic qcast's groups) are
+/// chosen in batches at `isa`: f32 values ranged in batches, absmax by the
+/// default, pytorch or vllm rule, scales written as f32.
+bool x86ChoosesInBatches(const KernelSpec &spec, const X86Isa &isa,
+                         int64_t runLength);
+
+/// Emits a ChooseBatchesFn for `spec` (x86ChoosesInBatches holds).
+void generateX86ChooseBatches(x86::Assembler &a, const X86Isa &isa,
+                              const KernelSpec &spec, int64_t runLength);
 
 } // namespace qjit::asmjit_backend
 

@@ -306,7 +306,7 @@ private:
     // hi first, as DynamicParameters.cpp: +0 for an all-zero group.
     llvm::Value *amax = stdMax(hi, b_.CreateFNeg(lo));
     if (spec_.params.dynamicRule == DynamicRule::PyTorch) {
-      llvm::Value *floor = constant(static_cast<double>(1e-5f));
+      llvm::Value *floor = constant(static_cast<double>(kPyTorchSmallestAmax));
       return {b_.CreateFDiv(stdMax(amax, floor), constant(qC)), zero()};
     }
     llvm::Value *scale = b_.CreateFDiv(amax, constant(qC));

@@ -52,6 +52,9 @@ void chooseDynamicParameters(const KernelSpec &spec, const double *lo,
                              const double *hi, size_t count, double *scales,
                              int64_t *zeroPoints);
 
+/// PyTorch's per-token rule raises amax to this before dividing (11.2).
+constexpr float kPyTorchSmallestAmax = 1e-5f;
+
 /// vLLM's min_scaling_factor, 1.0f / (FP8_E4M3_MAX * 512.f): the vllm
 /// rule's smallest scale (11.10).
 constexpr float kVllmSmallestScale = 1.0f / (448.0f * 512.0f);
