@@ -192,6 +192,46 @@ TEST(MxQcast, ElementsAreRoundedToEvenAndSaturatedInTheBlocksScale) {
   EXPECT_EQ(i8.codes, (std::vector<uint8_t>{100, 0xFE}));
 }
 
+TEST(MxQcast, BlocksAtEveryRoundingsEdgesAgreeOnEveryBackend) {
+  // 16 blocks of 32: asmjit chooses them a vector's lanes at a time. Block
+  // k's largest magnitude is edge k of the roundings: around 2^-127 * M
+  // (v's smallest power), 1.5 * 2^k * M (even's midpoint), powers times M,
+  // and the largest f32 (with M = 1, i2's, ceil and even clamp E to 127).
+  for (const char *storage : {"f4E2M1FN", "f8E4M3FN", "i2"}) {
+    const double m = std::string(storage) == "i2"         ? 1.0
+                     : std::string(storage) == "f8E4M3FN" ? 448.0
+                                                          : 6.0;
+    const double edges[16] = {0.0,
+                              0x1p-149,
+                              m * 0x1p-127,
+                              m * 0x1p-127 * (1 + 0x1p-22),
+                              m * 0x1p-127 * (1 - 0x1p-22),
+                              m * 0x1p-126,
+                              m * 1.5 * 0x1p-126,
+                              m * 1.5 * 0x1p-126 * (1 - 0x1p-23),
+                              m,
+                              m * (1 + 0x1p-23),
+                              m * 1.5,
+                              m * 1.5 * (1 - 0x1p-23),
+                              m * 1.75 * 0x1p100,
+                              std::numeric_limits<float>::max(),
+                              std::numeric_limits<float>::max() / 3,
+                              m * 0x1p-140};
+    std::vector<float> x(16 * 32);
+    for (size_t i = 0; i < x.size(); ++i) {
+      float edge = static_cast<float>(edges[i / 32]);
+      x[i] = i % 32 == 7 ? -edge : edge / static_cast<float>(i % 32 + 2);
+    }
+    const std::string type = "tensor<1x512x!quant.uniform<" +
+                             std::string(storage) + ":f32:{0:1, 1:32}, ?>>";
+    for (ScaleRounding rounding : {kFloor, kCeil, kEven}) {
+      SCOPED_TRACE(type);
+      MxResult result = quantizeMx(type, rounding, x);
+      EXPECT_EQ(result.scales.size(), 16u);
+    }
+  }
+}
+
 /// f4E2M1FN code → value.
 float f4Value(uint8_t code) {
   const float magnitudes[8] = {0, 0.5f, 1, 1.5f, 2, 3, 4, 6};

@@ -125,11 +125,14 @@ const void *chooseRunGroups(const DynamicQuantizeParts *parts,
   C *lo = static_cast<C *>(buffers->low), *hi = static_cast<C *>(buffers->high);
   size_t done = 0;
   if constexpr (std::is_same_v<C, float>) {
-    float *scales = static_cast<float *>(buffers->scales) + first;
+    // f32 scales, or mx's E8M0 bytes.
+    const size_t scaleBytes = runtimeScaleBytes(parts->spec);
+    char *scales = static_cast<char *>(buffers->scales) + first * scaleBytes;
     int64_t *zeroPoints = buffers->zeroPoints + first;
     while (parts->chooseBatches) {
-      done += parts->chooseBatches(values + done * inner, inner, runs - done,
-                                   zeroPoints + done, scales + done);
+      done +=
+          parts->chooseBatches(values + done * inner, inner, runs - done,
+                               zeroPoints + done, scales + done * scaleBytes);
       if (done == runs)
         return scales;
       size_t rest = std::min(parts->batchRuns, runs - done);

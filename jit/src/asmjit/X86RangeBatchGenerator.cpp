@@ -33,10 +33,12 @@
 // vpandd and vpmaxud, and 62 for both bounds; znver4 30 and 41.
 //
 // Where each run is a group of its own (blocks of 32, short rows), a batch
-// of magnitudes may go on to its runs' absmax scales (ChooseBatchesFn):
+// of magnitudes may go on to its runs' scales (ChooseBatchesFn): absmax's
 // one division of the W maxima by Q and the rule's one step, which on the
 // host (chooseDynamicParameters, four lanes per division) and its ranges'
-// zeroed arrays cost 15% of a 64K-element i8 qcast in blocks of 32.
+// zeroed arrays cost 15% of a 64K-element i8 qcast in blocks of 32; mx's
+// E8M0 bytes on the maxima's bits (11% of MXFP4's, chosen on the host four
+// at a time).
 //
 //===----------------------------------------------------------------------===//
 #include "X86RangeBatchGenerator.h"
@@ -48,6 +50,7 @@
 #include <asmjit/x86.h>
 
 #include <bit>
+#include <cmath>
 
 #include <optional>
 #include <vector>
@@ -81,10 +84,13 @@ constexpr uint8_t kEqual = 0; ///< vcmpps EQ_OQ.
 } // namespace batch
 
 /// What a batch of magnitudes goes on to (ChooseBatchesFn): scales
-/// amax / Q under an absmax rule.
+/// amax / Q under an absmax rule, or mx's E8M0 bytes.
 struct BatchChoice {
-  float largest; ///< Q.
-  DynamicRule rule;
+  DynamicScheme scheme;   ///< AbsMax or Mx.
+  float largest;          ///< Q, or mx's M.
+  DynamicRule rule;       ///< absmax's.
+  ScaleRounding rounding; ///< mx's.
+  int largestExponent;    ///< mx's floor(log2 M) (>= 0, verifyMx).
 };
 
 /// A run slot's (or a fold's) bounds: vector register ids, the same when
@@ -126,8 +132,8 @@ public:
     Bounds bounds = foldBatch();
     finish(bounds, exit);
     a_.add(src, static_cast<int32_t>(lanes_) * runBytes_);
-    a_.add(low, lanes_ * (choice_ ? 8 : 4)); // Zero points when choosing.
-    a_.add(high, lanes_ * 4);
+    a_.add(low, lanes_ * (choice_ ? 8 : 4));     // Zero points when choosing.
+    a_.add(high, lanes_ * (mxChoice() ? 1 : 4)); // E8M0 bytes for mx.
     a_.add(done, lanes_);
     a_.sub(runsLeft, lanes_);
     a_.jmp(loop);
@@ -365,9 +371,18 @@ private:
     release(bounds);
   }
 
+  bool mxChoice() const {
+    return choice_ && choice_->scheme == DynamicScheme::Mx;
+  }
+
   /// Q, the rule's constant (1 for the default rule's zero scales,
-  /// pytorch's smallest amax, vllm's smallest scale) and 0, for the loop.
+  /// pytorch's smallest amax, vllm's smallest scale) and 0, for the loop;
+  /// for mx, M, the rounding's thresholds and 0.
   void takeChoiceConstants() {
+    if (mxChoice()) {
+      takeMxConstants();
+      return;
+    }
     const float ruleConstant =
         choice_->rule == DynamicRule::PyTorch ? kPyTorchSmallestAmax
         : choice_->rule == DynamicRule::Vllm  ? kVllmSmallestScale
@@ -385,6 +400,10 @@ private:
   /// points 0 into z[]. vmaxps returns its second operand for equal ones,
   /// as maxOf does.
   void chooseScales(const x86::Vec &amax) {
+    if (mxChoice()) {
+      chooseMxBytes(amax);
+      return;
+    }
     const x86::Vec q = vec(largest_), constant = vec(ruleConstant_);
     switch (choice_->rule) {
     case DynamicRule::PyTorch:
@@ -413,11 +432,89 @@ private:
       a_.vmovups(x86::ptr(batch::low, static_cast<int32_t>(at)), vec(zero_));
   }
 
+  /// floor: M's exponent; ceil and even: M, and the thresholds of v's
+  /// fraction at and above which a normal and a subnormal v go up.
+  void takeMxConstants() {
+    if (choice_->rounding == ScaleRounding::Floor) {
+      largest_ = take();
+      broadcast(largest_, static_cast<uint32_t>(choice_->largestExponent));
+    } else {
+      largest_ = take();
+      broadcast(largest_, std::bit_cast<uint32_t>(choice_->largest));
+      // As mxExponent: a normal v = 2^k * 1.f goes up when f > 0 (ceil) or
+      // f >= 0x400000 (even, m >= 1.5); a subnormal v = f * 2^-149 when
+      // f > 0x400000 (above 2^-127). Compared as "above threshold - 1".
+      ruleConstant_ = take();
+      broadcast(ruleConstant_,
+                choice_->rounding == ScaleRounding::Ceil ? 0u : 0x3FFFFFu);
+      subnormalThreshold_ = take();
+      broadcast(subnormalThreshold_, 0x400000u);
+      byteLimit_ = take();
+      broadcast(byteLimit_, 254u);
+    }
+    zero_ = take();
+    a_.vxorps(x86::xmm(zero_), x86::xmm(zero_), x86::xmm(zero_));
+  }
+
+  /// mx's E8M0 bytes E + 127 (mxExponent, DynamicParameters.cpp) of the
+  /// batch's largest magnitudes `amax` (finite) into s[], zero points 0
+  /// into z[]. floor: b - floor(log2 M) for amax's biased exponent b, at
+  /// least 0 (a zero or subnormal amax, M >= 1); ceil and even: v =
+  /// amax / M's b, 1 more where v goes up, at most 254.
+  void chooseMxBytes(const x86::Vec &amax) {
+    const x86::Vec biased = vec(take());
+    if (choice_->rounding == ScaleRounding::Floor) {
+      a_.vpsrld(biased, amax, 23);
+      a_.vpsubd(biased, biased, vec(largest_));
+      a_.vpmaxsd(biased, biased, vec(zero_));
+    } else {
+      const x86::Vec threshold = vec(take());
+      a_.vdivps(amax, amax, vec(largest_));
+      a_.vpsrld(biased, amax, 23);
+      a_.vpslld(amax, amax, 9); // The fraction, in the top 23 bits.
+      a_.vpsrld(amax, amax, 9);
+      // threshold = b == 0 ? subnormal's : normal's. Fractions and
+      // thresholds are below 2^23: signed compares hold.
+      if (isa_.avx512()) {
+        a_.vpcmpeqd(x86::k1, biased, vec(zero_));
+        a_.k(x86::k1).vpblendmd(threshold, vec(ruleConstant_),
+                                vec(subnormalThreshold_));
+        a_.vpcmpgtd(x86::k2, amax, threshold);
+        a_.vpternlogd(threshold, threshold, threshold, 0xFF); // -1
+        a_.k(x86::k2).vpsubd(biased, biased, threshold);
+      } else {
+        a_.vpcmpeqd(threshold, biased, vec(zero_));
+        a_.vpblendvb(threshold, vec(ruleConstant_), vec(subnormalThreshold_),
+                     threshold);
+        a_.vpcmpgtd(threshold, amax, threshold); // -1 where v goes up.
+        a_.vpsubd(biased, biased, threshold);
+      }
+      // At most 254 (E = 127): v's b is at most 254 before going up.
+      a_.vpminsd(biased, biased, vec(byteLimit_));
+      free_.push_back(threshold.id());
+    }
+    // The bytes: vpmovdb, or at AVX2 two packs of the dwords' halves.
+    if (isa_.avx512()) {
+      a_.vpmovdb(x86::ptr(batch::high), biased);
+    } else {
+      const x86::Xmm low = x86::xmm(biased.id()), high = x86::xmm(take());
+      a_.vextracti128(high, x86::ymm(biased.id()), 1);
+      a_.vpackusdw(low, low, high);
+      a_.vpackuswb(low, low, low);
+      a_.vmovq(x86::qword_ptr(batch::high), low);
+      free_.push_back(high.id());
+    }
+    free_.push_back(biased.id());
+    for (unsigned at = 0; at < lanes_ * 8; at += isa_.vectorBytes())
+      a_.vmovups(x86::ptr(batch::low, static_cast<int32_t>(at)), vec(zero_));
+  }
+
   x86::Assembler &a_;
   const X86Isa &isa_;
   bool magnitudes_;
   std::optional<BatchChoice> choice_;
   unsigned largest_ = 0, ruleConstant_ = 0, zero_ = 0;
+  unsigned subnormalThreshold_ = 0, byteLimit_ = 0;
   unsigned lanes_;
   unsigned vectors_;
   int32_t runBytes_;
@@ -442,18 +539,21 @@ void generateX86RangeBatches(x86::Assembler &a, const X86Isa &isa,
 bool x86ChoosesInBatches(const KernelSpec &spec, const X86Isa &isa,
                          int64_t runLength) {
   const DynamicRule rule = spec.params.dynamicRule;
+  const bool absMax =
+      spec.params.dynamic == DynamicScheme::AbsMax &&
+      (rule == DynamicRule::Default || rule == DynamicRule::PyTorch ||
+       rule == DynamicRule::Vllm) &&
+      spec.params.scaleFormat == ScaleFormat::Expressed;
   return spec.compute == ValueType::F32 && x86RangesInBatches(isa, runLength) &&
-         spec.params.dynamic == DynamicScheme::AbsMax &&
-         (rule == DynamicRule::Default || rule == DynamicRule::PyTorch ||
-          rule == DynamicRule::Vllm) &&
-         spec.params.scaleFormat == ScaleFormat::Expressed;
+         (absMax || spec.params.dynamic == DynamicScheme::Mx);
 }
 
 void generateX86ChooseBatches(x86::Assembler &a, const X86Isa &isa,
                               const KernelSpec &spec, int64_t runLength) {
-  const BatchChoice choice{
-      static_cast<float>(largestStoredMagnitude(spec.storage)),
-      spec.params.dynamicRule};
+  const double largest = largestStoredMagnitude(spec.storage);
+  const BatchChoice choice{spec.params.dynamic, static_cast<float>(largest),
+                           spec.params.dynamicRule, spec.params.scaleRounding,
+                           std::ilogb(largest)};
   RangeBatchesGenerator(a, isa, runLength, true, choice).generate();
 }
 

@@ -40,16 +40,17 @@ bool x86RangesInBatches(const X86Isa &isa, int64_t runLength);
 void generateX86RangeBatches(x86::Assembler &a, const X86Isa &isa,
                              int64_t runLength, bool magnitudes);
 
-/// RangeBatchesFn's batches carried on to each run's parameters: an absmax
-/// scale s[r] (docs/semantics.md 11.2 and 11.10, f32) and zero point
-/// z[r] = 0. Like RangeBatchesFn it returns the runs it chose, stopping
-/// before a batch with ±inf or NaN; the caller ranges and chooses those.
+/// RangeBatchesFn's batches carried on to each run's parameters: its scale
+/// s[r] (absmax, docs/semantics.md 11.2 and 11.10: an f32; mx, 11.8: an
+/// E8M0 byte) and zero point z[r] = 0. Like RangeBatchesFn it returns the
+/// runs it chose, stopping before a batch with ±inf or NaN; the caller
+/// ranges and chooses those.
 using ChooseBatchesFn = size_t (*)(const void *src, size_t runLength,
-                                   size_t runs, int64_t *z, float *s);
+                                   size_t runs, int64_t *z, void *s);
 
 /// Whether `spec`'s runs of `runLength` (a dynamic qcast's groups) are
 /// chosen in batches at `isa`: f32 values ranged in batches, absmax by the
-/// default, pytorch or vllm rule, scales written as f32.
+/// default, pytorch or vllm rule with f32 scales, or mx.
 bool x86ChoosesInBatches(const KernelSpec &spec, const X86Isa &isa,
                          int64_t runLength);
 
