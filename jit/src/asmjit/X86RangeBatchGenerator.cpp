@@ -513,6 +513,9 @@ private:
   const X86Isa &isa_;
   bool magnitudes_;
   std::optional<BatchChoice> choice_;
+  /// Constant registers of the choice: Q or M (mx's floor: floor(log2 M)),
+  /// the rule's constant (mx: a normal v's threshold), 0, and mx's
+  /// subnormal threshold and largest byte.
   unsigned largest_ = 0, ruleConstant_ = 0, zero_ = 0;
   unsigned subnormalThreshold_ = 0, byteLimit_ = 0;
   unsigned lanes_;
