@@ -123,27 +123,27 @@ const void *chooseRunGroups(const DynamicQuantizeParts *parts,
                             const C *values, size_t inner, size_t first,
                             size_t runs) {
   C *lo = static_cast<C *>(buffers->low), *hi = static_cast<C *>(buffers->high);
-  size_t done = 0;
   if constexpr (std::is_same_v<C, float>) {
     // f32 scales, or mx's E8M0 bytes.
     const size_t scaleBytes = runtimeScaleBytes(parts->spec);
     char *scales = static_cast<char *>(buffers->scales) + first * scaleBytes;
     int64_t *zeroPoints = buffers->zeroPoints + first;
-    while (parts->chooseBatches) {
-      done +=
-          parts->chooseBatches(values + done * inner, inner, runs - done,
-                               zeroPoints + done, scales + done * scaleBytes);
-      if (done == runs)
-        return scales;
-      size_t rest = std::min(parts->batchRuns, runs - done);
-      std::fill_n(lo + first + done, rest, C(0));
-      std::fill_n(hi + first + done, rest, C(0));
-      parts->range(values + done * inner, inner, rest, lo + first + done,
-                   hi + first + done);
-      chooseGroups<C>(parts->spec, buffers, first + done, rest);
-      done += rest;
-      if (done == runs)
-        return scales;
+    if (parts->chooseBatches) {
+      for (size_t done = 0; done < runs;) {
+        done +=
+            parts->chooseBatches(values + done * inner, inner, runs - done,
+                                 zeroPoints + done, scales + done * scaleBytes);
+        if (done == runs)
+          break;
+        size_t rest = std::min(parts->batchRuns, runs - done);
+        std::fill_n(lo + first + done, rest, C(0));
+        std::fill_n(hi + first + done, rest, C(0));
+        parts->range(values + done * inner, inner, rest, lo + first + done,
+                     hi + first + done);
+        chooseGroups<C>(parts->spec, buffers, first + done, rest);
+        done += rest;
+      }
+      return scales;
     }
   }
   std::fill_n(lo + first, runs, C(0));

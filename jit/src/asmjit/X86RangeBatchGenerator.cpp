@@ -338,6 +338,9 @@ private:
       }
       if (choice_) {
         chooseScales(high);
+        for (unsigned at = 0; at < lanes_ * 8; at += isa_.vectorBytes())
+          a_.vmovups(x86::ptr(batch::low, static_cast<int32_t>(at)),
+                     vec(zero_));
         release(bounds);
         return;
       }
@@ -396,9 +399,9 @@ private:
   }
 
   /// The batch's scales from its largest magnitudes `amax` (finite, not
-  /// -0), as absMaxScale in DynamicParameters.cpp, into s[], and its zero
-  /// points 0 into z[]. vmaxps returns its second operand for equal ones,
-  /// as maxOf does.
+  /// -0), as absMaxScale in DynamicParameters.cpp, into s[] (the caller
+  /// writes the zero points, 0, into z[]). vmaxps returns its second operand
+  /// for equal ones, as maxOf does.
   void chooseScales(const x86::Vec &amax) {
     if (mxChoice()) {
       chooseMxBytes(amax);
@@ -428,8 +431,6 @@ private:
       break;
     }
     a_.vmovups(x86::ptr(batch::high), amax);
-    for (unsigned at = 0; at < lanes_ * 8; at += isa_.vectorBytes())
-      a_.vmovups(x86::ptr(batch::low, static_cast<int32_t>(at)), vec(zero_));
   }
 
   /// floor: M's exponent; ceil and even: M, and the thresholds of v's
@@ -457,10 +458,10 @@ private:
   }
 
   /// mx's E8M0 bytes E + 127 (mxExponent, DynamicParameters.cpp) of the
-  /// batch's largest magnitudes `amax` (finite) into s[], zero points 0
-  /// into z[]. floor: b - floor(log2 M) for amax's biased exponent b, at
-  /// least 0 (a zero or subnormal amax, M >= 1); ceil and even: v =
-  /// amax / M's b, 1 more where v goes up, at most 254.
+  /// batch's largest magnitudes `amax` (finite) into s[]. floor: b - floor(log2
+  /// M) for amax's biased exponent b, at least 0 (a zero or subnormal amax, M
+  /// >= 1); ceil and even: v = amax / M's b, 1 more where v goes up, at most
+  /// 254.
   void chooseMxBytes(const x86::Vec &amax) {
     const x86::Vec biased = vec(take());
     if (choice_->rounding == ScaleRounding::Floor) {
@@ -505,8 +506,6 @@ private:
       free_.push_back(high.id());
     }
     free_.push_back(biased.id());
-    for (unsigned at = 0; at < lanes_ * 8; at += isa_.vectorBytes())
-      a_.vmovups(x86::ptr(batch::low, static_cast<int32_t>(at)), vec(zero_));
   }
 
   x86::Assembler &a_;
