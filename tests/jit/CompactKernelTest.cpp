@@ -231,6 +231,21 @@ TEST_P(CompactKernelTest, RowsOfBlocksOf32) {
   EXPECT_EQ(check(axes), compiled(axes, expected));
 }
 
+TEST_P(CompactKernelTest, RowsOfBlocksShorterThanAStep) {
+  // Runtime blocks of one or two vectors (16 and 8 elements: AVX-512 and
+  // AVX2 both have each) share unrolled steps, four runs or two to a step,
+  // each with its own scale.
+  SweepAxes axes = compactAxes();
+  axes.compact = compactSubset();
+  axes.knobs = {QuantKnobs{}};
+  axes.layouts = {testing::blocked({{3, 1}, {128, 16}}),
+                  testing::blocked({{2, 1}, {128, 8}})};
+  axes.runtimeParams = {false, true};
+  size_t storages = axes.compact.size();
+  size_t expected = (storages + 2 + storages) * 2 * 2;
+  EXPECT_EQ(check(axes), compiled(axes, expected));
+}
+
 /// One baked scale and zero point, per tensor, the given scale op.
 KernelSpec bakedSpec(const StorageSpec &storage, double scale, int64_t zero,
                      ScaleOp op) {

@@ -77,6 +77,37 @@ public:
     emitFloatCodes(a, slot, dst, masked);
   }
 
+  /// Runs of prepared groups shorter than a step (MXFP4's blocks of 32 at
+  /// AVX-512) share one: each run's parameters are broadcast before its
+  /// vectors' scaling, and the four vectors pack together (a run of two
+  /// vectors alone packs at half the width).
+  unsigned runsPerUnrolledStep(int64_t runElements) const override {
+    const int64_t vectors = runElements / lanes();
+    if (!params_.groupsRuntimeLoads() || runElements % lanes() != 0 ||
+        vectors >= reg::kUnroll || reg::kUnroll % vectors != 0)
+      return 0;
+    return static_cast<unsigned>(reg::kUnroll / vectors);
+  }
+  void emitUnrolledRuns(x86::Assembler &a, const x86::Mem &src,
+                        const x86::Mem &dst, unsigned runs,
+                        const x86::Mem *group) override {
+    const unsigned vectorsPerRun = reg::kUnroll / runs;
+    x86::Vec codes[reg::kUnroll];
+    for (unsigned j = 0; j < reg::kUnroll; ++j) {
+      codes[j] = isa_.vec(reg::kWork + j);
+      // The scaling reads the broadcast registers before the next run's
+      // broadcast renames them.
+      if (j % vectorsPerRun == 0)
+        params_.emitGroupMember(
+            a, group->cloneAdjusted(int32_t(4 * (j / vectorsPerRun))));
+      emitScaledFloat(a, j, src.cloneAdjusted(int32_t(j) * srcVectorBytes()),
+                      false);
+    }
+    for (unsigned j = 0; j < reg::kUnroll; ++j)
+      encoder_.emitEncode(a, codes[j], isa_.vec(reg::kTemp + j));
+    emitPackFour(a, codes, isa_.vec(reg::kTemp), isa_.vec(reg::kTemp + 1), dst);
+  }
+
   bool encodesPairs() const override { return true; }
   PairCodes emitPairCodes(x86::Assembler &a, const x86::Mem &src) override {
     for (unsigned j = 0; j < 2; ++j)
