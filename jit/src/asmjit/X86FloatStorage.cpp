@@ -45,6 +45,8 @@ namespace {
 constexpr uint8_t kGreaterEqualOrdered = 0x1d; ///< GE_OQ.
 constexpr uint8_t kGreaterOrdered = 0x1e;      ///< GT_OQ.
 constexpr uint8_t kLessEqual = 2;              ///< vpcmpd: signed <=.
+/// vrangeps: the smaller magnitude, sign cleared.
+constexpr uint8_t kSmallerMagnitude = 0x0a;
 constexpr uint32_t kMagnitudeMask = 0x7fffffffu;
 constexpr uint32_t kExponentMask = 0x7f800000u;
 /// −inf: as int32, every negative non-NaN float's bits are at most these.
@@ -194,11 +196,18 @@ void X86FloatEncoder::emitEncode(x86::Assembler &a, const x86::Vec &v,
   x86::Vec magnitude = t;
   if (symmetric()) {
     // Clamp |v| to hi; the sign is v's.
-    a.emit(x86::Inst::kIdVandps, magnitude, v, c_.magnitudeMask);
-    if (!saturate_)
-      a.emit(x86::Inst::kIdVcmpps, overflow, magnitude, c_.threshold,
-             overflowPredicate);
-    a.vminps(magnitude, high, magnitude);
+    if (evex && saturate_ && !format_.hasNaN) {
+      // One instruction for both (v's NaN lanes are 0 here: see
+      // encodesNaN). MXFP4 qcast at AVX-512, 4K elements: 4.3-4.6 ->
+      // 4.9-5.0 el/ns (Xeon SPR-class VM, 2026-12-07).
+      a.vrangeps(magnitude, v, high, kSmallerMagnitude);
+    } else {
+      a.emit(x86::Inst::kIdVandps, magnitude, v, c_.magnitudeMask);
+      if (!saturate_)
+        a.emit(x86::Inst::kIdVcmpps, overflow, magnitude, c_.threshold,
+               overflowPredicate);
+      a.vminps(magnitude, high, magnitude);
+    }
     emitSignMask(a, signMask, v);
     emitCodes(a, v, magnitude, signMask, overflow, v);
     return;
