@@ -449,11 +449,11 @@ TEST_F(AsmjitAssemblyTest, Nf4ReadsTablesWithPermutes) {
 }
 
 TEST_F(AsmjitAssemblyTest, PackedNf4DcastShufflesBytePlanes) {
-  // Packed NF4 (and f4E2M1FN, a 16-code table too) dcast: 16 bytes split
-  // into nibbles, four vpshufb byte planes and unpacks; never a gather nor
-  // zmm (AVX2 code at the AVX-512 level). f32 blocks run in 128-bit
-  // registers: baked per-tensor results come straight from the table
-  // (f16 / bf16 ones from two planes), streamed beyond the caches, other
+  // Packed NF4 (and f4E2M1FN, a 16-code table too) dcast at AVX2: 16
+  // bytes split into nibbles, four vpshufb byte planes and unpacks; never
+  // a gather. f32 blocks run in 128-bit registers: baked per-tensor
+  // results come straight from the table (f16 / bf16 ones from two
+  // planes, at the AVX-512 level too), streamed beyond the caches, other
   // parameters are applied per 4 lanes; 16-bit outputs of those take
   // 256-bit lanes.
   const std::string nf4(testing::kNf4Quantile);
@@ -465,25 +465,58 @@ TEST_F(AsmjitAssemblyTest, PackedNf4DcastShufflesBytePlanes) {
   KernelSpec fp4 = specOf("!quant.uniform<f4E2M1FN:f32, 0.5>", KernelOp::DCast);
   ASSERT_TRUE(fp4.storage.packed);
   for (const KernelSpec &spec : {perTensor, perAxis, fp4}) {
-    std::string text = avx512(spec);
-    EXPECT_THAT(text, HasSubstr("# backend: asmjit (isa avx2)"));
+    std::string text = avx2(spec);
     EXPECT_THAT(text, HasSubstr("vpshufb"));
     EXPECT_THAT(text, HasSubstr("vpunpcklwd"));
     EXPECT_THAT(text, Not(HasSubstr("vgather")));
-    EXPECT_THAT(text, Not(HasSubstr("zmm")));
   }
-  std::string baked = avx512(perTensor);
+  std::string baked = avx2(perTensor);
   EXPECT_THAT(baked, HasSubstr("vpshufb xmm"));
   EXPECT_THAT(baked, HasSubstr("vmovntps"));
   EXPECT_THAT(baked, Not(HasSubstr("vmulps"))); // The table holds results.
-  std::string applied = avx512(perAxis);
+  std::string applied = avx2(perAxis);
   EXPECT_THAT(applied, HasSubstr("vpshufb xmm"));
   EXPECT_THAT(applied, HasSubstr("vsubps xmm"));
   EXPECT_THAT(applied, HasSubstr("vmulps xmm"));
   perTensor.expressed = ValueType::BF16; // Two planes of final bf16 bits.
-  EXPECT_THAT(avx512(perTensor), HasSubstr("vpshufb xmm"));
+  std::string bf16 = avx512(perTensor);
+  EXPECT_THAT(bf16, HasSubstr("# backend: asmjit (isa avx2)"));
+  EXPECT_THAT(bf16, HasSubstr("vpshufb xmm"));
   perAxis.expressed = ValueType::F16; // Parameters on 256-bit lanes.
-  EXPECT_THAT(avx512(perAxis), HasSubstr("vpshufb ymm"));
+  EXPECT_THAT(avx2(perAxis), HasSubstr("vpshufb ymm"));
+}
+
+TEST_F(AsmjitAssemblyTest, PackedNibbleTablesLookUpInZmmAtAvx512) {
+  // f32 dcast of packed 4-bit tables at AVX-512: each vector's 8 code
+  // bytes broadcast, their nibbles placed in the dwords' low bits (one
+  // vpmultishiftqb with VBMI, the host's; vpshufb and vpsrlvd without)
+  // and replaced by their entries (vpermps); baked per-tensor entries are
+  // the results; MXFP4's runtime E8M0 scales are prepared in groups.
+  const std::string nf4(testing::kNf4Quantile);
+  KernelSpec perTensor = specOf(nf4, KernelOp::DCast);
+  LoweringOptions e8m0;
+  e8m0.runtimeParameters = true;
+  e8m0.scaleFormat = ScaleFormat::E8M0;
+  KernelSpec mxfp4 =
+      specOf("tensor<2x64x!quant.uniform<f4E2M1FN:f32:{0:1, 1:32}, "
+             "{{1.0, 2.0}, {0.5, 4.0}}>>",
+             KernelOp::DCast, e8m0);
+  for (const KernelSpec &spec : {perTensor, mxfp4}) {
+    std::string text = avx512(spec);
+    EXPECT_THAT(text, HasSubstr("# backend: asmjit (isa avx512)"));
+    EXPECT_THAT(text, HasSubstr("vpbroadcastq zmm0, qword ptr"));
+    EXPECT_THAT(text, ::testing::AnyOf(HasSubstr("vpmultishiftqb zmm0"),
+                                       HasSubstr("vpsrlvd zmm0")));
+    EXPECT_THAT(text, HasSubstr("vpermps zmm0, zmm0, zmm24"));
+    EXPECT_THAT(text, Not(HasSubstr("vpunpcklwd")));
+  }
+  EXPECT_THAT(avx512(perTensor), Not(HasSubstr("vmulps")));
+  EXPECT_THAT(avx512(mxfp4), HasSubstr("vmulps zmm0, zmm0, zmm8"));
+  ScopedEnv noVbmi("QJIT_X86_FEATURES", "-avx512vbmi");
+  std::string masked = avx512(mxfp4);
+  EXPECT_THAT(masked, HasSubstr("vpshufb zmm0, zmm0, zmm25"));
+  EXPECT_THAT(masked, HasSubstr("vpsrlvd zmm0, zmm0, zmm26"));
+  EXPECT_THAT(masked, Not(HasSubstr("vpmultishiftqb")));
 }
 
 /// The main loop of `text`: from the code alignment before the first

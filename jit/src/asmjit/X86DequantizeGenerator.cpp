@@ -18,8 +18,9 @@
 // the biased loads): q · s with one rounding, one instruction fewer per
 // vector and a shorter decode, which loads the next run's nibbles ahead
 // (X86VectorBody::loadsAhead). Packed 4-bit
-// tables (NF4, f4E2M1FN) decode whole unrolled blocks through byte planes
-// instead, and fp8 codes a whole unrolled block too
+// tables (NF4, f4E2M1FN) look their nibbles up in zmm lanes at AVX-512
+// (f32 results: emitLookUpNibbles), and otherwise decode whole unrolled
+// blocks through byte planes; fp8 codes decode a whole unrolled block too
 // (X86FloatDecoder::emitLoadBlock). Unrolled blocks of unpacked 8/16-bit
 // integers with one baked z ≠ 0 (AVX2) add the bits of 1.5·2^23 to the
 // i32 lanes instead of converting, then subtract 1.5·2^23 + z: q − z
@@ -74,6 +75,7 @@ public:
                    !params_.zeroPointsAreZero();
     if (X86RuntimeTables::applies(spec, lanes()))
       runtimeTables_.emplace(spec, lanes());
+    looksUpNibbles_ = isa.avx512() && x86LooksUpNibblesOnZmm(spec);
   }
 
   void generate(x86::Assembler &a) { emitX86Kernel(a, isa_, spec_, *this); }
@@ -88,8 +90,15 @@ public:
   void emitConstants(x86::Assembler &a) override {
     if (unsignedValues())
       emitBroadcastImmediate(a, isa_, isa_.vec(reg::kLow), floatBits(0x1p16f));
-    if (quantile_)
+    if (looksUpNibbles_) {
+      nibbleData_ = a.newLabel();
+      a.vmovups(x86::zmm(kNibbleEntries), x86::ptr(nibbleData_));
+      a.vmovdqu32(x86::zmm(kNibbleControl), x86::ptr(nibbleData_, 64));
+      if (!isa_.vbmi())
+        a.vmovdqu32(x86::zmm(kNibbleShifts), x86::ptr(nibbleData_, 128));
+    } else if (quantile_) {
       quantile_->emitConstants(a);
+    }
     if (floatDecoder_)
       floatDecoder_->emitConstants(a);
     if (magicValues_) {
@@ -111,7 +120,8 @@ public:
     return runtimeTables_ ? runtimeTables_->stackBytes() : 0;
   }
   X86ParameterGroups *parameterGroups() override {
-    return !quantile_ && !floatDecoder_ && params_.groupsRuntimeLoads()
+    return (looksUpNibbles_ || (!quantile_ && !floatDecoder_)) &&
+                   params_.groupsRuntimeLoads()
                ? &params_
                : nullptr;
   }
@@ -126,7 +136,9 @@ public:
   void emitData(x86::Assembler &a) override {
     emitUnbiases(a);
     params_.emitData(a);
-    if (quantile_)
+    if (looksUpNibbles_)
+      emitNibbleData(a);
+    else if (quantile_)
       quantile_->emitData(a);
     if (floatDecoder_)
       floatDecoder_->emitData(a);
@@ -137,6 +149,11 @@ public:
   void emitVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
                   const x86::Mem &dst, bool masked) override {
     x86::Vec v = isa_.vec(reg::kWork + slot);
+    if (looksUpNibbles_) {
+      emitLookUpNibbles(a, v, src);
+      emitFinish(a, slot, v, dst, masked);
+      return;
+    }
     if (floatDecoder_) {
       floatDecoder_->emitLoadValues(a, v, isa_.vec(reg::kTemp + slot), src);
       emitFinish(a, slot, v, dst, masked);
@@ -168,14 +185,18 @@ public:
       values[j] = isa_.vec(reg::kWork + j);
       temp[j] = isa_.vec(reg::kTemp + j);
     }
-    if (quantile_ && quantile_->decodesPackedBlocks()) {
+    if (quantile_ && quantile_->decodesPackedBlocks() && !looksUpNibbles_) {
       quantile_->emitDecodePackedBlock(a, src, values, temp,
                                        [&](unsigned first, const x86::Xmm &v) {
                                          emitFinishBlockPart(a, first, v, dst);
                                        });
       return;
     }
-    if (quantile_ && quantile_->decodesBytePlanes()) {
+    if (looksUpNibbles_) {
+      for (unsigned j = 0; j < reg::kUnroll; ++j)
+        emitLookUpNibbles(a, values[j],
+                          src.cloneAdjusted(int32_t(j) * srcVectorBytes()));
+    } else if (quantile_ && quantile_->decodesBytePlanes()) {
       // Tables of one-byte containers or packed 4-bit codes decode a
       // whole unrolled block with byte shuffles.
       quantile_->emitDecodeBytePlanes(a, src, values, temp);
@@ -279,6 +300,40 @@ private:
     }
   }
 
+  /// The 16 packed 4-bit codes (8 bytes) at `src` → their f32 entries in
+  /// `v`'s lanes: element e's nibble, bits 4e..4e+3 of the bytes, in the
+  /// low bits of dword e (vpermps reads only those). Three instructions
+  /// per 16 elements where the AVX2 byte planes take about 28 per 32.
+  void emitLookUpNibbles(x86::Assembler &a, const x86::Vec &v,
+                         const x86::Mem &src) {
+    x86::Mem codes = src;
+    codes.setSize(8);
+    a.vpbroadcastq(v, codes);
+    if (isa_.vbmi()) {
+      a.vpmultishiftqb(v, x86::zmm(kNibbleControl), v);
+    } else {
+      a.vpshufb(v, v, x86::zmm(kNibbleControl));
+      a.vpsrlvd(v, v, x86::zmm(kNibbleShifts));
+    }
+    a.vpermps(v, v, x86::zmm(kNibbleEntries));
+  }
+  /// emitLookUpNibbles' vectors: the entries, the control (VBMI: bit
+  /// offset 4e in dword e's low byte; else vpshufb's source byte e / 2,
+  /// broadcast qwords filling both halves of each 128-bit lane), and
+  /// without VBMI the shifts 4·(e mod 2).
+  void emitNibbleData(x86::Assembler &a) {
+    const std::vector<uint32_t> &entries = quantile_->nibbleEntries();
+    a.align(asmjit::AlignMode::kData, 64);
+    a.bind(nibbleData_);
+    for (uint32_t entry : entries)
+      a.embedUInt32(entry);
+    for (uint32_t e = 0; e < 16; ++e)
+      a.embedUInt32(isa_.vbmi() ? 4 * e : 0x80808000u | (e / 2));
+    if (!isa_.vbmi())
+      for (uint32_t e = 0; e < 16; ++e)
+        a.embedUInt32(4 * (e % 2));
+  }
+
   /// i32 lanes of stored values in `v` → f32 values (q, or the entry).
   void emitValues(x86::Assembler &a, unsigned slot, const x86::Vec &v) {
     if (quantile_) {
@@ -372,6 +427,13 @@ private:
   /// Unrolled blocks of 8/16-bit integers with one baked z ≠ 0 take
   /// their values as 1.5·2^23 + q (emitUnrolled).
   bool magicValues_ = false;
+  /// Packed 4-bit tables at AVX-512 (x86LooksUpNibblesOnZmm): their
+  /// constants' registers and data.
+  bool looksUpNibbles_ = false;
+  asmjit::Label nibbleData_;
+  static constexpr unsigned kNibbleEntries = 24;
+  static constexpr unsigned kNibbleControl = 25;
+  static constexpr unsigned kNibbleShifts = 26;
   static constexpr unsigned kMagicBits = reg::kHalf; ///< bits(1.5·2^23).
   static constexpr unsigned kMagicZero = reg::kSign; ///< 1.5·2^23 + z.
   static constexpr uint32_t kMagic = 0x4b400000u;

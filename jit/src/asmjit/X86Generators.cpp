@@ -72,10 +72,6 @@ bool x86FitConditionHolds(plan::FitCondition condition, const KernelSpec &spec,
            storage.bits <= 2;
   case plan::FitCondition::PackedFloatCodes:
     return storage.packed && storage.kind == StorageType::Kind::Float;
-  case plan::FitCondition::PackedNibblesToF32:
-    return storage.packed && storage.bits == 4 &&
-           storage.kind != StorageType::Kind::Integer &&
-           spec.expressed == ValueType::F32;
   case plan::FitCondition::PackedTableSearchPerVector:
     return x86SearchesPackedTablePerVector(spec) &&
            !x86KernelIsa(spec, isa).avx512();
@@ -99,14 +95,16 @@ KernelFit x86KernelFit(const KernelSpec &spec, const X86Isa &isa) {
 }
 
 X86Isa x86KernelIsa(const KernelSpec &spec, const X86Isa &isa) {
-  // Packed codes: AVX-512 only in the fixed-point bracket's qcast and in
-  // the float encoder's and the quantile search's (f32 lanes), the only
-  // storage other than integers that has AVX-512.
+  // Packed codes: AVX-512 only in the fixed-point bracket's qcast, in
+  // the float encoder's and the quantile search's (f32 lanes), and in the
+  // packed 4-bit tables' lookups, the only storage other than integers
+  // that has AVX-512.
   const plan::KernelFamily family = plan::kernelFamily(spec);
   bool compactEvex = (family == plan::KernelFamily::QuantizeFloat &&
                       (!spec.storage.packed || x86EncodesPackedFloat(spec))) ||
                      (family == plan::KernelFamily::QuantizeQuantile &&
-                      x86SearchesQuantileOnZmm(spec));
+                      x86SearchesQuantileOnZmm(spec)) ||
+                     x86LooksUpNibblesOnZmm(spec);
   bool avx2Only =
       (spec.storage.packed && !compactEvex &&
        !x86FixedBracketApplies(spec, isa)) ||

@@ -202,6 +202,11 @@ bool x86DecodesPackedTable(const KernelSpec &spec) {
          table;
 }
 
+bool x86LooksUpNibblesOnZmm(const KernelSpec &spec) {
+  return x86DecodesPackedTable(spec) && spec.compute == ValueType::F32 &&
+         spec.expressed == ValueType::F32;
+}
+
 bool x86EncodesPackedTable(const KernelSpec &spec) {
   const StorageSpec &storage = spec.storage;
   if (spec.op != KernelOp::QCast || !storage.packed || storage.bits != 4 ||
@@ -543,6 +548,8 @@ X86QuantileDecoder::X86QuantileDecoder(const KernelSpec &spec)
     tables_.add({storedWord(storage_.max)});
   }
   entries_ = tables_.add(entries);
+  if (direct_ && size_ == 16)
+    nibbleEntries_ = entries;
   bool byteCodes =
       storage_.packed ? storage_.bits == 4 : storage_.containerBytes() == 1;
   if (byteCodes && direct_ && size_ <= 16) {

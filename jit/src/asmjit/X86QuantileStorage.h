@@ -49,6 +49,11 @@ constexpr size_t kMaxQuantileEntries = size_t(1) << 16;
 /// True for the packed storage whose dcast X86QuantileDecoder handles: 4-bit
 /// quantile tables and f4E2M1FN (its codes' values as a 16-entry table).
 bool x86DecodesPackedTable(const KernelSpec &spec);
+/// Of those, the ones whose AVX-512 kernels look their codes up in zmm
+/// lanes (f32 compute and results): each vector's 16 nibbles broadcast,
+/// placed in its dwords' low bits (vpmultishiftqb, or vpshufb and
+/// vpsrlvd without VBMI) and replaced by their entries (vpermps).
+bool x86LooksUpNibblesOnZmm(const KernelSpec &spec);
 
 /// True for the packed qcast X86QuantileEncoder::emitEncodeNibbles handles:
 /// 4-bit codes of 9 to 16 distinct entries (any order, signed or not), one
@@ -205,6 +210,9 @@ public:
       const std::array<x86::Vec, 4> &out, const std::array<x86::Vec, 4> &temp,
       const std::function<void(unsigned, const x86::Xmm &)> &finish) const;
   void emitData(x86::Assembler &a) { tables_.emitData(a); }
+  /// The f32 entries (baked: results) of the 16 values of a nibble, for
+  /// x86LooksUpNibblesOnZmm's kernels.
+  const std::vector<uint32_t> &nibbleEntries() const { return nibbleEntries_; }
 
 private:
   const StorageSpec &storage_;
@@ -220,6 +228,7 @@ private:
   /// both halves), the low-bits mask and vpermd's order (packed: vpshufb's
   /// byte order); else −1.
   int32_t bytePlanes_ = -1;
+  std::vector<uint32_t> nibbleEntries_; ///< Direct 4-bit tables only.
   X86LookupTables tables_;
 };
 
