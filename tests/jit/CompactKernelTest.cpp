@@ -219,30 +219,20 @@ TEST_P(CompactKernelTest, Layouts) {
 /// Rows of blocks of 32 (MX's, NF4's and Q4's shape): runs of two zmm or
 /// four ymm, twelve of them (the frame's two-run steps) or sixteen (its
 /// groups of eight runs' prepared parameters).
-TEST_P(CompactKernelTest, RowsOfBlocksOf32) {
+TEST_P(CompactKernelTest, RowsOfShortBlocks) {
+  // Blocks of 32, and runtime blocks of one or two vectors (16 and 8
+  // elements: AVX-512 and AVX2 both have each), which share unrolled
+  // steps four runs or two to a step, each with its own scale.
   SweepAxes axes = compactAxes();
   axes.compact = compactSubset();
   axes.knobs = {QuantKnobs{}};
   axes.layouts = {testing::blocked({{3, 1}, {128, 32}}),
-                  testing::blocked({{4, 1}, {128, 32}})};
-  axes.runtimeParams = {false, true};
-  size_t storages = axes.compact.size();
-  size_t expected = (storages + 2 + storages) * 2 * 2;
-  EXPECT_EQ(check(axes), compiled(axes, expected));
-}
-
-TEST_P(CompactKernelTest, RowsOfBlocksShorterThanAStep) {
-  // Runtime blocks of one or two vectors (16 and 8 elements: AVX-512 and
-  // AVX2 both have each) share unrolled steps, four runs or two to a step,
-  // each with its own scale.
-  SweepAxes axes = compactAxes();
-  axes.compact = compactSubset();
-  axes.knobs = {QuantKnobs{}};
-  axes.layouts = {testing::blocked({{3, 1}, {128, 16}}),
+                  testing::blocked({{4, 1}, {128, 32}}),
+                  testing::blocked({{3, 1}, {128, 16}}),
                   testing::blocked({{2, 1}, {128, 8}})};
   axes.runtimeParams = {false, true};
   size_t storages = axes.compact.size();
-  size_t expected = (storages + 2 + storages) * 2 * 2;
+  size_t expected = (storages + 2 + storages) * 4 * 2;
   EXPECT_EQ(check(axes), compiled(axes, expected));
 }
 
