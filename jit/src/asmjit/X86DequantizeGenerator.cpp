@@ -303,7 +303,7 @@ private:
   /// The 16 packed 4-bit codes (8 bytes) at `src` → their f32 entries in
   /// `v`'s lanes: element e's nibble, bits 4e..4e+3 of the bytes, in the
   /// low bits of dword e (vpermps reads only those). Three instructions
-  /// per 16 elements where the AVX2 byte planes take about 28 per 32.
+  /// per 16 elements where the byte planes take about 38 per 32.
   void emitLookUpNibbles(x86::Assembler &a, const x86::Vec &v,
                          const x86::Mem &src) {
     x86::Mem codes = src;

@@ -84,7 +84,7 @@ public:
   unsigned runsPerUnrolledStep(int64_t runElements) const override {
     const int64_t vectors = runElements / lanes();
     if (!params_.groupsRuntimeLoads() || runElements % lanes() != 0 ||
-        vectors >= reg::kUnroll || reg::kUnroll % vectors != 0)
+        vectors == 0 || vectors >= reg::kUnroll || reg::kUnroll % vectors != 0)
       return 0;
     return static_cast<unsigned>(reg::kUnroll / vectors);
   }
