@@ -57,16 +57,7 @@ public:
 
   void emitUnrolled(x86::Assembler &a, const x86::Mem &src,
                     const x86::Mem &dst) override {
-    // All divisions first: their latency overlaps the encoding.
-    x86::Vec codes[reg::kUnroll];
-    for (unsigned j = 0; j < reg::kUnroll; ++j) {
-      codes[j] = isa_.vec(reg::kWork + j);
-      emitScaledFloat(a, j, src.cloneAdjusted(int32_t(j) * srcVectorBytes()),
-                      false);
-    }
-    for (unsigned j = 0; j < reg::kUnroll; ++j)
-      encoder_.emitEncode(a, codes[j], isa_.vec(reg::kTemp + j));
-    emitPackFour(a, codes, isa_.vec(reg::kTemp), isa_.vec(reg::kTemp + 1), dst);
+    emitStep(a, src, dst, 1, nullptr);
   }
 
   void emitVector(x86::Assembler &a, unsigned slot, const x86::Mem &src,
@@ -91,21 +82,7 @@ public:
   void emitUnrolledRuns(x86::Assembler &a, const x86::Mem &src,
                         const x86::Mem &dst, unsigned runs,
                         const x86::Mem *group) override {
-    const unsigned vectorsPerRun = reg::kUnroll / runs;
-    x86::Vec codes[reg::kUnroll];
-    for (unsigned j = 0; j < reg::kUnroll; ++j) {
-      codes[j] = isa_.vec(reg::kWork + j);
-      // The scaling reads the broadcast registers before the next run's
-      // broadcast renames them.
-      if (j % vectorsPerRun == 0)
-        params_.emitGroupMember(
-            a, group->cloneAdjusted(int32_t(4 * (j / vectorsPerRun))));
-      emitScaledFloat(a, j, src.cloneAdjusted(int32_t(j) * srcVectorBytes()),
-                      false);
-    }
-    for (unsigned j = 0; j < reg::kUnroll; ++j)
-      encoder_.emitEncode(a, codes[j], isa_.vec(reg::kTemp + j));
-    emitPackFour(a, codes, isa_.vec(reg::kTemp), isa_.vec(reg::kTemp + 1), dst);
+    emitStep(a, src, dst, runs, group);
   }
 
   bool encodesPairs() const override { return true; }
@@ -185,6 +162,28 @@ protected:
   const std::optional<float> reciprocal_;
 
 private:
+  /// One unrolled step of `runs` runs; with several, each run's parameters
+  /// from its entry of the prepared `group`. All divisions first: their
+  /// latency overlaps the encoding.
+  void emitStep(x86::Assembler &a, const x86::Mem &src, const x86::Mem &dst,
+                unsigned runs, const x86::Mem *group) {
+    const unsigned vectorsPerRun = reg::kUnroll / runs;
+    x86::Vec codes[reg::kUnroll];
+    for (unsigned j = 0; j < reg::kUnroll; ++j) {
+      codes[j] = isa_.vec(reg::kWork + j);
+      // The scaling reads the broadcast registers before the next run's
+      // broadcast renames them.
+      if (runs > 1 && j % vectorsPerRun == 0)
+        params_.emitGroupMember(
+            a, group->cloneAdjusted(int32_t(4 * (j / vectorsPerRun))));
+      emitScaledFloat(a, j, src.cloneAdjusted(int32_t(j) * srcVectorBytes()),
+                      false);
+    }
+    for (unsigned j = 0; j < reg::kUnroll; ++j)
+      encoder_.emitEncode(a, codes[j], isa_.vec(reg::kTemp + j));
+    emitPackFour(a, codes, isa_.vec(reg::kTemp), isa_.vec(reg::kTemp + 1), dst);
+  }
+
   /// v = u + z into the slot's register.
   void emitScaledFloat(x86::Assembler &a, unsigned slot, const x86::Mem &src,
                        bool masked) {
